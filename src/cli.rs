@@ -1,0 +1,108 @@
+//! The command line, as clap derive types only: no I/O, no behaviour.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Declarative, ownership-aware manager of MCP server entries in agent clients' config files.
+#[derive(Debug, Parser)]
+#[command(name = "mcpconf", version, about, long_about = None)]
+pub struct Cli {
+    /// Options shared by the commands.
+    #[command(flatten)]
+    pub global: Global,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options shared by the commands that read a manifest or targets.
+#[derive(Debug, Args)]
+pub struct Global {
+    /// The manifest [default: $MCPCONF_MANIFEST, else ./mcpconf.toml]
+    #[arg(
+        short,
+        long,
+        global = true,
+        env = "MCPCONF_MANIFEST",
+        value_name = "PATH"
+    )]
+    pub manifest: Option<PathBuf>,
+    /// Base of project-scope targets [default: the current directory]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Base of user-scope targets [default: $HOME]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+    /// Where ledgers live [default: $MCPCONF_STATE_DIR, else $XDG_STATE_HOME/mcpconf, else ~/.local/state/mcpconf]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+    /// Output for people or for programs.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Colour (honours NO_COLOR).
+    #[arg(long, global = true, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
+    /// Seconds to wait for another writer.
+    #[arg(long, global = true, default_value_t = 10.0, value_name = "SECS")]
+    pub lock_timeout: f64,
+}
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// For people.
+    Text,
+    /// One JSON document on stdout.
+    Json,
+}
+
+/// Colour choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    /// On a terminal, unless NO_COLOR is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show what apply would do, as diffs; writes nothing.
+    Plan {
+        /// Exit 1 when there are pending changes.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Make the files match the manifest.
+    Apply {
+        /// Do not ask for confirmation.
+        #[arg(short, long)]
+        yes: bool,
+        /// Record unowned entries that already equal the manifest as ours.
+        #[arg(long)]
+        adopt: bool,
+    },
+    /// Remove everything the owner provably wrote.
+    Prune {
+        /// The owner [default: the manifest's owner].
+        #[arg(long, value_name = "NAME")]
+        owner: Option<String>,
+        /// Do not ask for confirmation.
+        #[arg(short, long)]
+        yes: bool,
+    },
+    /// Ledger records and whether each is intact, drifted or missing.
+    Status {
+        /// The owner [default: the manifest's owner].
+        #[arg(long, value_name = "NAME")]
+        owner: Option<String>,
+    },
+    /// The supported clients, their ids, scopes and paths.
+    Clients,
+    /// Print the manifest's JSON Schema.
+    Schema,
+}

@@ -1,0 +1,167 @@
+//! Client dialects: how each client spells a server entry, and where its files live.
+//!
+//! The engine only talks to the [`Dialect`] trait: which file (per scope), which syntax, which
+//! container inside the file, and how a neutral [`Server`] is rendered as that client's entry
+//! (field names, `type` values, placeholder spelling). Adding a client means adding one file
+//! here and one line in [`ALL`]; the engine does not change.
+//!
+//! Rendering fails closed: a field the client cannot express (a `cwd` it does not read, an env
+//! reference where it expands none) is a [`RenderError`] naming the client, the server and the
+//! field, never a silently dropped field or a literal secret. A tool pin the client cannot
+//! enforce is not an error but a note the plan prints for that target.
+
+mod claude_code;
+mod cursor;
+mod generic;
+mod kiro;
+mod mcp_servers;
+
+use std::path::{Path, PathBuf};
+
+use crate::manifest::Server;
+
+pub use mcp_servers::{McpServers, TypeField};
+
+/// File syntax a client reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// Strict RFC 8259 JSON.
+    Json,
+    /// JSON with comments, no trailing commas.
+    JsonComments,
+    /// JSON with comments and trailing commas.
+    Jsonc,
+}
+
+impl Syntax {
+    /// A short human name.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Syntax::Json => "strict JSON",
+            Syntax::JsonComments => "JSON with comments",
+            Syntax::Jsonc => "JSON with comments and trailing commas",
+        }
+    }
+}
+
+/// What a relative path of a scope is resolved against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    /// `--root` (project files).
+    Root,
+    /// `--home` (user files).
+    Home,
+}
+
+/// One scope of a client: a base and a default file.
+#[derive(Debug, Clone, Copy)]
+pub struct Scope {
+    /// `project`, `user`, …
+    pub name: &'static str,
+    /// What the path is relative to.
+    pub base: Base,
+    /// Default file path relative to the base; empty when the target must give a `path`.
+    pub path: &'static str,
+}
+
+/// Where targets resolve.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// Base of project-scope targets (absolute).
+    pub root: PathBuf,
+    /// Base of user-scope targets (absolute).
+    pub home: PathBuf,
+}
+
+/// A server rendered as one client's entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rendered {
+    /// The entry's JSON value.
+    pub value: serde_json::Value,
+    /// Things the plan must say about this entry (e.g. a pin the client cannot enforce).
+    pub notes: Vec<String>,
+}
+
+/// A server the client cannot express safely.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RenderError {
+    /// The manifest field at fault (`cwd`, `headers.Authorization`, …).
+    pub field: String,
+    /// One sentence naming the client, the server and the field.
+    pub message: String,
+}
+
+/// How a client expresses a tool pin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinSupport {
+    /// It cannot: the plan says so.
+    None,
+    /// An allow-list field in the entry, named here.
+    Field(&'static str),
+}
+
+/// One client's dialect.
+pub trait Dialect: Sync {
+    /// The id used in manifests (`cursor`).
+    fn id(&self) -> &'static str;
+    /// One line for `mcpconf clients`.
+    fn description(&self) -> &'static str;
+    /// Scopes, the default first.
+    fn scopes(&self) -> &'static [Scope];
+    /// The file syntax the client reads.
+    fn syntax(&self) -> Syntax;
+    /// How `${VAR}` is spelled, for `mcpconf clients` (e.g. `${env:VAR}`).
+    fn placeholder(&self) -> &'static str;
+    /// How a tool pin is written.
+    fn pin_support(&self) -> PinSupport;
+    /// Field names this client knows in an entry (for lint's unknown-field rule).
+    fn known_fields(&self) -> &'static [&'static str];
+    /// The object path inside the file that holds the servers, for a scope.
+    fn container(&self, scope: &str, ctx: &Ctx) -> Vec<String>;
+    /// Render a server, or refuse.
+    fn render(&self, server: &Server) -> Result<Rendered, RenderError>;
+
+    /// Whether a target must give an explicit `path`.
+    fn requires_path(&self) -> bool {
+        self.scopes().iter().all(|s| s.path.is_empty())
+    }
+    /// Whether `auto_approve` means something for this client.
+    fn supports_auto_approve(&self) -> bool {
+        false
+    }
+    /// The default scope.
+    fn default_scope(&self) -> &'static Scope {
+        &self.scopes()[0]
+    }
+    /// A scope by name.
+    fn scope(&self, name: &str) -> Option<&'static Scope> {
+        self.scopes().iter().find(|s| s.name == name)
+    }
+    /// The file a target names: an explicit `path` (relative to the scope's base), else the
+    /// scope's default.
+    fn path(&self, scope: &Scope, explicit: Option<&str>, ctx: &Ctx) -> PathBuf {
+        let base: &Path = match scope.base {
+            Base::Root => &ctx.root,
+            Base::Home => &ctx.home,
+        };
+        base.join(explicit.unwrap_or(scope.path))
+    }
+}
+
+/// Every supported client, in the order `mcpconf clients` lists them.
+pub static ALL: &[&dyn Dialect] = &[
+    &generic::JSON,
+    &claude_code::CLAUDE_CODE,
+    &cursor::CURSOR,
+    &kiro::KIRO,
+];
+
+/// A dialect by id.
+pub fn lookup(id: &str) -> Option<&'static dyn Dialect> {
+    ALL.iter().copied().find(|d| d.id() == id)
+}
+
+/// Every client id.
+pub fn ids() -> Vec<&'static str> {
+    ALL.iter().map(|d| d.id()).collect()
+}

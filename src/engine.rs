@@ -1,0 +1,868 @@
+//! The engine: turns a manifest (or an owner's ledger) into per-file plans, and carries them out
+//! under locks with a write-ahead ledger journal.
+//!
+//! It orchestrates; it never prints. File access goes through [`crate::fsio`], planning through
+//! the pure [`crate::plan`].
+//!
+//! Apply sequence: plan → (confirm) → create missing parent directories → lock the owner's
+//! ledger, then every target directory in one global order → re-read and re-plan under the
+//! locks → if anything is refused, stop (nothing written) → journal the intent in the ledger →
+//! replace each file atomically → commit the ledger.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::dialect::{self, Ctx, Dialect, Syntax};
+use crate::document::Doc;
+use crate::fsio::{self, Expect, FsError};
+use crate::ledger::{self, Ledger, Pending, Record};
+use crate::manifest::{self, Legacy, Manifest};
+use crate::plan::{self, Current, FileInput, FilePlan, LedgerOp, PlanError, Status, Want};
+
+/// The largest config file mcpconf reads.
+pub const MAX_FILE: u64 = 512 * 1024 * 1024;
+
+/// Resolved settings shared by the commands.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The manifest path.
+    pub manifest: PathBuf,
+    /// Base of project-scope targets.
+    pub root: PathBuf,
+    /// Base of user-scope targets.
+    pub home: PathBuf,
+    /// Where ledgers live.
+    pub state_dir: PathBuf,
+    /// How long to wait for other writers.
+    pub lock_timeout: Duration,
+}
+
+/// Process exit codes (contract §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Exit {
+    /// Success.
+    Ok = 0,
+    /// A check found something.
+    Found = 1,
+    /// Usage error, invalid manifest, refused confirmation.
+    Usage = 2,
+    /// Refused, fail-closed; nothing written.
+    Refused = 3,
+    /// I/O failure while applying.
+    Io = 4,
+}
+
+/// An error in the machine output.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErrorEntry {
+    /// The file (absolute), or the manifest.
+    pub path: String,
+    /// Stable kebab-case code.
+    pub code: String,
+    /// One sentence.
+    pub message: String,
+    /// 1-based.
+    pub line: usize,
+    /// 1-based.
+    pub column: usize,
+}
+
+/// The outcome of plan / apply / prune.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The owner.
+    pub owner: String,
+    /// plan: whether applying would change anything; apply/prune: whether anything was written.
+    pub changed: bool,
+    /// Per-file plans (with their outcome after apply).
+    pub files: Vec<FilePlan>,
+    /// Errors, including each file's refusals.
+    pub errors: Vec<ErrorEntry>,
+    /// The exit code.
+    pub exit: Exit,
+    /// Whether the files were actually written (apply/prune after confirmation).
+    pub applied: bool,
+}
+
+impl Report {
+    fn failed(
+        owner: &str,
+        path: &Path,
+        code: &str,
+        message: String,
+        line: usize,
+        column: usize,
+        exit: Exit,
+    ) -> Report {
+        Report {
+            owner: owner.to_string(),
+            changed: false,
+            files: Vec::new(),
+            errors: vec![ErrorEntry {
+                path: path.display().to_string(),
+                code: code.to_string(),
+                message,
+                line,
+                column,
+            }],
+            exit,
+            applied: false,
+        }
+    }
+
+    fn from_plans(owner: &str, files: Vec<FilePlan>) -> Report {
+        let mut errors = Vec::new();
+        for f in &files {
+            for e in &f.errors {
+                errors.push(ErrorEntry {
+                    path: f.path.display().to_string(),
+                    code: e.code.to_string(),
+                    message: e.message.clone(),
+                    line: e.line,
+                    column: e.column,
+                });
+            }
+        }
+        let refused = files.iter().any(|f| f.status == Status::Refused);
+        let changed = !refused && files.iter().any(pending_change);
+        Report {
+            owner: owner.to_string(),
+            changed,
+            files,
+            errors,
+            exit: if refused { Exit::Refused } else { Exit::Ok },
+            applied: false,
+        }
+    }
+
+    /// Whether anything would be written (files or ledger-only adoptions).
+    pub fn has_changes(&self) -> bool {
+        self.files.iter().any(pending_change)
+    }
+}
+
+fn pending_change(f: &FilePlan) -> bool {
+    f.writes() || f.actions.iter().any(|a| a.op == "adopt")
+}
+
+/// What the run does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Make the files match the manifest.
+    Apply {
+        /// Record unowned matching entries as ours.
+        adopt: bool,
+    },
+    /// Remove everything the owner provably wrote.
+    Prune,
+}
+
+/// Read and parse the manifest.
+pub fn load_manifest(path: &Path) -> Result<Manifest, Box<Report>> {
+    let bytes = match fsio::read(path, 16 * 1024 * 1024) {
+        Ok(Some(r)) => r.bytes,
+        Ok(None) => {
+            return Err(Box::new(Report::failed(
+                "",
+                path,
+                "manifest-missing",
+                format!(
+                    "no manifest at `{}`; pass `--manifest PATH` or set MCPCONF_MANIFEST",
+                    path.display()
+                ),
+                1,
+                1,
+                Exit::Usage,
+            )));
+        }
+        Err(e) => return Err(Box::new(fs_report("", &e, Exit::Usage))),
+    };
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let (line, column) = manifest::line_col(
+                &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
+                e.valid_up_to(),
+            );
+            return Err(Box::new(Report::failed(
+                "",
+                path,
+                "manifest-error",
+                "the manifest is not valid UTF-8".into(),
+                line,
+                column,
+                Exit::Usage,
+            )));
+        }
+    };
+    manifest::parse(text.strip_prefix('\u{feff}').unwrap_or(text)).map_err(|e| {
+        Box::new(Report::failed(
+            "",
+            path,
+            "manifest-error",
+            e.message,
+            e.line,
+            e.column,
+            Exit::Usage,
+        ))
+    })
+}
+
+fn fs_report(owner: &str, e: &FsError, exit: Exit) -> Report {
+    Report::failed(owner, &e.path, e.code, e.message.clone(), 1, 1, exit)
+}
+
+/// Where an owner's ledger lives.
+pub fn ledger_path(state_dir: &Path, owner: &str) -> PathBuf {
+    state_dir.join("ledger").join(format!("{owner}.json"))
+}
+
+fn lock_path(state_dir: &Path, owner: &str) -> PathBuf {
+    state_dir.join("ledger").join(format!("{owner}.lock"))
+}
+
+/// Load an owner's ledger (empty if none).
+pub fn load_ledger(
+    state_dir: &Path,
+    owner: &str,
+) -> Result<(Ledger, Option<fsio::Stamp>), Box<Report>> {
+    let path = ledger_path(state_dir, owner);
+    match fsio::read(&path, MAX_FILE) {
+        Ok(None) => Ok((Ledger::new(owner), None)),
+        Ok(Some(r)) => {
+            let text = String::from_utf8_lossy(&r.bytes);
+            match Ledger::from_json(&text) {
+                Ok(l) if l.owner == owner => Ok((l, Some(r.stamp))),
+                Ok(_) => Err(Box::new(Report::failed(
+                    owner,
+                    &path,
+                    "ledger-corrupt",
+                    format!("the ledger `{}` belongs to another owner", path.display()),
+                    1,
+                    1,
+                    Exit::Refused,
+                ))),
+                Err(m) => Err(Box::new(Report::failed(
+                    owner,
+                    &path,
+                    "ledger-corrupt",
+                    format!(
+                        "the ledger `{}` cannot be read ({m}); nothing was changed: restore it from a backup or move it away to start over",
+                        path.display()
+                    ),
+                    1,
+                    1,
+                    Exit::Refused,
+                ))),
+            }
+        }
+        Err(e) => Err(Box::new(fs_report(owner, &e, Exit::Refused))),
+    }
+}
+
+fn save_ledger(state_dir: &Path, ledger: &Ledger) -> Result<(), FsError> {
+    let path = ledger_path(state_dir, &ledger.owner);
+    fsio::create_parent_dirs(&path)?;
+    let current = fsio::read(&path, MAX_FILE)?;
+    let (meta, expect) = match &current {
+        Some(r) => (Some(r.meta), Expect::Stamp(r.stamp)),
+        None => (None, Expect::Missing),
+    };
+    if ledger.records.is_empty() && current.is_none() {
+        return Ok(());
+    }
+    let text = ledger.to_json();
+    if current.as_ref().is_some_and(|r| r.bytes == text.as_bytes()) {
+        return Ok(());
+    }
+    fsio::replace(&path, text.as_bytes(), meta, expect)
+}
+
+/// One file to plan, before reading it.
+#[derive(Debug, Clone)]
+struct Spec {
+    path: PathBuf,
+    key: String,
+    real: PathBuf,
+    client: &'static str,
+    syntax: Syntax,
+    create: bool,
+    wants: Vec<Want>,
+    containers: Vec<Vec<String>>,
+    notes: Vec<String>,
+    refusal: Option<PlanError>,
+}
+
+fn ctx(settings: &Settings) -> Ctx {
+    Ctx {
+        root: settings.root.clone(),
+        home: settings.home.clone(),
+    }
+}
+
+/// Build the file specs from the manifest's targets and the ledger's files.
+fn specs(
+    settings: &Settings,
+    manifest: Option<&Manifest>,
+    ledger: &Ledger,
+    mode: Mode,
+) -> Vec<Spec> {
+    let ctx = ctx(settings);
+    let mut by_key: BTreeMap<String, Spec> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    if let Some(m) = manifest {
+        for t in &m.targets {
+            let Some(d) = dialect::lookup(&t.client) else {
+                continue;
+            };
+            let scope = t
+                .scope
+                .as_deref()
+                .and_then(|s| d.scope(s))
+                .unwrap_or_else(|| d.default_scope());
+            let path = d.path(scope, t.path.as_deref(), &ctx);
+            let (real, refusal) = match fsio::resolve(&path) {
+                Ok(r) => (r, None),
+                Err(e) => (path.clone(), Some(PlanError::file(e.code, e.message))),
+            };
+            let key = real.display().to_string();
+            let spec = by_key.entry(key.clone()).or_insert_with(|| {
+                order.push(key.clone());
+                Spec {
+                    path: path.clone(),
+                    key: key.clone(),
+                    real: real.clone(),
+                    client: d.id(),
+                    syntax: d.syntax(),
+                    create: t.create,
+                    wants: Vec::new(),
+                    containers: Vec::new(),
+                    notes: Vec::new(),
+                    refusal,
+                }
+            });
+            if spec.syntax != d.syntax() {
+                spec.refusal = Some(PlanError::file(
+                    "mixed-clients",
+                    format!(
+                        "targets of clients `{}` and `{}` name the same file `{}` but read different syntaxes; point them at different files",
+                        spec.client,
+                        d.id(),
+                        path.display()
+                    ),
+                ));
+            }
+            spec.create &= t.create;
+            let container = d.container(scope.name, &ctx);
+            if !spec.containers.contains(&container) {
+                spec.containers.push(container.clone());
+            }
+            if mode == Mode::Prune {
+                continue;
+            }
+            for s in m.servers_for(t) {
+                match d.render(s) {
+                    Ok(r) => {
+                        for n in r.notes {
+                            if !spec.notes.contains(&n) {
+                                spec.notes.push(n);
+                            }
+                        }
+                        let dup = spec
+                            .wants
+                            .iter()
+                            .find(|w| w.container == container && w.server == s.name);
+                        match dup {
+                            Some(w) if w.value == r.value => {}
+                            Some(_) => {
+                                spec.refusal = Some(PlanError::file(
+                                    "conflict",
+                                    format!(
+                                        "two targets write server `{}` into the same place in `{}` with different contents",
+                                        s.name,
+                                        path.display()
+                                    ),
+                                ));
+                            }
+                            None => spec.wants.push(Want {
+                                container: container.clone(),
+                                server: s.name.clone(),
+                                value: r.value,
+                                client: d.id(),
+                            }),
+                        }
+                    }
+                    Err(e) => {
+                        spec.refusal = Some(PlanError::file("cannot-express", e.message));
+                    }
+                }
+            }
+        }
+    }
+    // Files the owner wrote to that the manifest no longer names.
+    for file in ledger.files() {
+        if by_key.contains_key(&file) {
+            continue;
+        }
+        let client = ledger
+            .for_file(&file)
+            .next()
+            .map(|r| r.client.clone())
+            .unwrap_or_default();
+        let path = PathBuf::from(&file);
+        let (id, syntax, refusal) = match dialect::lookup(&client) {
+            Some(d) => (d.id(), d.syntax(), None),
+            None => (
+                "json",
+                Syntax::Json,
+                Some(PlanError::file(
+                    "unknown-client",
+                    format!("the ledger names client `{client}`, which this mcpconf does not know"),
+                )),
+            ),
+        };
+        order.push(file.clone());
+        by_key.insert(
+            file.clone(),
+            Spec {
+                path: path.clone(),
+                key: file.clone(),
+                real: path,
+                client: id,
+                syntax,
+                create: false,
+                wants: Vec::new(),
+                containers: Vec::new(),
+                notes: Vec::new(),
+                refusal,
+            },
+        );
+    }
+    order
+        .into_iter()
+        .filter_map(|k| by_key.remove(&k))
+        .collect()
+}
+
+/// What was read from a file, with what is needed to replace it.
+struct Read {
+    current: Current,
+    meta: Option<fsio::FileMeta>,
+    stamp: Option<fsio::Stamp>,
+}
+
+fn read_current(spec: &Spec) -> Read {
+    if let Some(r) = &spec.refusal {
+        return Read {
+            current: Current::Refused(r.clone()),
+            meta: None,
+            stamp: None,
+        };
+    }
+    match fsio::read(&spec.real, MAX_FILE) {
+        Ok(None) => Read {
+            current: Current::Missing,
+            meta: None,
+            stamp: None,
+        },
+        Ok(Some(r)) => {
+            let current = match Doc::parse(&r.bytes, spec.syntax) {
+                Ok(doc) => Current::Present {
+                    doc,
+                    bytes: r.bytes,
+                },
+                Err(e) => {
+                    let mut e = PlanError::from(e);
+                    e.message = format!(
+                        "{} (`{}` is read by client `{}` as {})",
+                        e.message,
+                        spec.path.display(),
+                        spec.client,
+                        spec.syntax.describe()
+                    );
+                    Current::Refused(e)
+                }
+            };
+            Read {
+                current,
+                meta: Some(r.meta),
+                stamp: Some(r.stamp),
+            }
+        }
+        Err(e) => Read {
+            current: Current::Refused(PlanError::file(e.code, e.message)),
+            meta: None,
+            stamp: None,
+        },
+    }
+}
+
+fn plan_spec(
+    spec: &Spec,
+    read: &Read,
+    owner: &str,
+    legacy: &[Legacy],
+    ledger: &Ledger,
+    mode: Mode,
+) -> FilePlan {
+    let input = FileInput {
+        owner: owner.to_string(),
+        path: spec.path.clone(),
+        key: spec.key.clone(),
+        client: spec.client,
+        syntax: spec.syntax,
+        current: read.current.clone(),
+        create: spec.create,
+        wants: spec.wants.clone(),
+        containers: spec.containers.clone(),
+        legacy: legacy.to_vec(),
+        records: ledger.for_file(&spec.key).cloned().collect(),
+        notes: spec.notes.clone(),
+    };
+    let adopt = matches!(mode, Mode::Apply { adopt: true });
+    plan::plan_file(&input, plan::Options { adopt })
+}
+
+fn plan_all(
+    settings: &Settings,
+    manifest: Option<&Manifest>,
+    owner: &str,
+    ledger: &Ledger,
+    mode: Mode,
+) -> (Vec<Spec>, Vec<Read>, Vec<FilePlan>) {
+    let specs = specs(settings, manifest, ledger, mode);
+    let legacy: &[Legacy] = manifest.map(|m| m.legacy.as_slice()).unwrap_or(&[]);
+    let reads: Vec<Read> = specs.iter().map(read_current).collect();
+    let plans = specs
+        .iter()
+        .zip(&reads)
+        .map(|(s, r)| plan_spec(s, r, owner, legacy, ledger, mode))
+        .collect();
+    (specs, reads, plans)
+}
+
+/// Compute the plan: reads only, writes nothing.
+pub fn plan(settings: &Settings, manifest: Option<&Manifest>, owner: &str, mode: Mode) -> Report {
+    let ledger = match load_ledger(&settings.state_dir, owner) {
+        Ok((l, _)) => l,
+        Err(r) => return *r,
+    };
+    let (_, _, plans) = plan_all(settings, manifest, owner, &ledger, mode);
+    Report::from_plans(owner, plans)
+}
+
+/// Plan, confirm, then apply under locks. `confirm` sees the unlocked plan and says whether to
+/// go on; `None` means confirmed in advance (`--yes`), in which case planning happens under the
+/// locks only.
+pub fn apply(
+    settings: &Settings,
+    manifest: Option<&Manifest>,
+    owner: &str,
+    mode: Mode,
+    confirm: Option<&mut dyn FnMut(&Report) -> bool>,
+) -> Report {
+    let mut shown: Option<Report> = None;
+    if let Some(ask) = confirm {
+        let first = plan(settings, manifest, owner, mode);
+        if first.exit != Exit::Ok || !first.has_changes() {
+            return first;
+        }
+        if !ask(&first) {
+            let mut r = first;
+            r.exit = Exit::Usage;
+            r.changed = false;
+            r.errors.push(ErrorEntry {
+                path: settings.manifest.display().to_string(),
+                code: "not-confirmed".into(),
+                message: "the changes were not confirmed; nothing was written".into(),
+                line: 1,
+                column: 1,
+            });
+            return r;
+        }
+        shown = Some(first);
+    }
+
+    // Parent directories of files about to be created must exist before they can be locked.
+    let pre_ledger = match load_ledger(&settings.state_dir, owner) {
+        Ok((l, _)) => l,
+        Err(r) => return *r,
+    };
+    let pre_specs = specs(settings, manifest, &pre_ledger, mode);
+    for s in &pre_specs {
+        if s.refusal.is_none() && !s.wants.is_empty() && s.create {
+            if let Some(parent) = s.real.parent() {
+                if !parent.exists() {
+                    if let Err(e) = fsio::create_parent_dirs(&s.real) {
+                        return fs_report(owner, &e, Exit::Io);
+                    }
+                }
+            }
+        }
+    }
+
+    let _ledger_lock = match fsio::lock_file(
+        &lock_path(&settings.state_dir, owner),
+        settings.lock_timeout,
+    ) {
+        Ok(l) => l,
+        Err(e) => return fs_report(owner, &e, Exit::Io),
+    };
+    let mut dirs: Vec<PathBuf> = pre_specs
+        .iter()
+        .filter_map(|s| s.real.parent().map(Path::to_path_buf))
+        .filter(|d| d.is_dir())
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    let _dir_locks = match fsio::lock_dirs(&dirs, settings.lock_timeout) {
+        Ok(l) => l,
+        Err(e) => return fs_report(owner, &e, Exit::Io),
+    };
+
+    let mut ledger = match load_ledger(&settings.state_dir, owner) {
+        Ok((l, _)) => l,
+        Err(r) => return *r,
+    };
+    let (specs, reads, mut plans) = plan_all(settings, manifest, owner, &ledger, mode);
+    let mut report = Report::from_plans(owner, plans.clone());
+    if report.exit != Exit::Ok {
+        return report;
+    }
+    if let Some(first) = &shown {
+        let same = first.files.len() == plans.len()
+            && first
+                .files
+                .iter()
+                .zip(&plans)
+                .all(|(a, b)| a.key == b.key && a.new == b.new && a.delete == b.delete);
+        if !same {
+            report.exit = Exit::Refused;
+            report.changed = false;
+            report.errors.push(ErrorEntry {
+                path: settings.manifest.display().to_string(),
+                code: "stale-plan".into(),
+                message: "a file changed while you were confirming; nothing was written (run the command again)".into(),
+                line: 1,
+                column: 1,
+            });
+            return report;
+        }
+    }
+
+    // Ledger-only changes (adoptions, refreshed records) need no file write.
+    let legacy: &[Legacy] = manifest.map(|m| m.legacy.as_slice()).unwrap_or(&[]);
+    for fp in plans.iter().filter(|p| !p.writes()) {
+        apply_ops_direct(&mut ledger, &fp.key, &fp.ledger);
+    }
+    let mut io_error: Option<ErrorEntry> = None;
+    let mut written = false;
+    for i in 0..plans.len() {
+        if !plans[i].writes() {
+            continue;
+        }
+        if io_error.is_some() {
+            plans[i].status = Status::Unchanged;
+            continue;
+        }
+        let mut read_now = None;
+        let mut attempt = 0;
+        loop {
+            let fp = &plans[i];
+            let read = read_now.as_ref().unwrap_or(&reads[i]);
+            journal(&mut ledger, fp);
+            if let Err(e) = save_ledger(&settings.state_dir, &ledger) {
+                ledger.rollback(&fp.key);
+                io_error = Some(fs_entry(&e));
+                break;
+            }
+            let _ = fsio::clean_stale_temps(&specs[i].real);
+            let result = if fp.delete {
+                fsio::remove_file(&specs[i].real)
+            } else {
+                let expect = match read.stamp {
+                    Some(s) => Expect::Stamp(s),
+                    None => Expect::Missing,
+                };
+                fsio::replace(
+                    &specs[i].real,
+                    fp.new.as_deref().unwrap_or_default(),
+                    read.meta,
+                    expect,
+                )
+            };
+            match result {
+                Ok(()) => {
+                    ledger.commit(&fp.key);
+                    written = true;
+                    break;
+                }
+                Err(e) if e.code == "concurrent-modification" && attempt < 3 => {
+                    // Another program rewrote the file after we read it: never publish stale
+                    // data; read again and plan again.
+                    attempt += 1;
+                    ledger.rollback(&fp.key);
+                    let again = read_current(&specs[i]);
+                    let replanned = plan_spec(&specs[i], &again, owner, legacy, &ledger, mode);
+                    if replanned.status == Status::Refused {
+                        plans[i] = replanned;
+                        io_error = Some(ErrorEntry {
+                            path: plans[i].path.display().to_string(),
+                            code: "concurrent-modification".into(),
+                            message: "the file was changed by another program while applying, and the new content cannot be edited safely".into(),
+                            line: 1,
+                            column: 1,
+                        });
+                        break;
+                    }
+                    let writes = replanned.writes();
+                    plans[i] = replanned;
+                    read_now = Some(again);
+                    if !writes {
+                        apply_ops_direct(&mut ledger, &plans[i].key, &plans[i].ledger);
+                        break;
+                    }
+                }
+                Err(e) => {
+                    ledger.rollback(&fp.key);
+                    io_error = Some(fs_entry(&e));
+                    plans[i].status = Status::Unchanged;
+                    break;
+                }
+            }
+        }
+    }
+    let save = save_ledger(&settings.state_dir, &ledger);
+    let mut report = Report::from_plans(owner, plans);
+    report.applied = true;
+    report.changed = written
+        || report
+            .files
+            .iter()
+            .any(|f| f.actions.iter().any(|a| a.op == "adopt"));
+    if let Some(e) = io_error {
+        report.errors.push(e);
+        report.exit = Exit::Io;
+    } else if let Err(e) = save {
+        report.errors.push(fs_entry(&e));
+        report.exit = Exit::Io;
+    }
+    report
+}
+
+fn fs_entry(e: &FsError) -> ErrorEntry {
+    ErrorEntry {
+        path: e.path.display().to_string(),
+        code: e.code.to_string(),
+        message: e.message.clone(),
+        line: 1,
+        column: 1,
+    }
+}
+
+fn apply_ops_direct(ledger: &mut Ledger, file: &str, ops: &[LedgerOp]) {
+    for op in ops {
+        match op {
+            LedgerOp::Set(r) => ledger.upsert(r.clone()),
+            LedgerOp::Remove(p) => ledger.remove(file, p),
+        }
+    }
+}
+
+/// Record the intent of a file's plan in the ledger (before the file is written).
+fn journal(ledger: &mut Ledger, fp: &FilePlan) {
+    for op in &fp.ledger {
+        match op {
+            LedgerOp::Set(fin) => {
+                let mut rec: Record =
+                    ledger
+                        .find(&fp.key, &fin.pointer)
+                        .cloned()
+                        .unwrap_or_else(|| Record {
+                            digest: None,
+                            ..fin.clone()
+                        });
+                rec.pending = Some(Pending {
+                    digest: fin.digest.clone(),
+                });
+                rec.hints = fin.hints.clone();
+                rec.created_file = fin.created_file;
+                rec.client = fin.client.clone();
+                ledger.upsert(rec);
+            }
+            LedgerOp::Remove(p) => {
+                if let Some(mut rec) = ledger.find(&fp.key, p).cloned() {
+                    rec.pending = Some(Pending { digest: None });
+                    ledger.upsert(rec);
+                }
+            }
+        }
+    }
+}
+
+/// One ledger record's state, for `mcpconf status`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordStatus {
+    /// The file.
+    pub path: String,
+    /// The client.
+    pub client: String,
+    /// The server.
+    pub server: String,
+    /// The pointer.
+    pub pointer: String,
+    /// `intact`, `drifted`, `missing` or `unreadable`.
+    pub state: &'static str,
+}
+
+/// The state of every record of an owner.
+pub fn status(settings: &Settings, owner: &str) -> Result<Vec<RecordStatus>, Box<Report>> {
+    let (ledger, _) = load_ledger(&settings.state_dir, owner)?;
+    let mut out = Vec::new();
+    for file in ledger.files() {
+        let recs: Vec<&Record> = ledger.for_file(&file).collect();
+        let syntax = recs
+            .first()
+            .and_then(|r| dialect::lookup(&r.client))
+            .map(|d| d.syntax())
+            .unwrap_or(Syntax::Jsonc);
+        let doc = match fsio::read(Path::new(&file), MAX_FILE) {
+            Ok(Some(r)) => Doc::parse(&r.bytes, syntax).map(Some).map_err(|_| ()),
+            Ok(None) => Ok(None),
+            Err(_) => Err(()),
+        };
+        for r in recs {
+            let state = match &doc {
+                Err(()) => "unreadable",
+                Ok(None) => "missing",
+                Ok(Some(d)) => {
+                    let v = ledger::split_pointer(&r.pointer).and_then(|(mut c, n)| {
+                        c.push(n);
+                        d.get(&c).cloned()
+                    });
+                    match r.ownership(v.as_ref()) {
+                        ledger::Ownership::Intact => "intact",
+                        ledger::Ownership::Drifted => "drifted",
+                        ledger::Ownership::Missing => "missing",
+                    }
+                }
+            };
+            out.push(RecordStatus {
+                path: file.clone(),
+                client: r.client.clone(),
+                server: r.server.clone(),
+                pointer: r.pointer.clone(),
+                state,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Every dialect, for `mcpconf clients`.
+pub fn clients() -> &'static [&'static dyn Dialect] {
+    dialect::ALL
+}

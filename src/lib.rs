@@ -1,0 +1,30 @@
+//! mcpconf: a declarative, ownership-aware manager for the MCP server entries that agent
+//! clients (Claude Code, Cursor, Kiro, …) read from their own config files.
+//!
+//! The pieces, from the outside in:
+//! - [`cli`] (clap types) and [`commands`] (the only module that prints);
+//! - [`engine`]: plan / apply / prune / status, orchestrating locks and the ledger journal;
+//! - [`plan`]: pure per-file planning — what to add, update, remove, refuse;
+//! - [`manifest`] and [`template`]: the owner's desired state;
+//! - [`dialect`]: how each client spells an entry and where its files live;
+//! - [`document`] / [`jsondoc`]: fail-closed parsing and format-preserving edits;
+//! - [`ledger`]: ownership proof by content digest;
+//! - [`fsio`]: every file system access (atomic replace, locks);
+//! - [`redact`], [`output`]: what may be shown, and how.
+#![warn(missing_docs)]
+
+pub mod cli;
+pub mod commands;
+pub mod dialect;
+pub mod document;
+pub mod engine;
+pub mod fsio;
+pub mod jsondoc;
+pub mod ledger;
+pub mod manifest;
+pub mod output;
+pub mod plan;
+pub mod redact;
+pub mod template;
+
+pub use commands::run;

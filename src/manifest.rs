@@ -1,0 +1,865 @@
+//! The manifest (`mcpconf.toml`): one owner's desired state, parsed and validated.
+//!
+//! Parsing walks a span-preserving `toml_edit` document by hand instead of using serde, so that
+//! every error can name the manifest's line and column and suggest the closest valid key
+//! ("did you mean `servers`?"). A typo never silently falls back to a default.
+//!
+//! This module does no I/O: the caller reads the bytes.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use sha2::{Digest, Sha256};
+use toml_edit::{Document, Item, Value};
+
+use crate::dialect;
+use crate::template::Template;
+
+/// A manifest that parsed and validated.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    /// The owner whose ledger records this manifest governs.
+    pub owner: String,
+    /// Servers in declaration order.
+    pub servers: Vec<Server>,
+    /// Client files the servers go into.
+    pub targets: Vec<Target>,
+    /// Exact shapes this owner wrote before the ledger existed.
+    pub legacy: Vec<Legacy>,
+    /// `sha256:<hex>` of the manifest bytes (saved plans compare it).
+    pub digest: String,
+}
+
+/// One server in neutral form.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Server {
+    /// The entry name written into client files.
+    pub name: String,
+    /// How the client reaches it.
+    pub transport: Transport,
+    /// Optional tool pin: the only tools to expose.
+    pub tools: Option<Vec<String>>,
+}
+
+/// Local process or remote endpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Transport {
+    /// A process started by the client, speaking MCP on stdin/stdout.
+    Stdio {
+        /// The program.
+        command: Template,
+        /// Its arguments.
+        args: Vec<Template>,
+        /// Extra environment, in declaration order.
+        env: Vec<(String, Template)>,
+        /// Working directory.
+        cwd: Option<Template>,
+    },
+    /// A server reached over HTTP.
+    Remote {
+        /// The endpoint.
+        url: Template,
+        /// Request headers, in declaration order.
+        headers: Vec<(String, Template)>,
+        /// Streamable HTTP (default) or legacy SSE.
+        kind: RemoteKind,
+    },
+}
+
+/// The HTTP flavour of a remote server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteKind {
+    /// Streamable HTTP.
+    Http,
+    /// Server-sent events (legacy).
+    Sse,
+}
+
+/// Where the servers go.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    /// A client id from `mcpconf clients`.
+    pub client: String,
+    /// `project` or `user` (or a client-specific scope); `None` = the client's default.
+    pub scope: Option<String>,
+    /// Override of the client's default path, relative to the scope's base.
+    pub path: Option<String>,
+    /// The servers for this target; `None` = every server.
+    pub servers: Option<Vec<String>>,
+    /// Whether to create the file when it does not exist.
+    pub create: bool,
+    /// Kiro agents: also grant in `allowedTools`.
+    pub auto_approve: bool,
+    /// Where the target was declared (1-based line, column).
+    pub at: (usize, usize),
+}
+
+/// An exact entry the owner wrote before it used mcpconf.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Legacy {
+    /// The entry's name in client files.
+    pub name: String,
+    /// The exact value; only an exact match is proof of ownership.
+    pub entry: serde_json::Value,
+    /// Grants that went with it (e.g. `@openab-browser`).
+    pub grants: Vec<String>,
+}
+
+/// A manifest error: always names the line and column.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManifestError {
+    /// One sentence saying what is wrong and how to fix it.
+    pub message: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for ManifestError {}
+
+impl Manifest {
+    /// The servers a target receives, in manifest order.
+    pub fn servers_for<'a>(&'a self, target: &'a Target) -> impl Iterator<Item = &'a Server> + 'a {
+        self.servers.iter().filter(move |s| match &target.servers {
+            None => true,
+            Some(list) => list.iter().any(|n| n == &s.name),
+        })
+    }
+
+    /// A server by name.
+    pub fn server(&self, name: &str) -> Option<&Server> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+}
+
+const TOP_KEYS: &[&str] = &["owner", "servers", "targets", "legacy"];
+const SERVER_KEYS: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "transport",
+    "tools",
+];
+const TARGET_KEYS: &[&str] = &[
+    "client",
+    "scope",
+    "path",
+    "servers",
+    "create",
+    "auto_approve",
+];
+const LEGACY_KEYS: &[&str] = &["name", "entry", "grants"];
+
+/// Parse and validate a manifest.
+pub fn parse(text: &str) -> Result<Manifest, ManifestError> {
+    let p = Parser { text };
+    let doc = Document::parse(text).map_err(|e| {
+        let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+        let msg = e.message().trim().trim_end_matches('.').to_string();
+        ManifestError {
+            message: format!("invalid TOML: {msg}"),
+            line,
+            column,
+        }
+    })?;
+    let root = doc
+        .as_table()
+        .iter()
+        .map(|(k, _)| k.to_string())
+        .collect::<Vec<_>>();
+    let table = doc.as_table();
+    for key in &root {
+        p.check_key(table.key(key), key, TOP_KEYS, "at the top level")?;
+    }
+
+    let owner_item = table.get("owner").ok_or_else(|| {
+        p.err_at(
+            0,
+            "the manifest has no `owner`; add e.g. `owner = \"openab\"`",
+        )
+    })?;
+    let owner = p.string(owner_item, "owner")?;
+    if !valid_name(&owner, 64, false) {
+        return Err(p.err_item(
+            owner_item,
+            format!(
+                "owner `{owner}` is not valid: use 1-64 characters from a-z, 0-9, `.`, `_`, `-`, starting with a letter or digit"
+            ),
+        ));
+    }
+
+    let mut servers = Vec::new();
+    if let Some(item) = table.get("servers") {
+        let t = item.as_table_like().ok_or_else(|| {
+            p.err_item(
+                item,
+                "`servers` must be a table of servers, e.g. `[servers.openab]`",
+            )
+        })?;
+        for (name, sitem) in t.iter() {
+            if !valid_name(name, 64, true) {
+                return Err(p.err_item(
+                    sitem,
+                    format!(
+                        "server name `{name}` is not valid: use 1-64 characters from A-Z, a-z, 0-9, `.`, `_`, `-`, starting with a letter or digit"
+                    ),
+                ));
+            }
+            servers.push(p.server(name, sitem)?);
+        }
+    }
+    if servers.is_empty() {
+        return Err(p.err_at(
+            0,
+            "the manifest declares no servers; add at least one `[servers.NAME]` table",
+        ));
+    }
+
+    let mut targets = Vec::new();
+    if let Some(item) = table.get("targets") {
+        let arr = item.as_array_of_tables().ok_or_else(|| {
+            p.err_item(
+                item,
+                "`targets` must be an array of tables: write `[[targets]]`",
+            )
+        })?;
+        for t in arr.iter() {
+            targets.push(p.target(t, &servers)?);
+        }
+    }
+    if targets.is_empty() {
+        return Err(p.err_at(
+            0,
+            "the manifest declares no targets; add a `[[targets]]` table with a `client`",
+        ));
+    }
+
+    let mut legacy = Vec::new();
+    if let Some(item) = table.get("legacy") {
+        let arr = item.as_array_of_tables().ok_or_else(|| {
+            p.err_item(
+                item,
+                "`legacy` must be an array of tables: write `[[legacy]]`",
+            )
+        })?;
+        for t in arr.iter() {
+            legacy.push(p.legacy(t)?);
+        }
+    }
+
+    let digest = format!("sha256:{}", hex(&Sha256::digest(text.as_bytes())));
+    Ok(Manifest {
+        owner,
+        servers,
+        targets,
+        legacy,
+        digest,
+    })
+}
+
+fn valid_name(s: &str, max: usize, upper: bool) -> bool {
+    let mut chars = s.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    let ok_first = first.is_ascii_digit()
+        || first.is_ascii_lowercase()
+        || (upper && first.is_ascii_uppercase());
+    ok_first
+        && s.len() <= max
+        && chars.all(|c| {
+            c.is_ascii_digit()
+                || c.is_ascii_lowercase()
+                || (upper && c.is_ascii_uppercase())
+                || matches!(c, '.' | '_' | '-')
+        })
+}
+
+/// Lower-case hex of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// 1-based line and column of a byte offset (columns count characters).
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let column = before
+        .get(line_start..)
+        .map(|s| s.chars().count())
+        .unwrap_or(0)
+        + 1;
+    (line, column)
+}
+
+/// The closest candidate by edit distance, if it is close enough to be a likely typo.
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::damerau_levenshtein(word, c), c))
+        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+struct Parser<'a> {
+    text: &'a str,
+}
+
+impl Parser<'_> {
+    fn err_at(&self, offset: usize, message: impl Into<String>) -> ManifestError {
+        let (line, column) = line_col(self.text, offset);
+        ManifestError {
+            message: message.into(),
+            line,
+            column,
+        }
+    }
+
+    fn err_item(&self, item: &Item, message: impl Into<String>) -> ManifestError {
+        self.err_at(item.span().map(|s| s.start).unwrap_or(0), message)
+    }
+
+    fn err_value(&self, value: &Value, message: impl Into<String>) -> ManifestError {
+        self.err_at(value.span().map(|s| s.start).unwrap_or(0), message)
+    }
+
+    fn check_key(
+        &self,
+        key: Option<&toml_edit::Key>,
+        name: &str,
+        allowed: &[&str],
+        place: &str,
+    ) -> Result<(), ManifestError> {
+        if allowed.contains(&name) {
+            return Ok(());
+        }
+        let offset = key.and_then(|k| k.span()).map(|s| s.start).unwrap_or(0);
+        let hint = match closest(name, allowed.iter().copied()) {
+            Some(c) => format!("; did you mean `{c}`?"),
+            None => format!("; valid keys are {}", list(allowed)),
+        };
+        Err(self.err_at(offset, format!("unknown key `{name}` {place}{hint}")))
+    }
+
+    fn string(&self, item: &Item, what: &str) -> Result<String, ManifestError> {
+        item.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| self.err_item(item, format!("`{what}` must be a string")))
+    }
+
+    fn template(&self, item: &Item, what: &str) -> Result<Template, ManifestError> {
+        let s = self.string(item, what)?;
+        Template::parse(&s).map_err(|m| self.err_item(item, format!("`{what}`: {m}")))
+    }
+
+    fn value_template(&self, value: &Value, what: &str) -> Result<Template, ManifestError> {
+        let s = value
+            .as_str()
+            .ok_or_else(|| self.err_value(value, format!("`{what}` must be a string")))?;
+        Template::parse(s).map_err(|m| self.err_value(value, format!("`{what}`: {m}")))
+    }
+
+    fn string_list(&self, item: &Item, what: &str) -> Result<Vec<String>, ManifestError> {
+        let arr = item
+            .as_array()
+            .ok_or_else(|| self.err_item(item, format!("`{what}` must be an array of strings")))?;
+        arr.iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| self.err_value(v, format!("`{what}` must contain only strings")))
+            })
+            .collect()
+    }
+
+    fn template_map(
+        &self,
+        item: &Item,
+        what: &str,
+    ) -> Result<Vec<(String, Template)>, ManifestError> {
+        let t = item.as_table_like().ok_or_else(|| {
+            self.err_item(
+                item,
+                format!(
+                    "`{what}` must be a table of strings, e.g. `{what} = {{ NAME = \"value\" }}`"
+                ),
+            )
+        })?;
+        let mut out = Vec::new();
+        for (k, v) in t.iter() {
+            let value = v
+                .as_value()
+                .ok_or_else(|| self.err_item(v, format!("`{what}.{k}` must be a string")))?;
+            out.push((
+                k.to_string(),
+                self.value_template(value, &format!("{what}.{k}"))?,
+            ));
+        }
+        Ok(out)
+    }
+
+    fn table_keys<'t>(
+        &self,
+        item: &'t Item,
+        allowed: &[&str],
+        place: &str,
+    ) -> Result<&'t dyn toml_edit::TableLike, ManifestError> {
+        let t = item
+            .as_table_like()
+            .ok_or_else(|| self.err_item(item, format!("{place} must be a table")))?;
+        for (k, _) in t.iter() {
+            self.check_key(t.key(k), k, allowed, &format!("in {place}"))?;
+        }
+        Ok(t)
+    }
+
+    fn server(&self, name: &str, item: &Item) -> Result<Server, ManifestError> {
+        let place = format!("server `{name}`");
+        let t = self.table_keys(item, SERVER_KEYS, &place)?;
+        let has = |k: &str| t.get(k).is_some();
+        let transport = match (t.get("command"), t.get("url")) {
+            (Some(_), Some(url)) => {
+                return Err(self.err_item(
+                    url,
+                    format!("{place} has both `command` and `url`; a server is either local (`command`) or remote (`url`)"),
+                ));
+            }
+            (None, None) => {
+                return Err(self.err_item(
+                    item,
+                    format!(
+                        "{place} needs either `command` (a local server) or `url` (a remote server)"
+                    ),
+                ));
+            }
+            (Some(cmd), None) => {
+                for k in ["headers", "transport"] {
+                    if let Some(i) = t.get(k) {
+                        return Err(self.err_item(
+                            i,
+                            format!("{place} is local (`command`), so `{k}` does not apply; it belongs to remote servers"),
+                        ));
+                    }
+                }
+                let command = self.template(cmd, "command")?;
+                if command.raw.trim().is_empty() {
+                    return Err(self.err_item(cmd, format!("{place}: `command` is empty")));
+                }
+                let args = match t.get("args") {
+                    Some(a) => {
+                        let arr = a.as_array().ok_or_else(|| {
+                            self.err_item(a, "`args` must be an array of strings")
+                        })?;
+                        arr.iter()
+                            .map(|v| self.value_template(v, "args"))
+                            .collect::<Result<Vec<_>, _>>()?
+                    }
+                    None => Vec::new(),
+                };
+                let env = match t.get("env") {
+                    Some(e) => self.template_map(e, "env")?,
+                    None => Vec::new(),
+                };
+                let cwd = t.get("cwd").map(|c| self.template(c, "cwd")).transpose()?;
+                Transport::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                }
+            }
+            (None, Some(url_item)) => {
+                for k in ["args", "env", "cwd"] {
+                    if let Some(i) = t.get(k) {
+                        return Err(self.err_item(
+                            i,
+                            format!("{place} is remote (`url`), so `{k}` does not apply; it belongs to local servers"),
+                        ));
+                    }
+                }
+                let url = self.template(url_item, "url")?;
+                let lit = url.raw.trim_start();
+                if !(lit.starts_with("http://")
+                    || lit.starts_with("https://")
+                    || lit.starts_with("${"))
+                {
+                    return Err(self.err_item(
+                        url_item,
+                        format!("{place}: `url` must start with `http://` or `https://`"),
+                    ));
+                }
+                let headers = match t.get("headers") {
+                    Some(h) => self.template_map(h, "headers")?,
+                    None => Vec::new(),
+                };
+                let kind = match t.get("transport") {
+                    None => RemoteKind::Http,
+                    Some(i) => match self.string(i, "transport")?.as_str() {
+                        "http" => RemoteKind::Http,
+                        "sse" => RemoteKind::Sse,
+                        other => {
+                            return Err(self.err_item(
+                                i,
+                                format!("{place}: transport `{other}` is not known; use \"http\" (streamable HTTP) or \"sse\""),
+                            ));
+                        }
+                    },
+                };
+                Transport::Remote { url, headers, kind }
+            }
+        };
+        let _ = has;
+        let tools = match t.get("tools") {
+            Some(i) => {
+                let list = self.string_list(i, "tools")?;
+                let mut seen = BTreeSet::new();
+                for tool in &list {
+                    if tool.is_empty() || !seen.insert(tool.as_str()) {
+                        return Err(self.err_item(
+                            i,
+                            format!("{place}: `tools` lists `{tool}` twice or an empty name"),
+                        ));
+                    }
+                }
+                Some(list)
+            }
+            None => None,
+        };
+        Ok(Server {
+            name: name.to_string(),
+            transport,
+            tools,
+        })
+    }
+
+    fn target(&self, t: &toml_edit::Table, servers: &[Server]) -> Result<Target, ManifestError> {
+        let offset = t.span().map(|s| s.start).unwrap_or(0);
+        let at = line_col(self.text, offset);
+        for (k, _) in t.iter() {
+            self.check_key(t.key(k), k, TARGET_KEYS, "in `[[targets]]`")?;
+        }
+        let client_item = t.get("client").ok_or_else(|| {
+            self.err_at(
+                offset,
+                format!(
+                    "a `[[targets]]` entry has no `client`; use one of {}",
+                    list(&dialect::ids())
+                ),
+            )
+        })?;
+        let client = self.string(client_item, "client")?;
+        let Some(d) = dialect::lookup(&client) else {
+            let ids = dialect::ids();
+            let hint = match closest(&client, ids.iter().copied()) {
+                Some(c) => format!("did you mean `{c}`?"),
+                None => format!("known clients: {}", list(&ids)),
+            };
+            return Err(self.err_item(client_item, format!("unknown client `{client}`; {hint}")));
+        };
+        let scope = match t.get("scope") {
+            Some(i) => {
+                let s = self.string(i, "scope")?;
+                if !d.scopes().iter().any(|sc| sc.name == s) {
+                    let names: Vec<&str> = d.scopes().iter().map(|sc| sc.name).collect();
+                    return Err(self.err_item(
+                        i,
+                        format!(
+                            "client `{client}` has no scope `{s}`; its scopes are {}",
+                            list(&names)
+                        ),
+                    ));
+                }
+                Some(s)
+            }
+            None => None,
+        };
+        let path = t.get("path").map(|i| self.string(i, "path")).transpose()?;
+        if let (Some(p), Some(i)) = (&path, t.get("path")) {
+            if p.trim().is_empty() {
+                return Err(self.err_item(i, "`path` is empty"));
+            }
+        }
+        if d.requires_path() && path.is_none() {
+            return Err(self.err_at(
+                offset,
+                format!("client `{client}` has no default file; give the target a `path`"),
+            ));
+        }
+        let target_servers = match t.get("servers") {
+            Some(i) => {
+                let names = self.string_list(i, "servers")?;
+                if names.is_empty() {
+                    return Err(self.err_item(
+                        i,
+                        "`servers = []` selects nothing; remove the key to select every server, or name some",
+                    ));
+                }
+                for n in &names {
+                    if !servers.iter().any(|s| &s.name == n) {
+                        let hint = closest(n, servers.iter().map(|s| s.name.as_str()))
+                            .map(|c| format!("; did you mean `{c}`?"))
+                            .unwrap_or_default();
+                        return Err(self.err_item(
+                            i,
+                            format!("target names server `{n}`, which is not declared{hint}"),
+                        ));
+                    }
+                }
+                Some(names)
+            }
+            None => None,
+        };
+        let create = match t.get("create") {
+            Some(i) => i
+                .as_bool()
+                .ok_or_else(|| self.err_item(i, "`create` must be true or false"))?,
+            None => true,
+        };
+        let auto_approve = match t.get("auto_approve") {
+            Some(i) => {
+                let b = i
+                    .as_bool()
+                    .ok_or_else(|| self.err_item(i, "`auto_approve` must be true or false"))?;
+                if !d.supports_auto_approve() {
+                    return Err(self.err_item(
+                        i,
+                        format!("`auto_approve` does not apply to client `{client}` (only to agent files with grants, e.g. `kiro-agent`)"),
+                    ));
+                }
+                b
+            }
+            None => false,
+        };
+        Ok(Target {
+            client,
+            scope,
+            path,
+            servers: target_servers,
+            create,
+            auto_approve,
+            at,
+        })
+    }
+
+    fn legacy(&self, t: &toml_edit::Table) -> Result<Legacy, ManifestError> {
+        let offset = t.span().map(|s| s.start).unwrap_or(0);
+        for (k, _) in t.iter() {
+            self.check_key(t.key(k), k, LEGACY_KEYS, "in `[[legacy]]`")?;
+        }
+        let name_item = t
+            .get("name")
+            .ok_or_else(|| self.err_at(offset, "a `[[legacy]]` entry has no `name`"))?;
+        let name = self.string(name_item, "name")?;
+        let entry_item = t
+            .get("entry")
+            .ok_or_else(|| self.err_at(offset, format!("legacy shape `{name}` has no `entry`")))?;
+        let entry = item_to_json(entry_item).ok_or_else(|| {
+            self.err_item(entry_item, "`entry` must be a table (the exact JSON entry)")
+        })?;
+        if !entry.is_object() {
+            return Err(self.err_item(entry_item, "`entry` must be a table (the exact JSON entry)"));
+        }
+        let grants = match t.get("grants") {
+            Some(i) => self.string_list(i, "grants")?,
+            None => Vec::new(),
+        };
+        Ok(Legacy {
+            name,
+            entry,
+            grants,
+        })
+    }
+}
+
+fn list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Convert a TOML item into JSON (dates become strings).
+fn item_to_json(item: &Item) -> Option<serde_json::Value> {
+    match item {
+        Item::None => None,
+        Item::Value(v) => Some(value_to_json(v)),
+        Item::Table(t) => {
+            let mut m = serde_json::Map::new();
+            for (k, v) in t.iter() {
+                m.insert(k.to_string(), item_to_json(v)?);
+            }
+            Some(serde_json::Value::Object(m))
+        }
+        Item::ArrayOfTables(a) => Some(serde_json::Value::Array(
+            a.iter()
+                .map(|t| item_to_json(&Item::Table(t.clone())))
+                .collect::<Option<Vec<_>>>()?,
+        )),
+    }
+}
+
+fn value_to_json(v: &Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match v {
+        Value::String(s) => J::String(s.value().clone()),
+        Value::Integer(i) => J::from(*i.value()),
+        Value::Float(f) => serde_json::Number::from_f64(*f.value())
+            .map(J::Number)
+            .unwrap_or(J::Null),
+        Value::Boolean(b) => J::Bool(*b.value()),
+        Value::Datetime(d) => J::String(d.value().to_string()),
+        Value::Array(a) => J::Array(a.iter().map(value_to_json).collect()),
+        Value::InlineTable(t) => J::Object(
+            t.iter()
+                .map(|(k, v)| (k.to_string(), value_to_json(v)))
+                .collect(),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OK: &str = r#"
+owner = "openab"
+
+[servers.openab]
+url = "http://127.0.0.1:8848/mcp"
+headers = { Authorization = "Bearer ${OPENAB_SESSION_TOKEN}" }
+tools = ["search_capabilities", "execute_capability"]
+
+[servers.browser]
+command = "agent-browser"
+args = ["mcp", "--tools", "core"]
+env = { AGENT_BROWSER_IDLE_TIMEOUT_MS = "3600000" }
+
+[[targets]]
+client = "cursor"
+servers = ["openab"]
+
+[[legacy]]
+name = "openab-browser"
+entry = { command = "openab", args = ["browser-bridge"] }
+grants = ["@openab-browser"]
+"#;
+
+    #[test]
+    fn parses_the_contract_example() {
+        let m = parse(OK).unwrap();
+        assert_eq!(m.owner, "openab");
+        assert_eq!(m.servers.len(), 2);
+        assert_eq!(m.servers[0].name, "openab");
+        assert_eq!(
+            m.servers[0].tools.as_deref(),
+            Some(
+                &[
+                    "search_capabilities".to_string(),
+                    "execute_capability".to_string()
+                ][..]
+            )
+        );
+        let Transport::Stdio { args, env, .. } = &m.servers[1].transport else {
+            panic!("stdio expected")
+        };
+        assert_eq!(args.len(), 3);
+        assert_eq!(env[0].0, "AGENT_BROWSER_IDLE_TIMEOUT_MS");
+        assert_eq!(m.targets[0].client, "cursor");
+        assert!(m.targets[0].create);
+        assert_eq!(m.legacy[0].entry["args"][0], "browser-bridge");
+        assert!(m.digest.starts_with("sha256:"));
+        let t = &m.targets[0];
+        assert_eq!(m.servers_for(t).count(), 1);
+    }
+
+    fn err(text: &str) -> ManifestError {
+        parse(text).unwrap_err()
+    }
+
+    #[test]
+    fn refusals_name_line_column_and_fix() {
+        let base =
+            "owner = \"o\"\n[servers.a]\ncommand = \"x\"\n[[targets]]\nclient = \"cursor\"\n";
+        let cases: &[(&str, &str, usize, usize)] = &[
+            (
+                &format!("{base}servrs = 1\n"),
+                "did you mean `servers`",
+                6,
+                1,
+            ),
+            (
+                "owner = \"o\"\n[servers.a]\ncomand = \"x\"\n",
+                "did you mean `command`",
+                3,
+                1,
+            ),
+            (
+                "owner = \"o\"\n[servers.a]\ncommand = \"x\"\nurl = \"http://h\"\n",
+                "both `command` and `url`",
+                4,
+                7,
+            ),
+            (
+                "owner = \"o\"\n[servers.a]\ncommand = \"x\"\n[[targets]]\nclient = \"curser\"\n",
+                "did you mean `cursor`",
+                5,
+                10,
+            ),
+            (
+                "owner = \"o\"\n[servers.a]\ncommand = \"x\"\n[[targets]]\nclient = \"cursor\"\nservers = []\n",
+                "selects nothing",
+                6,
+                11,
+            ),
+            ("owner = \"O!\"\n", "owner `O!` is not valid", 1, 9),
+            ("owner = \n", "invalid TOML", 1, 9),
+            (
+                "owner = \"o\"\n[servers.a]\nurl = \"http://h\"\nargs = []\n",
+                "`args` does not apply",
+                4,
+                8,
+            ),
+            (
+                "owner = \"o\"\n[servers.a]\ncommand = \"x ${BAD-NAME}\"\n",
+                "`command`",
+                3,
+                11,
+            ),
+        ];
+        for (text, needle, line, col) in cases {
+            let e = err(text);
+            assert!(e.message.contains(needle), "{text:?}: {}", e.message);
+            assert_eq!((e.line, e.column), (*line, *col), "{text:?}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn closest_name() {
+        assert_eq!(closest("servrs", TOP_KEYS.iter().copied()), Some("servers"));
+        assert_eq!(closest("zzzzzz", TOP_KEYS.iter().copied()), None);
+    }
+
+    #[test]
+    fn line_col_counts_chars() {
+        assert_eq!(line_col("ab\ncé d", 7), (2, 4));
+        assert_eq!(line_col("", 5), (1, 1));
+    }
+}

@@ -1,0 +1,584 @@
+//! Planning: what must change in one file so it matches the manifest, and what the ledger must
+//! record. Pure: the caller hands in the parsed file, the owner's ledger records for it and the
+//! wanted entries; out comes the new bytes, the actions and the ledger operations. No I/O.
+//!
+//! The rules (contract §5): an entry is changed or removed only when it is provably ours (a
+//! ledger record whose digest matches its current canonical value, or an exact legacy shape).
+//! Anything else that differs from what we want is a *conflict*; ours but edited since is
+//! *drift*; both refuse the whole run. An unowned entry that already equals what we want is left
+//! alone (`unowned-match`) unless `--adopt` records it as ours.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::dialect::Syntax;
+use crate::document::{Doc, ReadError};
+use crate::ledger::{self, Kind, Ownership, Record};
+use crate::manifest::Legacy;
+
+/// An entry the manifest wants in a file.
+#[derive(Debug, Clone)]
+pub struct Want {
+    /// Object path of the container inside the file.
+    pub container: Vec<String>,
+    /// Server name (entry key).
+    pub server: String,
+    /// The rendered entry.
+    pub value: Value,
+    /// The client whose dialect rendered it.
+    pub client: &'static str,
+}
+
+/// What was found at the file's path.
+#[derive(Debug, Clone)]
+pub enum Current {
+    /// No file.
+    Missing,
+    /// A file that parsed.
+    Present {
+        /// The parsed document.
+        doc: Doc,
+        /// Its bytes as read.
+        bytes: Vec<u8>,
+    },
+    /// A file that cannot be edited safely.
+    Refused(PlanError),
+}
+
+/// Everything needed to plan one file.
+#[derive(Debug, Clone)]
+pub struct FileInput {
+    /// The owner planning.
+    pub owner: String,
+    /// The path as the user knows it (absolute).
+    pub path: PathBuf,
+    /// Canonical path: the ledger key.
+    pub key: String,
+    /// The client id reported for the file.
+    pub client: &'static str,
+    /// The file's syntax.
+    pub syntax: Syntax,
+    /// The file now.
+    pub current: Current,
+    /// Whether a missing file may be created.
+    pub create: bool,
+    /// Entries wanted.
+    pub wants: Vec<Want>,
+    /// Containers the manifest's targets use in this file (where legacy shapes are looked for).
+    pub containers: Vec<Vec<String>>,
+    /// The owner's legacy shapes.
+    pub legacy: Vec<Legacy>,
+    /// The owner's ledger records for this file.
+    pub records: Vec<Record>,
+    /// Notes from rendering (pins the client cannot enforce, …).
+    pub notes: Vec<String>,
+}
+
+/// Planning switches.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Record unowned entries that already equal what we want as ours.
+    pub adopt: bool,
+}
+
+/// A refusal or failure tied to a file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanError {
+    /// Stable kebab-case code.
+    pub code: &'static str,
+    /// One sentence with the fix.
+    pub message: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
+
+impl PlanError {
+    /// A whole-file error (1:1).
+    pub fn file(code: &'static str, message: impl Into<String>) -> PlanError {
+        PlanError {
+            code,
+            message: message.into(),
+            line: 1,
+            column: 1,
+        }
+    }
+}
+
+impl From<ReadError> for PlanError {
+    fn from(e: ReadError) -> PlanError {
+        PlanError {
+            code: e.code,
+            message: e.message,
+            line: e.line,
+            column: e.column,
+        }
+    }
+}
+
+/// What happens to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Nothing to write.
+    Unchanged,
+    /// Edited in place (atomically).
+    Changed,
+    /// Created.
+    Created,
+    /// Cannot be edited safely.
+    Refused,
+    /// Missing and `create = false`.
+    Skipped,
+}
+
+/// One action on one entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Action {
+    /// `add`, `update`, `remove`, `keep`, `unowned-match`, `adopt`, `conflict`, `drift`,
+    /// `legacy-remove`.
+    pub op: &'static str,
+    /// The entry's name.
+    pub server: String,
+    /// A short explanation, or empty.
+    pub detail: String,
+}
+
+/// A change to the ledger, in its final form (the engine journals it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum LedgerOp {
+    /// The record as it must be once the file is written.
+    Set(Record),
+    /// Forget the record at this pointer.
+    Remove(String),
+}
+
+/// The plan for one file.
+#[derive(Debug, Clone)]
+pub struct FilePlan {
+    /// The path as the user knows it.
+    pub path: PathBuf,
+    /// Canonical path (ledger key).
+    pub key: String,
+    /// Client id.
+    pub client: &'static str,
+    /// Outcome.
+    pub status: Status,
+    /// Per-entry actions.
+    pub actions: Vec<Action>,
+    /// Refusals.
+    pub errors: Vec<PlanError>,
+    /// Things the user should know (e.g. pins a client cannot enforce).
+    pub notes: Vec<String>,
+    /// Bytes before (None if the file does not exist).
+    pub old: Option<Vec<u8>>,
+    /// Bytes to write, when the file changes.
+    pub new: Option<Vec<u8>>,
+    /// Remove the file (mcpconf created it and nothing else is left).
+    pub delete: bool,
+    /// Ledger changes.
+    pub ledger: Vec<LedgerOp>,
+}
+
+impl FilePlan {
+    /// Whether the file's bytes change.
+    pub fn writes(&self) -> bool {
+        self.new.is_some() || self.delete
+    }
+}
+
+/// Plan one file.
+pub fn plan_file(input: &FileInput, opts: Options) -> FilePlan {
+    let mut fp = FilePlan {
+        path: input.path.clone(),
+        key: input.key.clone(),
+        client: input.client,
+        status: Status::Unchanged,
+        actions: Vec::new(),
+        errors: Vec::new(),
+        notes: input.notes.clone(),
+        old: None,
+        new: None,
+        delete: false,
+        ledger: Vec::new(),
+    };
+    match &input.current {
+        Current::Refused(e) => {
+            fp.status = Status::Refused;
+            fp.errors.push(e.clone());
+            fp
+        }
+        Current::Missing => plan_missing(input, fp),
+        Current::Present { doc, bytes } => plan_present(input, opts, doc, bytes, fp),
+    }
+}
+
+fn new_record(input: &FileInput, want: &Want, hints: Option<Value>, created_file: bool) -> Record {
+    Record {
+        file: input.key.clone(),
+        client: want.client.to_string(),
+        pointer: ledger::pointer(&want.container, &want.server),
+        kind: Kind::Entry,
+        server: want.server.clone(),
+        digest: Some(ledger::digest(&want.value)),
+        pending: None,
+        created_file,
+        hints,
+    }
+}
+
+fn plan_missing(input: &FileInput, mut fp: FilePlan) -> FilePlan {
+    // Records of a file that is gone: nothing of ours is left to prove.
+    for r in &input.records {
+        fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+    }
+    if input.wants.is_empty() {
+        return fp;
+    }
+    if !input.create {
+        fp.status = Status::Skipped;
+        fp.notes
+            .push("the file does not exist and the target has `create = false`".into());
+        return fp;
+    }
+    let mut root = Value::Object(Default::default());
+    for w in &input.wants {
+        insert_at(&mut root, &w.container, &w.server, w.value.clone());
+        fp.actions.push(Action {
+            op: "add",
+            server: w.server.clone(),
+            detail: String::new(),
+        });
+        fp.ledger
+            .push(LedgerOp::Set(new_record(input, w, None, true)));
+    }
+    fp.new = Some(Doc::new_file_text(&root, input.syntax));
+    fp.status = Status::Created;
+    fp
+}
+
+fn insert_at(node: &mut Value, container: &[String], name: &str, value: Value) {
+    let Some(obj) = node.as_object_mut() else {
+        return;
+    };
+    match container.split_first() {
+        None => {
+            obj.insert(name.to_string(), value);
+        }
+        Some((first, rest)) => {
+            let child = obj
+                .entry(first.clone())
+                .or_insert_with(|| Value::Object(Default::default()));
+            insert_at(child, rest, name, value);
+        }
+    }
+}
+
+fn refuse(fp: &mut FilePlan, op: &'static str, server: &str, code: &'static str, message: String) {
+    fp.actions.push(Action {
+        op,
+        server: server.to_string(),
+        detail: message.clone(),
+    });
+    fp.errors.push(PlanError::file(code, message));
+}
+
+fn plan_present(
+    input: &FileInput,
+    opts: Options,
+    original: &Doc,
+    bytes: &[u8],
+    mut fp: FilePlan,
+) -> FilePlan {
+    fp.old = Some(bytes.to_vec());
+    let mut doc = original.clone();
+    let shown = input.path.display().to_string();
+    let created_file = input.records.iter().any(|r| r.created_file);
+    let mut wanted_pointers = Vec::new();
+    let mut kept_records = 0usize;
+
+    for w in &input.wants {
+        let pointer = ledger::pointer(&w.container, &w.server);
+        wanted_pointers.push(pointer.clone());
+        if let Err(e) = check_containers(&doc, &w.container) {
+            fp.errors.push(e);
+            continue;
+        }
+        let mut path = w.container.clone();
+        path.push(w.server.clone());
+        let current = doc.get(&path).cloned();
+        let record = input.records.iter().find(|r| r.pointer == pointer);
+        let legacy = input
+            .legacy
+            .iter()
+            .any(|l| l.name == w.server && Some(&l.entry) == current.as_ref());
+        match (current, record) {
+            (None, rec) => match doc.upsert(&w.container, &w.server, &w.value) {
+                Ok(hints) => {
+                    fp.actions.push(Action {
+                        op: "add",
+                        server: w.server.clone(),
+                        detail: if rec.is_some() {
+                            "re-added: the entry mcpconf wrote is gone".into()
+                        } else {
+                            String::new()
+                        },
+                    });
+                    let hints = hints.or_else(|| rec.and_then(|r| r.hints.clone()));
+                    fp.ledger
+                        .push(LedgerOp::Set(new_record(input, w, hints, created_file)));
+                    kept_records += 1;
+                }
+                Err(e) => fp.errors.push(e.into()),
+            },
+            (Some(v), Some(r)) => {
+                let own = r.ownership(Some(&v));
+                if v == w.value {
+                    fp.actions.push(Action {
+                        op: "keep",
+                        server: w.server.clone(),
+                        detail: String::new(),
+                    });
+                    let rec = new_record(input, w, r.hints.clone(), r.created_file);
+                    if &rec != r {
+                        fp.ledger.push(LedgerOp::Set(rec));
+                    }
+                    kept_records += 1;
+                } else if own == Ownership::Intact {
+                    match doc.upsert(&w.container, &w.server, &w.value) {
+                        Ok(_) => {
+                            fp.actions.push(Action {
+                                op: "update",
+                                server: w.server.clone(),
+                                detail: String::new(),
+                            });
+                            fp.ledger.push(LedgerOp::Set(new_record(
+                                input,
+                                w,
+                                r.hints.clone(),
+                                r.created_file,
+                            )));
+                            kept_records += 1;
+                        }
+                        Err(e) => fp.errors.push(e.into()),
+                    }
+                } else {
+                    refuse(
+                        &mut fp,
+                        "drift",
+                        &w.server,
+                        "drift",
+                        format!(
+                            "entry `{}` in `{shown}` was edited since owner `{}` wrote it; mcpconf will not overwrite the edit (restore it, remove it by hand, or run `mcpconf release {}` to hand it to the user)",
+                            w.server,
+                            owner_of(input),
+                            w.server
+                        ),
+                    );
+                }
+            }
+            (Some(v), None) => {
+                if legacy {
+                    match doc.upsert(&w.container, &w.server, &w.value) {
+                        Ok(_) => {
+                            fp.actions.push(Action {
+                                op: "update",
+                                server: w.server.clone(),
+                                detail: "replaces the owner's legacy shape".into(),
+                            });
+                            fp.ledger
+                                .push(LedgerOp::Set(new_record(input, w, None, created_file)));
+                            kept_records += 1;
+                        }
+                        Err(e) => fp.errors.push(e.into()),
+                    }
+                } else if v == w.value {
+                    if opts.adopt {
+                        fp.actions.push(Action {
+                            op: "adopt",
+                            server: w.server.clone(),
+                            detail: "equal to the manifest; recorded as ours".into(),
+                        });
+                        fp.ledger
+                            .push(LedgerOp::Set(new_record(input, w, None, false)));
+                        kept_records += 1;
+                    } else {
+                        fp.actions.push(Action {
+                            op: "unowned-match",
+                            server: w.server.clone(),
+                            detail: "already as wanted but not written by mcpconf; left alone (`apply --adopt` records it as ours)".into(),
+                        });
+                    }
+                } else {
+                    refuse(
+                        &mut fp,
+                        "conflict",
+                        &w.server,
+                        "conflict",
+                        format!(
+                            "`{shown}` already has an entry `{}` that owner `{}` did not write and that differs from the manifest; mcpconf will not overwrite it (rename the server in the manifest, or rename or remove that entry by hand)",
+                            w.server,
+                            owner_of(input)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    // Entries we wrote that the manifest no longer wants here.
+    let mut removals: Vec<&Record> = input
+        .records
+        .iter()
+        .filter(|r| !wanted_pointers.contains(&r.pointer))
+        .collect();
+    // Remove the entries that come last in the file first, so each removal is the inverse of
+    // the append that made it.
+    removals.sort_by_key(|r| {
+        std::cmp::Reverse(
+            ledger::split_pointer(&r.pointer)
+                .and_then(|(c, n)| doc.position(&c, &n))
+                .unwrap_or(0),
+        )
+    });
+    let all_hints: Vec<Value> = input
+        .records
+        .iter()
+        .filter_map(|r| r.hints.clone())
+        .collect();
+    let hints = merge_hints(&all_hints);
+    for r in removals {
+        let Some((container, name)) = ledger::split_pointer(&r.pointer) else {
+            fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+            continue;
+        };
+        let mut path = container.clone();
+        path.push(name.clone());
+        let current = doc.get(&path).cloned();
+        match r.ownership(current.as_ref()) {
+            Ownership::Missing => fp.ledger.push(LedgerOp::Remove(r.pointer.clone())),
+            Ownership::Intact => match doc.remove(&container, &name, hints.as_ref()) {
+                Ok(()) => {
+                    fp.actions.push(Action {
+                        op: "remove",
+                        server: r.server.clone(),
+                        detail: String::new(),
+                    });
+                    fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+                }
+                Err(e) => fp.errors.push(e.into()),
+            },
+            Ownership::Drifted => refuse(
+                &mut fp,
+                "drift",
+                &r.server,
+                "drift",
+                format!(
+                    "entry `{}` in `{shown}` was edited since owner `{}` wrote it, so it is not removed; remove it by hand, or run `mcpconf release {}` to keep it as the user's",
+                    r.server,
+                    owner_of(input),
+                    r.server
+                ),
+            ),
+        }
+    }
+
+    // Legacy shapes: exact matches only.
+    for l in &input.legacy {
+        for c in &input.containers {
+            let p = ledger::pointer(c, &l.name);
+            if wanted_pointers.contains(&p) || input.records.iter().any(|r| r.pointer == p) {
+                continue;
+            }
+            let mut path = c.clone();
+            path.push(l.name.clone());
+            if doc.get(&path) == Some(&l.entry) {
+                match doc.remove(c, &l.name, None) {
+                    Ok(()) => fp.actions.push(Action {
+                        op: "legacy-remove",
+                        server: l.name.clone(),
+                        detail: "exact match of the owner's legacy shape".into(),
+                    }),
+                    Err(e) => fp.errors.push(e.into()),
+                }
+            }
+        }
+    }
+
+    if !fp.errors.is_empty() {
+        fp.status = Status::Refused;
+        fp.ledger.clear();
+        return fp;
+    }
+    let new = doc.to_bytes();
+    if created_file && kept_records == 0 && only_empty_objects(doc.root()) {
+        fp.delete = true;
+        fp.status = Status::Changed;
+    } else if new != bytes {
+        fp.new = Some(new);
+        fp.status = Status::Changed;
+    }
+    fp
+}
+
+fn owner_of(input: &FileInput) -> &str {
+    &input.owner
+}
+
+/// Every container on the way must be an object (or absent).
+fn check_containers(doc: &Doc, container: &[String]) -> Result<(), PlanError> {
+    for i in 1..=container.len() {
+        if let Some(v) = doc.get(&container[..i]) {
+            if !v.is_object() {
+                return Err(PlanError {
+                    code: "not-an-object",
+                    message: format!(
+                        "`{}` must be an object that holds servers, but it is {}",
+                        container[..i].join("."),
+                        kind_of(v)
+                    ),
+                    line: 1,
+                    column: 1,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn only_empty_objects(v: &Value) -> bool {
+    v.as_object()
+        .is_some_and(|m| m.values().all(only_empty_objects))
+}
+
+/// Hints of several records as one list (each record's hints are a JSON array).
+fn merge_hints(hints: &[Value]) -> Option<Value> {
+    let mut all = Vec::new();
+    for h in hints {
+        match h {
+            Value::Array(a) => {
+                for x in a {
+                    if !all.contains(x) {
+                        all.push(x.clone());
+                    }
+                }
+            }
+            other => all.push(other.clone()),
+        }
+    }
+    (!all.is_empty()).then_some(Value::Array(all))
+}

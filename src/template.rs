@@ -1,0 +1,175 @@
+//! Manifest strings with environment references: `${VAR}` is a reference, `$${` a literal `${`.
+//!
+//! A [`Template`] is the neutral form; each client dialect spells the references in its own
+//! syntax (`${VAR}`, `${env:VAR}`, `{env:VAR}`, …) or refuses when it cannot express them.
+
+/// One piece of a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// Literal text.
+    Lit(String),
+    /// An environment variable reference.
+    Var(String),
+}
+
+/// A parsed manifest string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    /// The string as written in the manifest.
+    pub raw: String,
+    /// Literal and reference parts, adjacent literals merged.
+    pub parts: Vec<Part>,
+}
+
+impl Template {
+    /// Parse `${VAR}` references; `$${` is a literal `${`. Errors are sentences without location.
+    pub fn parse(s: &str) -> Result<Template, String> {
+        let mut parts: Vec<Part> = Vec::new();
+        let mut lit = String::new();
+        let mut rest = s;
+        while let Some(i) = rest.find('$') {
+            lit.push_str(&rest[..i]);
+            let after = &rest[i..];
+            if let Some(tail) = after.strip_prefix("$${") {
+                lit.push_str("${");
+                rest = tail;
+            } else if let Some(tail) = after.strip_prefix("${") {
+                let Some(end) = tail.find('}') else {
+                    return Err(
+                        "a `${` reference is not closed with `}` (write `$${` for a literal `${`)"
+                            .into(),
+                    );
+                };
+                let name = &tail[..end];
+                if !valid_var(name) {
+                    return Err(format!(
+                        "`${{{name}}}` is not a valid environment reference: use letters, digits and `_`, not starting with a digit (write `$${{` for a literal `${{`)"
+                    ));
+                }
+                if !lit.is_empty() {
+                    parts.push(Part::Lit(std::mem::take(&mut lit)));
+                }
+                parts.push(Part::Var(name.to_string()));
+                rest = &tail[end + 1..];
+            } else {
+                lit.push('$');
+                rest = &after[1..];
+            }
+        }
+        lit.push_str(rest);
+        if !lit.is_empty() {
+            parts.push(Part::Lit(lit));
+        }
+        Ok(Template {
+            raw: s.to_string(),
+            parts,
+        })
+    }
+
+    /// A template holding only literal text.
+    pub fn literal(s: &str) -> Template {
+        Template {
+            raw: s.replace("${", "$${"),
+            parts: if s.is_empty() {
+                Vec::new()
+            } else {
+                vec![Part::Lit(s.to_string())]
+            },
+        }
+    }
+
+    /// Whether any reference occurs.
+    pub fn has_vars(&self) -> bool {
+        self.parts.iter().any(|p| matches!(p, Part::Var(_)))
+    }
+
+    /// The variable names referenced, in order.
+    pub fn vars(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Var(v) => Some(v.as_str()),
+            Part::Lit(_) => None,
+        })
+    }
+
+    /// If the whole template is exactly one reference, its name.
+    pub fn sole_var(&self) -> Option<&str> {
+        match self.parts.as_slice() {
+            [Part::Var(v)] => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The literal text, if there is no reference.
+    pub fn as_literal(&self) -> Option<String> {
+        let mut out = String::new();
+        for p in &self.parts {
+            match p {
+                Part::Lit(l) => out.push_str(l),
+                Part::Var(_) => return None,
+            }
+        }
+        Some(out)
+    }
+
+    /// Render with each reference spelled by `var` (e.g. `|v| format!("${{env:{v}}}")`).
+    pub fn render(&self, var: impl Fn(&str) -> String) -> String {
+        let mut out = String::new();
+        for p in &self.parts {
+            match p {
+                Part::Lit(l) => out.push_str(l),
+                Part::Var(v) => out.push_str(&var(v)),
+            }
+        }
+        out
+    }
+
+    /// Substitute references from an environment lookup (for `probe`); `None` if one is unset.
+    pub fn resolve(&self, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+        let mut out = String::new();
+        for p in &self.parts {
+            match p {
+                Part::Lit(l) => out.push_str(l),
+                Part::Var(v) => match lookup(v) {
+                    Some(val) => out.push_str(&val),
+                    None => return Err(v.clone()),
+                },
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn valid_var(name: &str) -> bool {
+    let mut c = name.chars();
+    matches!(c.next(), Some(f) if f == '_' || f.is_ascii_alphabetic())
+        && c.all(|ch| ch == '_' || ch.is_ascii_alphanumeric())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_references_and_escapes() {
+        let t = Template::parse("Bearer ${TOKEN}").unwrap();
+        assert_eq!(
+            t.parts,
+            vec![Part::Lit("Bearer ".into()), Part::Var("TOKEN".into())]
+        );
+        assert_eq!(t.render(|v| format!("${{env:{v}}}")), "Bearer ${env:TOKEN}");
+        let t = Template::parse("a$${b}$c").unwrap();
+        assert_eq!(t.parts, vec![Part::Lit("a${b}$c".into())]);
+        assert!(!t.has_vars());
+        assert_eq!(Template::parse("${X}").unwrap().sole_var(), Some("X"));
+        for bad in ["${", "${1X}", "${A-B}", "${}", "x ${env:A}"] {
+            assert!(Template::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn resolve_reports_missing() {
+        let t = Template::parse("${A}-${B}").unwrap();
+        let r = t.resolve(|v| (v == "A").then(|| "1".to_string()));
+        assert_eq!(r, Err("B".to_string()));
+    }
+}
