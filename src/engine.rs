@@ -604,6 +604,10 @@ pub fn apply(
         }
     }
 
+    let lock = lock_path(&settings.state_dir, owner);
+    if let Err(e) = fsio::create_parent_dirs(&lock) {
+        return fs_report(owner, &e, Exit::Io);
+    }
     let _ledger_lock = match fsio::lock_file(
         &lock_path(&settings.state_dir, owner),
         settings.lock_timeout,
