@@ -1,0 +1,543 @@
+//! CLI tests over the contract's surface: commands, exit codes, JSON output, refusals, actions,
+//! byte preservation. Each test runs the real binary in a scratch root/home/state.
+
+use std::fs;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+struct Env {
+    _dir: tempfile::TempDir,
+    base: PathBuf,
+}
+
+impl Env {
+    fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().to_path_buf();
+        for d in ["root", "home", "state"] {
+            fs::create_dir_all(base.join(d)).unwrap();
+        }
+        Env { _dir: dir, base }
+    }
+    fn root(&self) -> PathBuf {
+        self.base.join("root")
+    }
+    fn state(&self) -> PathBuf {
+        self.base.join("state")
+    }
+    fn path(&self, rel: &str) -> PathBuf {
+        self.root().join(rel)
+    }
+    fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(&p, content).unwrap();
+        p
+    }
+    fn read(&self, rel: &str) -> Vec<u8> {
+        fs::read(self.path(rel)).unwrap()
+    }
+    fn text(&self, rel: &str) -> String {
+        String::from_utf8(self.read(rel)).unwrap()
+    }
+    fn manifest(&self, text: &str) {
+        fs::write(self.base.join("mcpconf.toml"), text).unwrap();
+    }
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcpconf"));
+        c.args(args)
+            .arg("-m")
+            .arg(self.base.join("mcpconf.toml"))
+            .arg("--root")
+            .arg(self.root())
+            .arg("--home")
+            .arg(self.base.join("home"))
+            .arg("--state-dir")
+            .arg(self.state())
+            .env("NO_COLOR", "1")
+            .env_remove("MCPCONF_MANIFEST")
+            .env_remove("MCPCONF_STATE_DIR")
+            .stdin(Stdio::null());
+        c
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().unwrap()
+    }
+    /// Run with `--format json`; returns (exit code, document).
+    fn json(&self, args: &[&str]) -> (i32, Value) {
+        let mut a = args.to_vec();
+        a.extend(["--format", "json"]);
+        let out = self.run(&a);
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}): {}\nstderr: {}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (out.status.code().unwrap_or(-1), doc)
+    }
+}
+
+const SERVERS: &str = r#"
+[servers.openab]
+url = "http://127.0.0.1:8848/mcp"
+headers = { Authorization = "Bearer ${OPENAB_SESSION_TOKEN}" }
+
+[servers.browser]
+command = "agent-browser"
+args = ["mcp", "--tools", "core"]
+env = { IDLE_MS = "3600000" }
+"#;
+
+fn manifest_for(targets: &str) -> String {
+    format!("owner = \"openab\"\n{SERVERS}\n{targets}")
+}
+
+fn codes(doc: &Value) -> Vec<String> {
+    doc["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn ops(doc: &Value, file: usize) -> Vec<(String, String)> {
+    doc["files"][file]["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["op"].as_str().unwrap().to_string(),
+                a["server"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn pair(op: &str, server: &str) -> (String, String) {
+    (op.to_string(), server.to_string())
+}
+
+#[test]
+fn schema_command_prints_the_shipped_schema() {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        .arg("schema")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let shipped = fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/manifest.schema.json")).unwrap();
+    assert_eq!(out.stdout, shipped);
+    let v: Value = serde_json::from_slice(&shipped).unwrap();
+    assert_eq!(v["required"], serde_json::json!(["owner", "servers", "targets"]));
+}
+
+#[test]
+fn clients_lists_every_client_with_paths() {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        .args(["clients", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = v["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    for id in ["json", "cursor", "claude-code", "kiro"] {
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
+    }
+    let text = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        .arg("clients")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains(".cursor/mcp.json"));
+    assert!(text.contains(".kiro/settings/mcp.json"));
+    assert!(text.contains("${env:VAR}"));
+}
+
+#[test]
+fn manifest_errors_exit_2_with_line_and_column() {
+    let e = Env::new();
+    e.manifest("owner = \"openab\"\n[servers.a]\ncommand = \"x\"\n[[targets]]\nclient = \"cursor\"\nservrs = [\"a\"]\n");
+    let (code, doc) = e.json(&["plan"]);
+    assert_eq!(code, 2);
+    let err = &doc["errors"][0];
+    assert_eq!(err["code"], "manifest-error");
+    assert_eq!((err["line"].as_u64(), err["column"].as_u64()), (Some(6), Some(1)));
+    assert!(err["message"].as_str().unwrap().contains("did you mean `servers`?"));
+    let out = e.run(&["plan"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("mcpconf.toml:6:1"), "{stderr}");
+
+    e.manifest("owner = \"openab\"\n[servers.a]\ncommand = \"x\"\nurl = \"http://h\"\n[[targets]]\nclient = \"cursor\"\n");
+    let (code, doc) = e.json(&["plan"]);
+    assert_eq!(code, 2);
+    assert!(doc["errors"][0]["message"].as_str().unwrap().contains("both `command` and `url`"));
+}
+
+#[test]
+fn plan_writes_nothing_and_apply_creates_0600() {
+    let e = Env::new();
+    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n"));
+    let (code, doc) = e.json(&["plan"]);
+    assert_eq!(code, 0);
+    assert_eq!(doc["changed"], true);
+    assert_eq!(doc["files"][0]["status"], "created");
+    assert!(!e.path(".cursor").exists(), "plan must not create anything");
+    assert_eq!(fs::read_dir(e.state()).unwrap().count(), 0, "plan writes no ledger");
+    let check = e.run(&["plan", "--check"]);
+    assert_eq!(check.status.code(), Some(1));
+
+    let (code, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(code, 0, "{doc}");
+    assert_eq!(doc["changed"], true);
+    let p = e.path(".cursor/mcp.json");
+    assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
+    let v: Value = serde_json::from_slice(&e.read(".cursor/mcp.json")).unwrap();
+    assert_eq!(
+        v["mcpServers"]["openab"]["headers"]["Authorization"],
+        "Bearer ${env:OPENAB_SESSION_TOKEN}"
+    );
+    assert_eq!(v["mcpServers"]["browser"]["args"], serde_json::json!(["mcp", "--tools", "core"]));
+
+    // Nothing to do: nothing written (same inode, same mtime).
+    let before = fs::metadata(&p).unwrap();
+    let (code, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(code, 0);
+    assert_eq!(doc["changed"], false);
+    assert_eq!(doc["files"][0]["status"], "unchanged");
+    let after = fs::metadata(&p).unwrap();
+    assert_eq!((before.ino(), before.mtime_nsec()), (after.ino(), after.mtime_nsec()));
+    assert_eq!(e.run(&["plan", "--check"]).status.code(), Some(0));
+}
+
+#[test]
+fn apply_without_yes_and_without_terminal_refuses_with_exit_2() {
+    let e = Env::new();
+    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n"));
+    let out = e.run(&["apply"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("+++"), "the diff is shown first: {stdout}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--yes"));
+    assert!(!e.path(".cursor/mcp.json").exists());
+}
+
+/// Every fail-closed refusal: exit 3, a stable code, the file byte-identical with its mtime,
+/// and nothing written to the other (valid) target either.
+#[test]
+fn refusals_leave_every_file_untouched() {
+    let deep = format!("{{\"a\":{}1{}}}", "[".repeat(5000), "]".repeat(5000));
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("trailing comma", b"{\"mcpServers\": {},}\n".to_vec(), "parse-error"),
+        ("comment", b"{ // c\n\"mcpServers\": {}}\n".to_vec(), "parse-error"),
+        ("duplicate key", b"{\"mcpServers\": {\"a\": {\"x\": 1, \"x\": 2}}}".to_vec(), "duplicate-key"),
+        ("invalid utf-8", b"{\"a\": \"\xff\"}".to_vec(), "invalid-utf8"),
+        ("NaN", b"{\"a\": NaN}".to_vec(), "parse-error"),
+        ("lone surrogate", b"{\"a\": \"\\ud800\"}".to_vec(), "parse-error"),
+        ("too deep", deep.into_bytes(), "too-deep"),
+        ("empty", b"".to_vec(), "empty-file"),
+        ("whitespace", b"  \n\n".to_vec(), "empty-file"),
+        ("array root", b"[]".to_vec(), "not-an-object"),
+        ("container not object", b"{\"mcpServers\": []}".to_vec(), "not-an-object"),
+        ("truncated", b"{\"mcpServers\": {\"a\": ".to_vec(), "parse-error"),
+        ("single quotes", b"{'mcpServers': {}}".to_vec(), "parse-error"),
+    ];
+    for (what, content, code) in cases {
+        let e = Env::new();
+        e.manifest(&manifest_for(
+            "[[targets]]\nclient = \"kiro\"\n[[targets]]\nclient = \"cursor\"\n",
+        ));
+        let good = e.write(".kiro/settings/mcp.json", "{\"mcpServers\": {}}\n");
+        let bad = e.write(".cursor/mcp.json", &content);
+        let good_m = fs::metadata(&good).unwrap();
+        let bad_m = fs::metadata(&bad).unwrap();
+        let (exit, doc) = e.json(&["apply", "--yes"]);
+        assert_eq!(exit, 3, "{what}: {doc}");
+        assert!(codes(&doc).contains(&code.to_string()), "{what}: {doc}");
+        let err = doc["errors"].as_array().unwrap().iter().find(|x| x["code"] == code).unwrap();
+        assert!(err["line"].as_u64().unwrap() >= 1 && err["column"].as_u64().unwrap() >= 1);
+        assert!(err["path"].as_str().unwrap().ends_with(".cursor/mcp.json"), "{what}: {err}");
+        assert_eq!(fs::read(&bad).unwrap(), content, "{what}: refused file changed");
+        assert_eq!(fs::metadata(&bad).unwrap().mtime_nsec(), bad_m.mtime_nsec(), "{what}");
+        assert_eq!(fs::read(&good).unwrap(), b"{\"mcpServers\": {}}\n", "{what}: other target written");
+        assert_eq!(fs::metadata(&good).unwrap().mtime_nsec(), good_m.mtime_nsec(), "{what}");
+        let stray: Vec<_> = fs::read_dir(e.path(".cursor")).unwrap().collect();
+        assert_eq!(stray.len(), 1, "{what}: stray files left");
+        assert_eq!(doc["changed"], false, "{what}");
+    }
+}
+
+#[test]
+fn positions_of_refusals_are_exact() {
+    let e = Env::new();
+    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n"));
+    e.write(".cursor/mcp.json", "{\n  \"mcpServers\": {\n    \"a\": 1,\n    \"a\": 2\n  }\n}\n");
+    let (exit, doc) = e.json(&["plan"]);
+    assert_eq!(exit, 3);
+    let err = &doc["errors"][0];
+    assert_eq!(err["code"], "duplicate-key");
+    assert_eq!(err["line"], 4, "{err}");
+    let out = e.run(&["plan"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(".cursor/mcp.json:4:"), "{stderr}");
+    assert!(stderr.contains("cursor"), "the client is named: {stderr}");
+}
+
+#[test]
+fn special_files_and_links_are_refused() {
+    // A directory where the file should be.
+    let e = Env::new();
+    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n"));
+    fs::create_dir_all(e.path(".cursor/mcp.json")).unwrap();
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 3, "{doc}");
+    assert_eq!(codes(&doc), vec!["not-a-file"]);
+
+    // A FIFO: refused without blocking.
+    let e = Env::new();
+    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n"));
+    fs::create_dir_all(e.path(".cursor")).unwrap();
+    let fifo = e.path(".cursor/mcp.json");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 3);
+    assert_eq!(codes(&doc), vec!["not-a-file"]);
+
+    // A symlink loop.
+    let e = Env::new();
+    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n"));
+    fs::create_dir_all(e.path(".cursor")).unwrap();
+    std::os::unix::fs::symlink("b.json", e.path(".cursor/mcp.json")).unwrap();
+    std::os::unix::fs::symlink("mcp.json", e.path(".cursor/b.json")).unwrap();
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 3);
+    assert_eq!(codes(&doc), vec!["symlink-loop"]);
+}
+
+#[test]
+fn a_symlinked_file_stays_a_symlink() {
+    let e = Env::new();
+    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n"));
+    let real = e.write("dotfiles/cursor.json", "{\"mcpServers\": {}}\n");
+    fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
+    fs::create_dir_all(e.path(".cursor")).unwrap();
+    std::os::unix::fs::symlink("../dotfiles/cursor.json", e.path(".cursor/mcp.json")).unwrap();
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    let link = fs::symlink_metadata(e.path(".cursor/mcp.json")).unwrap();
+    assert!(link.file_type().is_symlink());
+    let v: Value = serde_json::from_slice(&fs::read(&real).unwrap()).unwrap();
+    assert!(v["mcpServers"]["openab"].is_object());
+    assert_eq!(fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o640);
+}
+
+#[test]
+fn conflicts_unowned_matches_and_adopt() {
+    let e = Env::new();
+    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\nservers = [\"browser\"]\n"));
+    // The user's own entry of the same name, different: conflict.
+    let original = "{\"mcpServers\": {\"browser\": {\"command\": \"my-browser\"}}}\n";
+    e.write(".cursor/mcp.json", original);
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 3);
+    assert_eq!(codes(&doc), vec!["conflict"]);
+    assert_eq!(ops(&doc, 0), vec![pair("conflict", "browser")]);
+    assert_eq!(e.text(".cursor/mcp.json"), original);
+
+    // Equal to what we want but not ours: left alone, reported.
+    let equal = "{\"mcpServers\": {\"browser\": {\"command\": \"agent-browser\", \"args\": [\"mcp\", \"--tools\", \"core\"], \"env\": {\"IDLE_MS\": \"3600000\"}}}}\n";
+    e.write(".cursor/mcp.json", equal);
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0);
+    assert_eq!(ops(&doc, 0), vec![pair("unowned-match", "browser")]);
+    assert_eq!(doc["changed"], false);
+    // Not ours: prune does not touch it.
+    let (exit, _) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 0);
+    assert_eq!(e.text(".cursor/mcp.json"), equal);
+
+    // --adopt records it; then a manifest change updates it, and prune removes it.
+    let (exit, doc) = e.json(&["apply", "--yes", "--adopt"]);
+    assert_eq!(exit, 0);
+    assert_eq!(ops(&doc, 0), vec![pair("adopt", "browser")]);
+    assert_eq!(e.text(".cursor/mcp.json"), equal, "adopt writes no file");
+    let status = e.run(&["status", "--format", "json"]);
+    let st: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(st["records"][0]["state"], "intact");
+    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\nservers = [\"browser\"]\n").replace("\"core\"", "\"all\""));
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    assert_eq!(ops(&doc, 0), vec![pair("update", "browser")]);
+    let (exit, doc) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 0);
+    assert_eq!(ops(&doc, 0), vec![pair("remove", "browser")]);
+    let v: Value = serde_json::from_slice(&e.read(".cursor/mcp.json")).unwrap();
+    assert_eq!(v["mcpServers"], serde_json::json!({}));
+}
+
+#[test]
+fn drift_is_refused_by_apply_and_prune() {
+    let e = Env::new();
+    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n"));
+    assert_eq!(e.json(&["apply", "--yes"]).0, 0);
+    // The user edits our entry.
+    let edited = e.text(".cursor/mcp.json").replace("agent-browser", "my-fork");
+    e.write(".cursor/mcp.json", &edited);
+    let status = e.run(&["status", "--format", "json"]);
+    let st: Value = serde_json::from_slice(&status.stdout).unwrap();
+    let states: Vec<&str> = st["records"].as_array().unwrap().iter().map(|r| r["state"].as_str().unwrap()).collect();
+    assert!(states.contains(&"drifted") && states.contains(&"intact"), "{st}");
+    // A manifest change to the drifted entry: refused.
+    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n").replace("\"core\"", "\"all\""));
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 3);
+    assert_eq!(codes(&doc), vec!["drift"]);
+    assert_eq!(e.text(".cursor/mcp.json"), edited);
+    // Prune refuses too, and writes nothing (not even the intact entry's removal).
+    let (exit, doc) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 3);
+    assert_eq!(codes(&doc), vec!["drift"]);
+    assert_eq!(e.text(".cursor/mcp.json"), edited);
+}
+
+#[test]
+fn switching_modes_removes_only_owned_and_legacy_entries() {
+    let e = Env::new();
+    let user = "{\n  \"mcpServers\": {\n    \"mine\": {\"command\": \"x\"},\n    \"openab-browser\": {\"command\": \"openab\", \"args\": [\"browser-bridge\"]},\n    \"lookalike\": {\"command\": \"openab\", \"args\": [\"browser-bridge\", \"--debug\"]}\n  }\n}\n";
+    e.write(".cursor/mcp.json", user);
+    let legacy = "\n[[legacy]]\nname = \"openab-browser\"\nentry = { command = \"openab\", args = [\"browser-bridge\"] }\n[[legacy]]\nname = \"lookalike\"\nentry = { command = \"openab\", args = [\"browser-bridge\"] }\n";
+    e.manifest(&(manifest_for("[[targets]]\nclient = \"cursor\"\n") + legacy));
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    let got = ops(&doc, 0);
+    assert!(got.contains(&pair("legacy-remove", "openab-browser")), "{got:?}");
+    assert!(!got.iter().any(|(_, s)| s == "lookalike" || s == "mine"), "{got:?}");
+    let v: Value = serde_json::from_slice(&e.read(".cursor/mcp.json")).unwrap();
+    let names: Vec<&String> = v["mcpServers"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["mine", "lookalike", "openab", "browser"]);
+
+    // Mode switch: the manifest drops `browser` and moves to Kiro only.
+    e.manifest(&(manifest_for("[[targets]]\nclient = \"kiro\"\nservers = [\"openab\"]\n") + legacy));
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    let v: Value = serde_json::from_slice(&e.read(".cursor/mcp.json")).unwrap();
+    let names: Vec<&String> = v["mcpServers"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["mine", "lookalike"], "only owned entries are removed");
+    let k: Value = serde_json::from_slice(&e.read(".kiro/settings/mcp.json")).unwrap();
+    assert!(k["mcpServers"]["openab"].is_object());
+}
+
+#[test]
+fn json_report_has_the_contract_shape() {
+    let e = Env::new();
+    e.manifest(&manifest_for("[[targets]]\nclient = \"claude-code\"\n"));
+    let (exit, doc) = e.json(&["plan"]);
+    assert_eq!(exit, 0);
+    assert_eq!(doc["format_version"], 1);
+    assert_eq!(doc["owner"], "openab");
+    assert_eq!(doc["changed"], true);
+    let f = &doc["files"][0];
+    assert!(f["path"].as_str().unwrap().ends_with("/root/.mcp.json"));
+    assert!(Path::new(f["path"].as_str().unwrap()).is_absolute());
+    assert_eq!(f["client"], "claude-code");
+    assert_eq!(f["status"], "created");
+    assert_eq!(ops(&doc, 0), vec![pair("add", "openab"), pair("add", "browser")]);
+    assert!(f["diff"].as_str().unwrap().contains("+      \"type\": \"http\""), "{}", f["diff"]);
+    assert_eq!(doc["errors"], serde_json::json!([]));
+}
+
+#[test]
+fn secrets_never_appear_in_output() {
+    let e = Env::new();
+    e.manifest(
+        "owner = \"o\"\n[servers.api]\nurl = \"https://api.example/mcp\"\nheaders = { Authorization = \"Bearer sk-live-TOPSECRET-123\" }\n[[targets]]\nclient = \"cursor\"\n",
+    );
+    e.write(
+        ".cursor/mcp.json",
+        "{\"mcpServers\": {\"gh\": {\"command\": \"npx\", \"env\": {\"GITHUB_TOKEN\": \"ghp_USERSECRET0000\"}}}}\n",
+    );
+    for args in [&["plan"][..], &["plan", "--format", "json"], &["apply", "--yes"], &["prune", "--yes", "--format", "json"]] {
+        let out = e.run(args);
+        for stream in [&out.stdout, &out.stderr] {
+            let s = String::from_utf8_lossy(stream);
+            assert!(!s.contains("TOPSECRET") && !s.contains("USERSECRET"), "{args:?}: {s}");
+        }
+    }
+    let out = e.run(&["plan", "--format", "json"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("<redacted>"));
+    for entry in walk(&e.state()) {
+        let bytes = fs::read(&entry).unwrap();
+        let s = String::from_utf8_lossy(&bytes);
+        assert!(!s.contains("TOPSECRET") && !s.contains("USERSECRET"), "{}", entry.display());
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn cannot_express_fails_closed() {
+    let e = Env::new();
+    e.manifest("owner = \"o\"\n[servers.s]\ncommand = \"x\"\ncwd = \"/srv\"\n[[targets]]\nclient = \"cursor\"\n[[targets]]\nclient = \"json\"\npath = \"generic.json\"\n");
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 3);
+    assert_eq!(codes(&doc), vec!["cannot-express"]);
+    let msg = doc["errors"][0]["message"].as_str().unwrap();
+    assert!(msg.contains("cursor") && msg.contains("`s`") && msg.contains("cwd"), "{msg}");
+    assert!(!e.path("generic.json").exists(), "nothing is written to any target");
+}
+
+#[test]
+fn prune_restores_original_bytes_of_a_commented_file() {
+    let e = Env::new();
+    e.manifest(&manifest_for("[[targets]]\nclient = \"json\"\npath = \"agent/mcp.jsonc\"\n"));
+    let original = "\u{feff}// my servers\r\n{\r\n\t\"mcpServers\": {\r\n\t\t/* keep */ \"mine\": {\"command\": \"x\", \"n\": 12345678901234567890, \"f\": 1.50},\r\n\t},\r\n\t\"other\": [1, 2,],\r\n}\r\n";
+    e.write("agent/mcp.jsonc", original);
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    let applied = e.text("agent/mcp.jsonc");
+    assert!(applied.starts_with("\u{feff}// my servers\r\n"), "{applied:?}");
+    assert!(applied.contains("12345678901234567890") && applied.contains("1.50"));
+    assert!(!applied.replace("\r\n", "").contains('\n'), "CRLF kept: {applied:?}");
+    assert!(applied.contains("\t\t\"openab\""), "tab indentation followed: {applied:?}");
+    let (exit, _) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 0);
+    assert_eq!(e.text("agent/mcp.jsonc"), original);
+}
+
+#[test]
+fn apply_then_prune_of_a_created_file_removes_it() {
+    let e = Env::new();
+    e.manifest(&manifest_for("[[targets]]\nclient = \"kiro\"\n"));
+    assert_eq!(e.json(&["apply", "--yes"]).0, 0);
+    assert!(e.path(".kiro/settings/mcp.json").exists());
+    let (exit, doc) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    assert!(!e.path(".kiro/settings/mcp.json").exists());
+    // Prune with --owner works without a manifest.
+    fs::remove_file(e.base.join("mcpconf.toml")).unwrap();
+    let out = e.run(&["prune", "--owner", "openab", "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
