@@ -98,10 +98,18 @@ impl Doc {
             .map_err(edit_error)
     }
 
-    /// Byte offset of an entry in the text (to order removals), if known.
+    /// Index of an entry among its container's entries, in document order (to remove the
+    /// entries that come last first).
     pub fn position(&self, container: &[String], name: &str) -> Option<usize> {
-        let _ = (container, name);
-        None
+        self.get(container)?
+            .as_object()?
+            .keys()
+            .position(|k| k == name)
+    }
+
+    /// 1-based line and column of the entry at `path`, if it exists.
+    pub fn location(&self, path: &[String]) -> Option<(usize, usize)> {
+        self.inner.location(path)
     }
 
     /// The bytes to write.

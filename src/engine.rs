@@ -324,10 +324,30 @@ fn specs(
                 .and_then(|s| d.scope(s))
                 .unwrap_or_else(|| d.default_scope());
             let path = d.path(scope, t.path.as_deref(), &ctx);
-            let (real, refusal) = match fsio::resolve(&path) {
+            let (real, mut refusal) = match fsio::resolve(&path) {
                 Ok(r) => (r, None),
                 Err(e) => (path.clone(), Some(PlanError::file(e.code, e.message))),
             };
+            // A project file is written inside the project: a link planted in a cloned
+            // repository must not redirect the write elsewhere.
+            let explicit_abs = t
+                .path
+                .as_deref()
+                .is_some_and(|p| Path::new(p).is_absolute());
+            if refusal.is_none() && scope.base == dialect::Base::Root && !explicit_abs {
+                let root = fsio::resolve(&settings.root).unwrap_or_else(|_| settings.root.clone());
+                if !real.starts_with(&root) {
+                    refusal = Some(PlanError::file(
+                        "symlink-escape",
+                        format!(
+                            "`{}` is a link to `{}`, outside the project root `{}`; mcpconf does not follow project links out of the project (use a user-scope target or an absolute `path`)",
+                            path.display(),
+                            real.display(),
+                            root.display()
+                        ),
+                    ));
+                }
+            }
             let key = real.display().to_string();
             let spec = by_key.entry(key.clone()).or_insert_with(|| {
                 order.push(key.clone());
@@ -593,14 +613,13 @@ pub fn apply(
     };
     let pre_specs = specs(settings, manifest, &pre_ledger, mode);
     for s in &pre_specs {
-        if s.refusal.is_none() && !s.wants.is_empty() && s.create {
-            if let Some(parent) = s.real.parent() {
-                if !parent.exists() {
-                    if let Err(e) = fsio::create_parent_dirs(&s.real) {
-                        return fs_report(owner, &e, Exit::Io);
-                    }
-                }
-            }
+        if s.refusal.is_none()
+            && !s.wants.is_empty()
+            && s.create
+            && s.real.parent().is_some_and(|p| !p.exists())
+            && let Err(e) = fsio::create_parent_dirs(&s.real)
+        {
+            return fs_report(owner, &e, Exit::Io);
         }
     }
 

@@ -1,92 +1,3053 @@
-//! TEMPORARY STUB — replaced by the real splice editor.
-#![allow(missing_docs, dead_code)]
-use serde_json::Value;
-#[derive(Debug, Clone, Copy)]
+//! Byte-preserving reading and editing of JSON / JSONC agent config files.
+//!
+//! # What this module owns
+//!
+//! * **Reading, fail closed.** [`JsonDoc::parse`] runs a small, strict, *iterative* (never recursive)
+//!   parser written for this module. It accepts exactly RFC 8259 JSON plus, depending on [`Syntax`],
+//!   `//` / `/* */` comments and trailing commas. Everything else (single quotes, unquoted keys, hex,
+//!   `+1`, `.5`, `NaN`, lone surrogates, raw control characters, trailing data, …) is refused with a
+//!   stable [`ReadError::code`] and the 1-based line/column of the offending token. It also refuses
+//!   duplicate keys at any depth (JSON readers silently keep one of them), nesting deeper than
+//!   [`MAX_DEPTH`], and a root that is not an object. A leading UTF-8 BOM is accepted and re-emitted.
+//!   As defence in depth, every accepted text is parsed a second time by `serde_json` (after
+//!   comments and trailing commas are blanked to spaces, which keeps all offsets) and both values must
+//!   agree.
+//! * **Editing by splicing.** The parser records the byte span of every object, key, value and comma.
+//!   [`JsonDoc::upsert`] and [`JsonDoc::remove`] compute a few `(range, replacement)` splices from those
+//!   spans, so only the bytes of the entry being changed (plus, at most, one separator comma) differ
+//!   afterwards. Comments, key order, number spellings, string escapes, indentation, line endings and
+//!   the BOM of everything else stay byte-for-byte. New text follows the file's style: indentation unit,
+//!   newline kind, `":"` spacing, trailing-comma use, and one-line vs multi-line layout of the object.
+//! * **Exact undo.** An upsert that creates containers or fills an empty object returns [`UndoHint`]s
+//!   (structure and whitespace only, never values) so that the matching [`JsonDoc::remove`] restores the
+//!   original bytes exactly.
+//! * **Verification.** After every edit the new text is re-parsed with the same [`Syntax`] and its value
+//!   must equal the old value with exactly the intended change (compared in place, without cloning the
+//!   root), and the serde_json cross-check must pass; otherwise the edit is refused with
+//!   `internal-edit-error` and the document is left untouched.
+//!
+//! # Numbers
+//!
+//! Floats are read with Rust's correctly rounded parser (what `JSON.parse` gives the agent apps), so a
+//! float written by an upsert (shortest round-trip spelling) always reads back identically. serde_json
+//! without `float_roundtrip` can be one ulp off; the cross-check tolerates a few ulps for that reason.
+//! A number outside the `f64` range (`1e400`) is refused as `parse-error`.
+//!
+//! # What it must never do
+//!
+//! No I/O, no panics (no `unwrap`, no unchecked indexing on input-derived positions), no unbounded
+//! recursion on input, and no reformatting of bytes the user wrote.
+
+use std::fmt;
+
+use serde_json::{Map, Number, Value};
+
+/// Deepest nesting of objects/arrays that is accepted (the root object is depth 1).
+pub const MAX_DEPTH: usize = 128;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The dialect a config file is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Syntax {
+    /// Strict RFC 8259 JSON: no comments, no trailing commas (`.cursor/mcp.json`, `~/.claude.json`).
     Json,
+    /// JSON plus `//` and `/* */` comments; trailing commas are refused (Gemini settings).
     JsonComments,
+    /// JSON plus comments and trailing commas (VS Code, Zed and generic JSONC).
     Jsonc,
 }
+
+impl Syntax {
+    fn comments(self) -> bool {
+        !matches!(self, Syntax::Json)
+    }
+    fn trailing_commas(self) -> bool {
+        matches!(self, Syntax::Jsonc)
+    }
+}
+
+/// Why a file was refused. `code` is stable and meant for programs; `message` is one lower-case
+/// sentence for people. `line` and `column` are 1-based; `column` counts characters (not bytes) on
+/// the line, after any BOM. A whole-file problem is reported at 1:1.
+///
+/// Codes: `invalid-utf8`, `empty-file`, `parse-error`, `duplicate-key`, `too-deep`, `not-an-object`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadError {
+    /// Stable machine-readable code.
     pub code: &'static str,
+    /// One clear lower-case sentence.
     pub message: String,
+    /// 1-based line of the offending token.
     pub line: usize,
+    /// 1-based column (in characters) of the offending token.
     pub column: usize,
 }
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: {} ({})",
+            self.line, self.column, self.message, self.code
+        )
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Why an edit was refused; the document is unchanged when this is returned.
+///
+/// Codes: `not-an-object` (a container on the path is not an object; position of that value),
+/// `not-found` (remove: no such entry/container), `too-deep` (the result would nest deeper than
+/// [`MAX_DEPTH`]), `invalid-hint` (an [`UndoHint`] holds non-whitespace), `internal-edit-error`
+/// (the edited text did not re-parse to exactly the intended value; a bug, nothing was changed).
+/// `line`/`column` are 1-based, or 1:1 when there is no meaningful position.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EditError {
+    /// Stable machine-readable code.
     pub code: &'static str,
+    /// One clear lower-case sentence.
     pub message: String,
+    /// 1-based line.
     pub line: usize,
+    /// 1-based column (in characters).
     pub column: usize,
 }
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum UndoHint {
-    X,
+
+impl fmt::Display for EditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: {} ({})",
+            self.line, self.column, self.message, self.code
+        )
+    }
 }
+
+impl std::error::Error for EditError {}
+
+/// What an [`JsonDoc::upsert`] did besides writing the entry, so that [`JsonDoc::remove`] can restore
+/// the original bytes. Holds only key paths and whitespace, never values; meant to be persisted.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum UndoHint {
+    /// The upsert created the object at `path` (and every object below it on the container path).
+    /// Remove deletes such objects again when they have become empty.
+    Created {
+        /// Key path from the root to the created object.
+        path: Vec<String>,
+    },
+    /// The object at `path` was empty and its inner text (between `{` and `}`) was `inner`, which is
+    /// whitespace only. Remove restores it when the object is empty again.
+    EmptyInner {
+        /// Key path from the root to the object.
+        path: Vec<String>,
+        /// The original whitespace between the braces.
+        inner: String,
+    },
+}
+
+/// A parsed config file that can be edited without reformatting it.
 #[derive(Debug, Clone)]
 pub struct JsonDoc {
-    v: Value,
+    syntax: Syntax,
+    bom: bool,
+    text: String,
+    root: Value,
+    tree: Tree,
 }
+
 impl JsonDoc {
-    pub fn parse(bytes: &[u8], _s: Syntax) -> Result<JsonDoc, ReadError> {
-        let v: Value = serde_json::from_slice(bytes).map_err(|e| ReadError {
-            code: "parse-error",
-            message: e.to_string(),
-            line: e.line(),
-            column: e.column(),
-        })?;
-        if !v.is_object() {
-            return Err(ReadError {
-                code: "not-an-object",
-                message: "root is not an object".into(),
-                line: 1,
-                column: 1,
-            });
-        }
-        Ok(JsonDoc { v })
+    /// Parses `bytes` (optionally starting with a UTF-8 BOM) in the given syntax, refusing anything
+    /// ambiguous or invalid; see [`ReadError`] for the codes.
+    pub fn parse(bytes: &[u8], syntax: Syntax) -> Result<JsonDoc, ReadError> {
+        let (bom, body) = match bytes.strip_prefix(BOM) {
+            Some(rest) => (true, rest),
+            None => (false, bytes),
+        };
+        let text = match std::str::from_utf8(body) {
+            Ok(t) => t,
+            Err(e) => {
+                let at = e.valid_up_to();
+                let (line, column) = body
+                    .get(..at)
+                    .and_then(|p| std::str::from_utf8(p).ok())
+                    .map_or((1, 1), |p| line_col(p, at));
+                return Err(ReadError {
+                    code: "invalid-utf8",
+                    message: format!("the file is not valid utf-8 (bad byte at offset {at})"),
+                    line,
+                    column,
+                });
+            }
+        };
+        let parsed = parse_text(text, syntax)?;
+        Ok(JsonDoc {
+            syntax,
+            bom,
+            text: text.to_owned(),
+            root: parsed.root,
+            tree: parsed.tree,
+        })
     }
+
+    /// The parsed root value (always an object).
     pub fn value(&self) -> &Value {
-        &self.v
+        &self.root
     }
+
+    /// The syntax this document was parsed with.
+    pub fn syntax(&self) -> Syntax {
+        self.syntax
+    }
+
+    /// The value at a key path (`[]` is the root), if every step exists and is an object.
     pub fn get(&self, path: &[String]) -> Option<&Value> {
-        let mut v = &self.v;
-        for p in path {
-            v = v.get(p)?;
+        let mut cur = &self.root;
+        for key in path {
+            cur = cur.as_object()?.get(key)?;
         }
-        Some(v)
+        Some(cur)
     }
+
+    /// 1-based line and column of the key of the member at `path` (a non-empty key path), if it
+    /// exists; used to point errors such as a conflict at the entry itself.
+    pub fn location(&self, path: &[String]) -> Option<(usize, usize)> {
+        let (last, parents) = path.split_last()?;
+        let mut obj = 0usize;
+        self.tree.objs.first()?;
+        for key in parents {
+            let m = self
+                .tree
+                .objs
+                .get(obj)?
+                .members
+                .iter()
+                .rev()
+                .find(|m| &m.key == key)?;
+            obj = m.obj?;
+        }
+        let m = self
+            .tree
+            .objs
+            .get(obj)?
+            .members
+            .iter()
+            .rev()
+            .find(|m| &m.key == last)?;
+        Some(line_col(&self.text, m.key_start))
+    }
+
+    /// The file's bytes: the BOM (if the input had one) followed by the current text.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.text.len() + 3);
+        if self.bom {
+            out.extend_from_slice(BOM);
+        }
+        out.extend_from_slice(self.text.as_bytes());
+        out
+    }
+
+    /// Sets `name` inside the object at key path `container` (e.g. `["mcpServers"]` or
+    /// `["projects", "/abs/dir", "mcpServers"]`), creating missing containers as objects.
+    ///
+    /// If `name` exists only its value's bytes are replaced; otherwise the entry is appended after the
+    /// last entry, in the object's layout (one-line or multi-line) and the file's indentation, newline,
+    /// colon spacing and trailing-comma style. Returns the hints that [`JsonDoc::remove`] needs to
+    /// restore the exact original bytes (empty when nothing had to be created).
+    ///
+    /// Errors: `not-an-object` if a container on the path exists but is not an object, `too-deep`,
+    /// `internal-edit-error`. On error the document is unchanged.
     pub fn upsert(
         &mut self,
-        c: &[String],
+        container: &[String],
         name: &str,
         value: &Value,
     ) -> Result<Vec<UndoHint>, EditError> {
-        let mut v = &mut self.v;
-        for p in c {
-            v = v
-                .as_object_mut()
-                .unwrap()
-                .entry(p.clone())
-                .or_insert(Value::Object(Default::default()));
+        let depth = container.len() + 1 + value_depth(value);
+        if depth > MAX_DEPTH {
+            return Err(edit_err_at(
+                "too-deep",
+                format!(
+                    "the entry would be nested {depth} levels deep, more than the limit of {MAX_DEPTH}"
+                ),
+                1,
+                1,
+            ));
         }
-        v.as_object_mut()
-            .unwrap()
-            .insert(name.into(), value.clone());
-        Ok(vec![])
+        // Walk the existing part of the container path.
+        let mut obj = 0usize;
+        let mut existing = 0usize;
+        for key in container {
+            let Some(o) = self.tree.objs.get(obj) else {
+                return Err(internal("object index out of range"));
+            };
+            match o.members.iter().find(|m| &m.key == key) {
+                Some(m) => match m.obj {
+                    Some(child) => {
+                        obj = child;
+                        existing += 1;
+                    }
+                    None => {
+                        let (line, column) = line_col(&self.text, m.value_start);
+                        return Err(edit_err_at(
+                            "not-an-object",
+                            format!(
+                                "`{}` is not an object, so the entry cannot be added inside it",
+                                show_path(container.get(..=existing).unwrap_or(container))
+                            ),
+                            line,
+                            column,
+                        ));
+                    }
+                },
+                None => break,
+            }
+        }
+        let style = Style::detect(&self.text, &self.tree);
+        let mut hints = Vec::new();
+        let splices;
+        if existing == container.len() {
+            let Some(o) = self.tree.objs.get(obj) else {
+                return Err(internal("object index out of range"));
+            };
+            if let Some(m) = o.members.iter().find(|m| m.key == name) {
+                if self.get(container).and_then(|c| c.get(name)) == Some(value) {
+                    // Already there: leave the user's spelling of it alone.
+                    return Ok(hints);
+                }
+                // Replace the value only.
+                let layout = Layout::for_object(&self.text, &self.tree, obj);
+                let indent = own_line_indent(self.text.as_bytes(), m.key_start)
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| {
+                        format!("{}{}", line_indent(&self.text, o.open), style.unit)
+                    });
+                let mut text = String::new();
+                write_value(&mut text, value, &layout, &indent, &style)?;
+                splices = vec![Splice::new(m.value_start, m.value_end, text)];
+            } else {
+                let (s, empty) = insert_member(&self.text, &self.tree, obj, name, value, &style)?;
+                if let Some(inner) = empty {
+                    hints.push(UndoHint::EmptyInner {
+                        path: container.to_vec(),
+                        inner,
+                    });
+                }
+                splices = s;
+            }
+        } else {
+            // Build {missing2: {...: {name: value}}} and insert it as member `missing1`.
+            let (created, below) = container.split_at(existing);
+            let Some((first, rest)) = below.split_first() else {
+                return Err(internal("empty missing path"));
+            };
+            let mut m = Map::new();
+            m.insert(name.to_owned(), value.clone());
+            let mut nested = Value::Object(m);
+            for key in rest.iter().rev() {
+                let mut m = Map::new();
+                m.insert(key.clone(), nested);
+                nested = Value::Object(m);
+            }
+            let (s, empty) = insert_member(&self.text, &self.tree, obj, first, &nested, &style)?;
+            if let Some(inner) = empty {
+                hints.push(UndoHint::EmptyInner {
+                    path: created.to_vec(),
+                    inner,
+                });
+            }
+            let mut path = created.to_vec();
+            path.push(first.clone());
+            hints.push(UndoHint::Created { path });
+            splices = s;
+        }
+        let new_text = apply_splices(&self.text, &splices)?;
+        let parsed = reparse(&new_text, self.syntax)?;
+        if !edit_matches(&self.root, &parsed.root, container, name, Some(value)) {
+            return Err(internal("the result holds a different value than intended"));
+        }
+        cross_check(&new_text, &parsed).map_err(|e| internal(&e.message))?;
+        self.text = new_text;
+        self.root = parsed.root;
+        self.tree = parsed.tree;
+        Ok(hints)
     }
-    pub fn remove(&mut self, c: &[String], name: &str, _h: &[UndoHint]) -> Result<(), EditError> {
-        let mut v = &mut self.v;
-        for p in c {
-            v = v.get_mut(p).unwrap();
+
+    /// Removes `name` from the object at `container`.
+    ///
+    /// `hints` are the ones returned by the upsert that added the entry (passing the union of the hints
+    /// of several upserts into the same container is also fine). With them, objects that the upsert
+    /// created are deleted again once empty, and an object that was empty gets its original inner
+    /// whitespace back, so `remove(upsert(doc))` is byte-identical to `doc`.
+    ///
+    /// Removal of an entry keeps the comments of its neighbours; a comment on the entry's own line(s)
+    /// goes with it. Errors: `not-found` (no such container or entry; nothing changed),
+    /// `not-an-object`, `invalid-hint`, `internal-edit-error`.
+    pub fn remove(
+        &mut self,
+        container: &[String],
+        name: &str,
+        hints: &[UndoHint],
+    ) -> Result<(), EditError> {
+        for h in hints {
+            if let UndoHint::EmptyInner { inner, .. } = h
+                && !inner.bytes().all(is_ws)
+            {
+                return Err(edit_err_at(
+                    "invalid-hint",
+                    "an undo hint holds something other than whitespace, so it was not applied"
+                        .into(),
+                    1,
+                    1,
+                ));
+            }
         }
-        v.as_object_mut().unwrap().remove(name);
+        match self.get(container) {
+            None => {
+                return Err(edit_err_at(
+                    "not-found",
+                    format!("there is no object `{}` in the file", show_path(container)),
+                    1,
+                    1,
+                ));
+            }
+            Some(Value::Object(m)) => {
+                if !m.contains_key(name) {
+                    return Err(edit_err_at(
+                        "not-found",
+                        format!("there is no entry `{name}` in `{}`", show_path(container)),
+                        1,
+                        1,
+                    ));
+                }
+            }
+            Some(_) => {
+                return Err(edit_err_at(
+                    "not-an-object",
+                    format!("`{}` is not an object", show_path(container)),
+                    1,
+                    1,
+                ));
+            }
+        }
+        let mut work = Work {
+            doc: self,
+            text: self.text.clone(),
+            cur: None,
+        };
+        work.remove_member(container, name)?;
+
+        // Delete objects the upsert created, deepest first, while they are empty.
+        let created_top = hints
+            .iter()
+            .filter_map(|h| match h {
+                UndoHint::Created { path } if container.starts_with(path) => Some(path.len()),
+                _ => None,
+            })
+            .min();
+        if let Some(top) = created_top {
+            let mut len = container.len();
+            while len >= top.max(1) {
+                let Some(path) = container.get(..len) else {
+                    break;
+                };
+                if !work.is_blank_object(path) {
+                    break;
+                }
+                let Some((last, parent)) = path.split_last() else {
+                    break;
+                };
+                work.remove_member(parent, last)?;
+                len -= 1;
+            }
+        }
+        // Restore the inner whitespace of objects that were empty before.
+        for h in hints {
+            if let UndoHint::EmptyInner { path, inner } = h {
+                work.restore_inner(path, inner)?;
+            }
+        }
+        // Every step was verified against the previous one; finish with the serde_json cross-check.
+        let Work { text, cur, .. } = work;
+        let parsed = cur.ok_or_else(|| internal("nothing was removed"))?;
+        cross_check(&text, &parsed).map_err(|e| internal(&e.message))?;
+        self.text = text;
+        self.root = parsed.root;
+        self.tree = parsed.tree;
         Ok(())
     }
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut s = serde_json::to_string_pretty(&self.v).unwrap();
-        s.push('\n');
-        s.into_bytes()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors and positions
+// ---------------------------------------------------------------------------------------------
+
+/// 1-based (line, column-in-chars) of byte offset `at` in `text`. Offsets past the end or inside a
+/// character are clamped; never panics.
+fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let mut at = at.min(text.len());
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = text.get(..at).unwrap_or("");
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+    (line, column)
+}
+
+fn edit_err_at(code: &'static str, message: String, line: usize, column: usize) -> EditError {
+    EditError {
+        code,
+        message,
+        line,
+        column,
+    }
+}
+
+fn internal(what: &str) -> EditError {
+    edit_err_at(
+        "internal-edit-error",
+        format!("the edit was not applied because it did not verify ({what}); this is a bug"),
+        1,
+        1,
+    )
+}
+
+fn show_path(path: &[String]) -> String {
+    if path.is_empty() {
+        "(root)".to_owned()
+    } else {
+        path.join(".")
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parser
+// ---------------------------------------------------------------------------------------------
+
+/// Byte spans of one object, recorded by the parser for the editor.
+#[derive(Debug, Clone)]
+struct ObjSpan {
+    open: usize,
+    close: usize,
+    parent: Option<usize>,
+    members: Vec<MemSpan>,
+}
+
+/// Byte spans of one `"key": value` member.
+#[derive(Debug, Clone)]
+struct MemSpan {
+    key: String,
+    key_start: usize,
+    key_end: usize,
+    value_start: usize,
+    value_end: usize,
+    /// Position of the comma after the value (separator, or trailing comma for the last member).
+    comma: Option<usize>,
+    /// Index in `Tree::objs` when the value is an object.
+    obj: Option<usize>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Tree {
+    /// Every object in document order; the root object (when the root is an object) is index 0.
+    objs: Vec<ObjSpan>,
+}
+
+struct Parsed {
+    root: Value,
+    tree: Tree,
+    /// Comment and trailing-comma spans (for the serde_json cross-check).
+    blanks: Vec<(usize, usize)>,
+}
+
+enum Frame {
+    Obj {
+        idx: usize,
+        map: Map<String, Value>,
+        key: Option<(String, usize, usize)>,
+        value_start: usize,
+        comma: Option<usize>,
+    },
+    Arr {
+        start: usize,
+        items: Vec<Value>,
+        comma: Option<usize>,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Value,
+    ObjKeyOrEnd,
+    ObjColon,
+    ObjCommaOrEnd,
+    ArrValueOrEnd,
+    ArrCommaOrEnd,
+    Done,
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    pos: usize,
+    syntax: Syntax,
+    /// Comment and trailing-comma spans, blanked for the serde_json cross-check.
+    blanks: Vec<(usize, usize)>,
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+fn parse_text(text: &str, syntax: Syntax) -> Result<Parsed, ReadError> {
+    let parsed = parse_only(text, syntax)?;
+    cross_check(text, &parsed)?;
+    Ok(parsed)
+}
+
+impl<'a> Parser<'a> {
+    fn err(&self, code: &'static str, message: String, at: usize) -> ReadError {
+        let (line, column) = line_col(self.text, at);
+        ReadError {
+            code,
+            message,
+            line,
+            column,
+        }
+    }
+
+    fn found(&self, at: usize) -> String {
+        match self.text.get(at..).and_then(|s| s.chars().next()) {
+            None => "the end of the file".to_owned(),
+            Some(c) => format!("`{}`", c.escape_debug()),
+        }
+    }
+
+    fn unexpected(&self, expected: &str) -> ReadError {
+        let found = self.found(self.pos);
+        let hint = match self.b.get(self.pos) {
+            Some(b'\'') => " (strings and keys need double quotes)",
+            Some(b'N' | b'I') => " (nan and infinity are not json)",
+            Some(b'+') => " (numbers cannot start with `+`)",
+            Some(b'.') => " (numbers need a digit before the `.`)",
+            _ => "",
+        };
+        let msg = format!("expected {expected} but found {found}{hint}");
+        if self.pos >= self.b.len() {
+            self.err(
+                "parse-error",
+                format!("unexpected end of file: {msg}"),
+                self.pos,
+            )
+        } else {
+            self.err("parse-error", msg, self.pos)
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.pos).copied()
+    }
+
+    /// Skips whitespace and (when allowed) comments.
+    fn skip_trivia(&mut self) -> Result<(), ReadError> {
+        loop {
+            match self.peek() {
+                Some(c) if is_ws(c) => self.pos += 1,
+                Some(b'/') => {
+                    let start = self.pos;
+                    let next = self.b.get(start + 1).copied();
+                    if !matches!(next, Some(b'/' | b'*')) {
+                        return Err(self.unexpected("a json value or punctuation"));
+                    }
+                    if !self.syntax.comments() {
+                        return Err(self.err(
+                            "parse-error",
+                            "comments are not allowed in a strict json file".into(),
+                            start,
+                        ));
+                    }
+                    if next == Some(b'/') {
+                        let rest = self.b.get(start..).unwrap_or(&[]);
+                        let len = rest
+                            .iter()
+                            .position(|&c| c == b'\n' || c == b'\r')
+                            .unwrap_or(rest.len());
+                        self.pos = start + len;
+                    } else {
+                        let body = self.b.get(start + 2..).unwrap_or(&[]);
+                        match body.windows(2).position(|w| w == b"*/") {
+                            Some(i) => self.pos = start + 2 + i + 2,
+                            None => {
+                                return Err(self.err(
+                                    "parse-error",
+                                    "unexpected end of file inside a block comment".into(),
+                                    start,
+                                ));
+                            }
+                        }
+                    }
+                    self.blanks.push((start, self.pos));
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn parse_string(&mut self) -> Result<String, ReadError> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut out = String::new();
+        let mut run = self.pos;
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(self.err(
+                    "parse-error",
+                    "unexpected end of file inside a string".into(),
+                    start,
+                ));
+            };
+            match c {
+                b'"' => {
+                    out.push_str(self.text.get(run..self.pos).unwrap_or(""));
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                b'\\' => {
+                    out.push_str(self.text.get(run..self.pos).unwrap_or(""));
+                    let esc = self.pos;
+                    let Some(e) = self.b.get(esc + 1).copied() else {
+                        return Err(self.err(
+                            "parse-error",
+                            "unexpected end of file inside a string".into(),
+                            start,
+                        ));
+                    };
+                    self.pos = esc + 2;
+                    match e {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => {
+                            let hi = self.hex4(esc)?;
+                            let cp = if (0xD800..0xDC00).contains(&hi) {
+                                let lo = if self.b.get(self.pos) == Some(&b'\\')
+                                    && self.b.get(self.pos + 1) == Some(&b'u')
+                                {
+                                    let save = self.pos;
+                                    self.pos += 2;
+                                    let lo = self.hex4(save)?;
+                                    (0xDC00..0xE000).contains(&lo).then_some(lo)
+                                } else {
+                                    None
+                                };
+                                match lo {
+                                    Some(lo) => 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00),
+                                    None => {
+                                        return Err(self.err(
+                                            "parse-error",
+                                            format!("lone surrogate `\\u{hi:04x}` in a string (it is not a valid character)"),
+                                            esc,
+                                        ));
+                                    }
+                                }
+                            } else if (0xDC00..0xE000).contains(&hi) {
+                                return Err(self.err(
+                                    "parse-error",
+                                    format!("lone surrogate `\\u{hi:04x}` in a string (it is not a valid character)"),
+                                    esc,
+                                ));
+                            } else {
+                                hi
+                            };
+                            match char::from_u32(cp) {
+                                Some(ch) => out.push(ch),
+                                None => {
+                                    return Err(self.err(
+                                        "parse-error",
+                                        "invalid unicode escape in a string".into(),
+                                        esc,
+                                    ));
+                                }
+                            }
+                        }
+                        _ => {
+                            return Err(self.err(
+                                "parse-error",
+                                format!(
+                                    "invalid escape `\\{}` in a string",
+                                    self.found(esc + 1).trim_matches('`')
+                                ),
+                                esc,
+                            ));
+                        }
+                    }
+                    run = self.pos;
+                }
+                c if c < 0x20 => {
+                    return Err(self.err(
+                        "parse-error",
+                        format!(
+                            "raw control character u+{c:04x} in a string (write it as `\\u{c:04x}`)"
+                        ),
+                        self.pos,
+                    ));
+                }
+                _ => self.pos += 1,
+            }
+        }
+    }
+
+    /// Reads 4 hex digits at `self.pos`; `esc` is where the escape started (for errors).
+    fn hex4(&mut self, esc: usize) -> Result<u32, ReadError> {
+        let mut v = 0u32;
+        for _ in 0..4 {
+            let d = match self.peek() {
+                Some(c @ b'0'..=b'9') => u32::from(c - b'0'),
+                Some(c @ b'a'..=b'f') => u32::from(c - b'a' + 10),
+                Some(c @ b'A'..=b'F') => u32::from(c - b'A' + 10),
+                _ => {
+                    return Err(self.err(
+                        "parse-error",
+                        "a `\\u` escape needs four hex digits".into(),
+                        esc,
+                    ));
+                }
+            };
+            v = v * 16 + d;
+            self.pos += 1;
+        }
+        Ok(v)
+    }
+
+    fn digits(&mut self, what: &str) -> Result<(), ReadError> {
+        if !matches!(self.peek(), Some(b'0'..=b'9')) {
+            return Err(self.unexpected(what));
+        }
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.pos += 1;
+        }
+        Ok(())
+    }
+
+    fn parse_number(&mut self) -> Result<Value, ReadError> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => self.digits("a digit")?,
+            _ => return Err(self.unexpected("a digit after `-`")),
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            self.digits("a digit after the decimal point")?;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.pos += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            self.digits("a digit in the exponent")?;
+        }
+        let raw = self.text.get(start..self.pos).unwrap_or("");
+        match number_from_literal(raw) {
+            Some(n) => Ok(Value::Number(n)),
+            None => Err(self.err(
+                "parse-error",
+                format!("the number `{raw}` is out of range"),
+                start,
+            )),
+        }
+    }
+
+    fn literal(&mut self, word: &'static str, v: Value) -> Result<Value, ReadError> {
+        if self.b.get(self.pos..self.pos + word.len()) == Some(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(v)
+        } else {
+            Err(self.unexpected("a json value"))
+        }
+    }
+}
+
+/// Converts a validated JSON number literal. Integers become `u64`/`i64` when they fit (and `-0`
+/// becomes `-0.0`, like serde_json); everything else is a correctly rounded `f64` (std's parser,
+/// the same result as JavaScript's `JSON.parse`). `None` when the value is out of `f64` range.
+fn number_from_literal(raw: &str) -> Option<Number> {
+    let is_int = !raw.contains(['.', 'e', 'E']);
+    if is_int {
+        if let Some(digits) = raw.strip_prefix('-') {
+            if digits.bytes().all(|c| c == b'0') {
+                return Number::from_f64(-0.0);
+            }
+            if let Ok(i) = raw.parse::<i64>() {
+                return Some(Number::from(i));
+            }
+        } else if let Ok(u) = raw.parse::<u64>() {
+            return Some(Number::from(u));
+        }
+    }
+    raw.parse::<f64>().ok().and_then(Number::from_f64)
+}
+
+/// Structural equality where floats may differ by a few units in the last place: serde_json
+/// (without `float_roundtrip`) is not always correctly rounded. Iterative, so any depth is fine.
+fn values_agree(a: &Value, b: &Value) -> bool {
+    let mut stack = vec![(a, b)];
+    while let Some((a, b)) = stack.pop() {
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                if x.len() != y.len() {
+                    return false;
+                }
+                for (k, va) in x {
+                    match y.get(k) {
+                        Some(vb) => stack.push((va, vb)),
+                        None => return false,
+                    }
+                }
+            }
+            (Value::Array(x), Value::Array(y)) => {
+                if x.len() != y.len() {
+                    return false;
+                }
+                stack.extend(x.iter().zip(y.iter()));
+            }
+            (Value::Number(x), Value::Number(y)) if x.is_f64() && y.is_f64() => {
+                let (Some(x), Some(y)) = (x.as_f64(), y.as_f64()) else {
+                    return false;
+                };
+                let ordered = |f: f64| {
+                    let bits = f.to_bits() as i64;
+                    if bits < 0 { i64::MIN - bits } else { bits }
+                };
+                if ordered(x).abs_diff(ordered(y)) > 4 {
+                    return false;
+                }
+            }
+            (x, y) => {
+                if x != y {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// The strict parser: iterative with an explicit stack, bounded by [`MAX_DEPTH`].
+fn parse_only(text: &str, syntax: Syntax) -> Result<Parsed, ReadError> {
+    let mut p = Parser {
+        text,
+        b: text.as_bytes(),
+        pos: 0,
+        syntax,
+        blanks: Vec::new(),
+    };
+    if text.bytes().all(is_ws) {
+        return Err(p.err("empty-file", "the file is empty".into(), 0));
+    }
+    let mut tree = Tree::default();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut state = State::Value;
+    let mut root: Option<(Value, usize)> = None;
+
+    loop {
+        p.skip_trivia()?;
+        // A finished value: (value, start, obj index) to hand to the enclosing frame.
+        let mut done: Option<(Value, usize, Option<usize>)> = None;
+        match state {
+            State::Done => {
+                if p.pos < p.b.len() {
+                    return Err(p.err(
+                        "parse-error",
+                        format!(
+                            "unexpected {} after the end of the json document",
+                            p.found(p.pos)
+                        ),
+                        p.pos,
+                    ));
+                }
+                break;
+            }
+            State::Value | State::ArrValueOrEnd => {
+                let start = p.pos;
+                match p.peek() {
+                    Some(b']') if state == State::ArrValueOrEnd => {
+                        done = Some(close_array(&mut p, &mut stack)?);
+                    }
+                    Some(c @ (b'{' | b'[')) => {
+                        if stack.len() + 1 > MAX_DEPTH {
+                            return Err(p.err(
+                                "too-deep",
+                                format!("the document nests deeper than {MAX_DEPTH} levels"),
+                                start,
+                            ));
+                        }
+                        p.pos += 1;
+                        if c == b'{' {
+                            let parent = stack.iter().rev().find_map(|f| match f {
+                                Frame::Obj { idx, .. } => Some(*idx),
+                                Frame::Arr { .. } => None,
+                            });
+                            tree.objs.push(ObjSpan {
+                                open: start,
+                                close: start,
+                                parent,
+                                members: Vec::new(),
+                            });
+                            stack.push(Frame::Obj {
+                                idx: tree.objs.len() - 1,
+                                map: Map::new(),
+                                key: None,
+                                value_start: start,
+                                comma: None,
+                            });
+                            state = State::ObjKeyOrEnd;
+                        } else {
+                            stack.push(Frame::Arr {
+                                start,
+                                items: Vec::new(),
+                                comma: None,
+                            });
+                            state = State::ArrValueOrEnd;
+                        }
+                    }
+                    Some(b'"') => done = Some((Value::String(p.parse_string()?), start, None)),
+                    Some(b'-' | b'0'..=b'9') => done = Some((p.parse_number()?, start, None)),
+                    Some(b't') => done = Some((p.literal("true", Value::Bool(true))?, start, None)),
+                    Some(b'f') => {
+                        done = Some((p.literal("false", Value::Bool(false))?, start, None));
+                    }
+                    Some(b'n') => done = Some((p.literal("null", Value::Null)?, start, None)),
+                    None if stack.is_empty() => {
+                        return Err(p.err(
+                            "empty-file",
+                            "the file contains only comments and no json value".into(),
+                            0,
+                        ));
+                    }
+                    _ => {
+                        if state == State::ArrValueOrEnd {
+                            return Err(p.unexpected("a json value or `]`"));
+                        }
+                        return Err(p.unexpected("a json value"));
+                    }
+                }
+            }
+            State::ObjKeyOrEnd => match p.peek() {
+                Some(b'}') => done = Some(close_object(&mut p, &mut stack, &mut tree)?),
+                Some(b'"') => {
+                    let start = p.pos;
+                    let key = p.parse_string()?;
+                    let end = p.pos;
+                    if let Some(Frame::Obj { map, key: slot, .. }) = stack.last_mut() {
+                        if map.contains_key(&key) {
+                            let shown = serde_json::to_string(&key).unwrap_or_default();
+                            return Err(p.err(
+                                "duplicate-key",
+                                format!("duplicate key {shown} in an object (json readers keep only one of them)"),
+                                start,
+                            ));
+                        }
+                        *slot = Some((key, start, end));
+                    }
+                    state = State::ObjColon;
+                }
+                _ => return Err(p.unexpected("a double-quoted key or `}`")),
+            },
+            State::ObjColon => {
+                if p.peek() != Some(b':') {
+                    return Err(p.unexpected("`:` after the key"));
+                }
+                p.pos += 1;
+                p.skip_trivia()?;
+                if let Some(Frame::Obj { value_start, .. }) = stack.last_mut() {
+                    *value_start = p.pos;
+                }
+                state = State::Value;
+            }
+            State::ObjCommaOrEnd => match p.peek() {
+                Some(b',') => {
+                    let at = p.pos;
+                    p.pos += 1;
+                    if let Some(Frame::Obj { idx, comma, .. }) = stack.last_mut() {
+                        *comma = Some(at);
+                        if let Some(m) = tree.objs.get_mut(*idx).and_then(|o| o.members.last_mut())
+                        {
+                            m.comma = Some(at);
+                        }
+                    }
+                    state = State::ObjKeyOrEnd;
+                }
+                Some(b'}') => done = Some(close_object(&mut p, &mut stack, &mut tree)?),
+                _ => return Err(p.unexpected("`,` or `}` after an object member")),
+            },
+            State::ArrCommaOrEnd => match p.peek() {
+                Some(b',') => {
+                    let at = p.pos;
+                    p.pos += 1;
+                    if let Some(Frame::Arr { comma, .. }) = stack.last_mut() {
+                        *comma = Some(at);
+                    }
+                    state = State::ArrValueOrEnd;
+                }
+                Some(b']') => done = Some(close_array(&mut p, &mut stack)?),
+                _ => return Err(p.unexpected("`,` or `]` after an array element")),
+            },
+        }
+        if let Some((v, start, obj)) = done {
+            let end = p.pos;
+            match stack.last_mut() {
+                None => {
+                    root = Some((v, start));
+                    state = State::Done;
+                }
+                Some(Frame::Obj {
+                    idx,
+                    map,
+                    key,
+                    value_start,
+                    comma,
+                }) => {
+                    let Some((k, key_start, key_end)) = key.take() else {
+                        return Err(p.err("parse-error", "internal parser error".into(), start));
+                    };
+                    *comma = None;
+                    if let Some(o) = tree.objs.get_mut(*idx) {
+                        o.members.push(MemSpan {
+                            key: k.clone(),
+                            key_start,
+                            key_end,
+                            value_start: *value_start,
+                            value_end: end,
+                            comma: None,
+                            obj,
+                        });
+                    }
+                    map.insert(k, v);
+                    state = State::ObjCommaOrEnd;
+                }
+                Some(Frame::Arr { items, comma, .. }) => {
+                    *comma = None;
+                    items.push(v);
+                    state = State::ArrCommaOrEnd;
+                }
+            }
+        }
+    }
+    match root {
+        Some((Value::Object(m), _)) => Ok(Parsed {
+            root: Value::Object(m),
+            tree,
+            blanks: p.blanks,
+        }),
+        Some((v, start)) => {
+            let kind = match v {
+                Value::Array(_) => "an array",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                Value::Null => "null",
+                Value::Object(_) => "an object",
+            };
+            Err(p.err(
+                "not-an-object",
+                format!("the top level of the file must be an object, not {kind}"),
+                start,
+            ))
+        }
+        None => Err(p.err("empty-file", "the file contains no json value".into(), 0)),
+    }
+}
+
+fn trailing_comma_check(p: &mut Parser<'_>, comma: Option<usize>) -> Result<(), ReadError> {
+    if let Some(at) = comma {
+        if !p.syntax.trailing_commas() {
+            return Err(p.err(
+                "parse-error",
+                "trailing comma is not allowed in this file".into(),
+                at,
+            ));
+        }
+        p.blanks.push((at, at + 1));
+    }
+    Ok(())
+}
+
+fn close_object(
+    p: &mut Parser<'_>,
+    stack: &mut Vec<Frame>,
+    tree: &mut Tree,
+) -> Result<(Value, usize, Option<usize>), ReadError> {
+    match stack.pop() {
+        Some(Frame::Obj {
+            idx, map, comma, ..
+        }) => {
+            trailing_comma_check(p, comma)?;
+            let close = p.pos;
+            p.pos += 1;
+            let open = match tree.objs.get_mut(idx) {
+                Some(o) => {
+                    o.close = close;
+                    o.open
+                }
+                None => close,
+            };
+            Ok((Value::Object(map), open, Some(idx)))
+        }
+        _ => Err(p.err("parse-error", "internal parser error".into(), p.pos)),
+    }
+}
+
+fn close_array(
+    p: &mut Parser<'_>,
+    stack: &mut Vec<Frame>,
+) -> Result<(Value, usize, Option<usize>), ReadError> {
+    match stack.pop() {
+        Some(Frame::Arr {
+            start,
+            items,
+            comma,
+        }) => {
+            trailing_comma_check(p, comma)?;
+            p.pos += 1;
+            Ok((Value::Array(items), start, None))
+        }
+        _ => Err(p.err("parse-error", "internal parser error".into(), p.pos)),
+    }
+}
+
+/// Defence in depth: serde_json must accept the text with comments and trailing commas blanked
+/// to spaces (offsets and newlines unchanged) and produce the same value.
+fn cross_check(text: &str, parsed: &Parsed) -> Result<(), ReadError> {
+    let mut blanked = text.as_bytes().to_vec();
+    for &(a, z) in &parsed.blanks {
+        if let Some(slice) = blanked.get_mut(a..z) {
+            for c in slice.iter_mut().filter(|c| **c != b'\n' && **c != b'\r') {
+                *c = b' ';
+            }
+        }
+    }
+    match serde_json::from_slice::<Value>(&blanked) {
+        Ok(v) if values_agree(&v, &parsed.root) => Ok(()),
+        Ok(_) => Err(ReadError {
+            code: "parse-error",
+            message: "the file was read differently by two json parsers, so it is refused".into(),
+            line: 1,
+            column: 1,
+        }),
+        // serde_json stops one level before MAX_DEPTH; the strict parser already checked depth.
+        Err(e) if e.to_string().contains("recursion limit") => Ok(()),
+        Err(e) => Err(ReadError {
+            code: "parse-error",
+            message: format!("the file is not valid json ({e})"),
+            line: e.line().max(1),
+            column: e.column().max(1),
+        }),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Editing
+// ---------------------------------------------------------------------------------------------
+
+/// One replacement of `text[start..end]`.
+#[derive(Debug, Clone)]
+struct Splice {
+    start: usize,
+    end: usize,
+    with: String,
+}
+
+impl Splice {
+    fn new(start: usize, end: usize, with: String) -> Splice {
+        Splice { start, end, with }
+    }
+}
+
+/// Applies non-overlapping splices (any order; equal positions keep their given order).
+fn apply_splices(text: &str, splices: &[Splice]) -> Result<String, EditError> {
+    let mut sorted: Vec<&Splice> = splices.iter().collect();
+    sorted.sort_by_key(|s| (s.start, s.end));
+    let mut out = String::with_capacity(text.len() + 256);
+    let mut at = 0usize;
+    for s in sorted {
+        if s.start < at || s.end < s.start {
+            return Err(internal("overlapping edits"));
+        }
+        out.push_str(
+            text.get(at..s.start)
+                .ok_or_else(|| internal("edit out of range"))?,
+        );
+        out.push_str(&s.with);
+        at = s.end;
+    }
+    out.push_str(
+        text.get(at..)
+            .ok_or_else(|| internal("edit out of range"))?,
+    );
+    Ok(out)
+}
+
+/// Re-parses edited text with the strict parser (no cross-check yet).
+fn reparse(text: &str, syntax: Syntax) -> Result<Parsed, EditError> {
+    parse_only(text, syntax)
+        .map_err(|e| internal(&format!("the result does not parse: {}", e.message)))
+}
+
+/// Checks, without cloning the (possibly huge) root, that `new` equals `old` except that
+/// `container.name` is now `set` (created along with missing containers), or is gone when `set` is
+/// `None`.
+fn edit_matches(
+    old: &Value,
+    new: &Value,
+    container: &[String],
+    name: &str,
+    set: Option<&Value>,
+) -> bool {
+    let mut old = Some(old);
+    let mut new = new;
+    for depth in 0..=container.len() {
+        let key = match container.get(depth) {
+            Some(k) => k.as_str(),
+            None => name,
+        };
+        let last = depth == container.len();
+        let Some(nm) = new.as_object() else {
+            return false;
+        };
+        let Some(o) = old else {
+            // Created by this edit: holds exactly the path key.
+            if nm.len() != 1 {
+                return false;
+            }
+            let Some(nv) = nm.get(key) else { return false };
+            if last {
+                return Some(nv) == set;
+            }
+            new = nv;
+            continue;
+        };
+        let Some(om) = o.as_object() else {
+            return false;
+        };
+        if om.iter().any(|(k, v)| k != key && nm.get(k) != Some(v))
+            || nm.keys().any(|k| k != key && !om.contains_key(k))
+        {
+            return false;
+        }
+        if last {
+            return match set {
+                Some(v) => nm.get(key) == Some(v),
+                None => om.contains_key(key) && !nm.contains_key(key),
+            };
+        }
+        match (om.get(key), nm.get(key)) {
+            (Some(ov), Some(nv)) => {
+                old = Some(ov);
+                new = nv;
+            }
+            (None, Some(nv)) if set.is_some() => {
+                old = None;
+                new = nv;
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Sets `name` in the object at `container` inside `root`, creating objects as needed.
+#[cfg(test)]
+fn set_path(root: &mut Value, container: &[String], name: &str, v: Value) -> Result<(), EditError> {
+    let mut cur = root;
+    for key in container {
+        let obj = cur
+            .as_object_mut()
+            .ok_or_else(|| internal("container is not an object"))?;
+        cur = obj
+            .entry(key.clone())
+            .or_insert_with(|| Value::Object(Map::new()));
+    }
+    cur.as_object_mut()
+        .ok_or_else(|| internal("container is not an object"))?
+        .insert(name.to_owned(), v);
+    Ok(())
+}
+
+/// Nesting depth of a value (scalars 0), computed without recursion.
+fn value_depth(v: &Value) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(v, 1usize)];
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                max = max.max(d);
+                stack.extend(m.values().map(|c| (c, d + 1)));
+            }
+            Value::Array(a) => {
+                max = max.max(d);
+                stack.extend(a.iter().map(|c| (c, d + 1)));
+            }
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Kinds of text found between tokens (the parser guarantees gaps hold only these).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gap {
+    Space,
+    Newline,
+    LineComment,
+    BlockComment { multiline: bool },
+    Comma,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct GapItem {
+    kind: Gap,
+    start: usize,
+    end: usize,
+}
+
+fn gap_items(b: &[u8], start: usize, end: usize) -> Vec<GapItem> {
+    let end = end.min(b.len());
+    let mut out = Vec::new();
+    let mut i = start;
+    while i < end {
+        let s = i;
+        let c = b.get(i).copied().unwrap_or(0);
+        let kind = match c {
+            b'\n' => {
+                i += 1;
+                Gap::Newline
+            }
+            b'\r' if b.get(i + 1) == Some(&b'\n') && i + 1 < end => {
+                i += 2;
+                Gap::Newline
+            }
+            b' ' | b'\t' | b'\r' => {
+                while i < end && matches!(b.get(i), Some(b' ' | b'\t'))
+                    || (i < end && b.get(i) == Some(&b'\r') && b.get(i + 1) != Some(&b'\n'))
+                {
+                    i += 1;
+                }
+                if i == s {
+                    i += 1;
+                }
+                Gap::Space
+            }
+            b',' => {
+                i += 1;
+                Gap::Comma
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < end && !matches!(b.get(i), Some(b'\n' | b'\r')) {
+                    i += 1;
+                }
+                Gap::LineComment
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                let mut multiline = false;
+                let mut closed = false;
+                while i < end {
+                    match b.get(i) {
+                        Some(b'*') if b.get(i + 1) == Some(&b'/') => {
+                            i += 2;
+                            closed = true;
+                            break;
+                        }
+                        Some(b'\n') => {
+                            multiline = true;
+                            i += 1;
+                        }
+                        _ => i += 1,
+                    }
+                }
+                if closed {
+                    Gap::BlockComment { multiline }
+                } else {
+                    Gap::Other
+                }
+            }
+            _ => {
+                i += 1;
+                Gap::Other
+            }
+        };
+        out.push(GapItem {
+            kind,
+            start: s,
+            end: i.min(end),
+        });
+    }
+    out
+}
+
+/// Leading spaces/tabs of the line that contains `pos`.
+fn line_indent(text: &str, pos: usize) -> &str {
+    let b = text.as_bytes();
+    let mut ls = pos.min(b.len());
+    while ls > 0 && b.get(ls - 1) != Some(&b'\n') {
+        ls -= 1;
+    }
+    let mut e = ls;
+    while matches!(b.get(e), Some(b' ' | b'\t')) {
+        e += 1;
+    }
+    text.get(ls..e).unwrap_or("")
+}
+
+/// If only spaces/tabs stand between the previous `\n` and `pos`, returns that indentation.
+fn own_line_indent(b: &[u8], pos: usize) -> Option<&str> {
+    let start = own_line_start(b, pos)?;
+    let nl_end = b
+        .get(start..pos)
+        .map(|s| s.iter().take_while(|&&c| c == b'\r' || c == b'\n').count())?;
+    std::str::from_utf8(b.get(start + nl_end..pos)?).ok()
+}
+
+/// If only spaces/tabs stand between the previous `\n` and `pos`, returns the position where that
+/// line break starts (including a preceding `\r`).
+fn own_line_start(b: &[u8], pos: usize) -> Option<usize> {
+    let mut i = pos;
+    loop {
+        if i == 0 {
+            return None;
+        }
+        match b.get(i - 1)? {
+            b' ' | b'\t' => i -= 1,
+            b'\n' => {
+                let nl = i - 1;
+                return Some(if nl > 0 && b.get(nl - 1) == Some(&b'\r') {
+                    nl - 1
+                } else {
+                    nl
+                });
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Formatting conventions detected from the file.
+struct Style {
+    unit: String,
+    nl: &'static str,
+}
+
+impl Style {
+    fn detect(text: &str, tree: &Tree) -> Style {
+        let nl = match text.find('\n') {
+            Some(i) if i > 0 && text.as_bytes().get(i - 1) == Some(&b'\r') => "\r\n",
+            _ => "\n",
+        };
+        let b = text.as_bytes();
+        let mut unit = None;
+        for o in &tree.objs {
+            let Some(m) = o.members.first() else { continue };
+            let Some(key_indent) = own_line_indent(b, m.key_start) else {
+                continue;
+            };
+            let obj_indent = line_indent(text, o.open);
+            if let Some(extra) = key_indent.strip_prefix(obj_indent)
+                && !extra.is_empty()
+            {
+                unit = Some(extra.to_owned());
+                break;
+            }
+        }
+        Style {
+            unit: unit.unwrap_or_else(|| "  ".to_owned()),
+            nl,
+        }
+    }
+}
+
+/// How new text is laid out inside one object.
+struct Layout {
+    multiline: bool,
+    /// Between a key and its value, e.g. `": "` or `":"`.
+    colon: String,
+    /// Between members on one line, e.g. `", "` or `","`.
+    sep: String,
+}
+
+/// Whether the gaps of an object (outside member values) contain a line break; `None` when the
+/// object is empty and its inner text has no line break.
+fn object_multiline(b: &[u8], o: &ObjSpan) -> Option<bool> {
+    let mut from = o.open + 1;
+    let mut any_member = false;
+    for m in &o.members {
+        any_member = true;
+        if b.get(from..m.key_start).is_some_and(|s| s.contains(&b'\n')) {
+            return Some(true);
+        }
+        from = m.value_end;
+    }
+    if b.get(from..o.close).is_some_and(|s| s.contains(&b'\n')) {
+        return Some(true);
+    }
+    any_member.then_some(false)
+}
+
+impl Layout {
+    fn for_object(text: &str, tree: &Tree, obj: usize) -> Layout {
+        let b = text.as_bytes();
+        // Decide one-line vs multi-line from this object, else the nearest ancestor that decides.
+        let mut multiline = true;
+        let mut cur = Some(obj);
+        let mut guard = 0;
+        while let Some(i) = cur {
+            let Some(o) = tree.objs.get(i) else { break };
+            if let Some(m) = object_multiline(b, o) {
+                multiline = m;
+                break;
+            }
+            cur = o.parent;
+            guard += 1;
+            if guard > MAX_DEPTH + 1 {
+                break;
+            }
+        }
+        // Separators from this object's members, else the nearest ancestor with members.
+        let mut colon = None;
+        let mut sep = None;
+        let mut cur = Some(obj);
+        let mut guard = 0;
+        while let Some(i) = cur {
+            let Some(o) = tree.objs.get(i) else { break };
+            if colon.is_none()
+                && let Some(m) = o.members.last()
+                && let Some(s) = text.get(m.key_end..m.value_start)
+                && s.bytes().all(|c| matches!(c, b' ' | b'\t' | b':'))
+                && s.bytes().filter(|&c| c == b':').count() == 1
+            {
+                colon = Some(s.to_owned());
+            }
+            if sep.is_none()
+                && let (Some(m0), Some(m1)) = (o.members.first(), o.members.get(1))
+                && let Some(s) = text.get(m0.value_end..m1.key_start)
+                && s.starts_with(',')
+                && s.bytes().skip(1).all(|c| matches!(c, b' ' | b'\t'))
+            {
+                sep = Some(s.to_owned());
+            }
+            if colon.is_some() && sep.is_some() {
+                break;
+            }
+            cur = o.parent;
+            guard += 1;
+            if guard > MAX_DEPTH + 1 {
+                break;
+            }
+        }
+        let colon = colon.unwrap_or_else(|| ": ".to_owned());
+        let sep = sep.unwrap_or_else(|| {
+            if colon.ends_with([' ', '\t']) {
+                ", ".to_owned()
+            } else {
+                ",".to_owned()
+            }
+        });
+        Layout {
+            multiline,
+            colon,
+            sep,
+        }
+    }
+}
+
+fn json_string(s: &str) -> Result<String, EditError> {
+    serde_json::to_string(s).map_err(|_| internal("string escaping failed"))
+}
+
+/// Writes `v` in the given layout; in multi-line layout `indent` is the indentation of the line the
+/// value starts on. Recursion is bounded by the depth check done before any edit.
+fn write_value(
+    out: &mut String,
+    v: &Value,
+    layout: &Layout,
+    indent: &str,
+    style: &Style,
+) -> Result<(), EditError> {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::String(s) => out.push_str(&json_string(s)?),
+        Value::Object(m) if m.is_empty() => out.push_str("{}"),
+        Value::Array(a) if a.is_empty() => out.push_str("[]"),
+        Value::Object(m) => {
+            out.push('{');
+            let inner = format!("{indent}{}", style.unit);
+            for (i, (k, v)) in m.iter().enumerate() {
+                if layout.multiline {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(style.nl);
+                    out.push_str(&inner);
+                } else if i > 0 {
+                    out.push_str(&layout.sep);
+                }
+                out.push_str(&json_string(k)?);
+                out.push_str(&layout.colon);
+                write_value(out, v, layout, &inner, style)?;
+            }
+            if layout.multiline {
+                out.push_str(style.nl);
+                out.push_str(indent);
+            }
+            out.push('}');
+        }
+        Value::Array(a) => {
+            out.push('[');
+            let inner = format!("{indent}{}", style.unit);
+            for (i, v) in a.iter().enumerate() {
+                if layout.multiline {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(style.nl);
+                    out.push_str(&inner);
+                } else if i > 0 {
+                    out.push_str(&layout.sep);
+                }
+                write_value(out, v, layout, &inner, style)?;
+            }
+            if layout.multiline {
+                out.push_str(style.nl);
+                out.push_str(indent);
+            }
+            out.push(']');
+        }
+    }
+    Ok(())
+}
+
+/// Plans the insertion of a new member at the end of object `obj`. Returns the splices and, when the
+/// object was empty with whitespace-only inner text that gets replaced, that original inner text.
+fn insert_member(
+    text: &str,
+    tree: &Tree,
+    obj: usize,
+    key: &str,
+    value: &Value,
+    style: &Style,
+) -> Result<(Vec<Splice>, Option<String>), EditError> {
+    let b = text.as_bytes();
+    let o = tree
+        .objs
+        .get(obj)
+        .ok_or_else(|| internal("object index out of range"))?;
+    let layout = Layout::for_object(text, tree, obj);
+    let obj_indent = line_indent(text, o.open);
+    let member = |indent: &str| -> Result<String, EditError> {
+        let mut s = json_string(key)?;
+        s.push_str(&layout.colon);
+        write_value(&mut s, value, &layout, indent, style)?;
+        Ok(s)
+    };
+    if let Some(last) = o.members.last() {
+        let trailing = last.comma;
+        if layout.multiline {
+            let indent = own_line_indent(b, last.key_start)
+                .or_else(|| {
+                    o.members
+                        .first()
+                        .and_then(|m| own_line_indent(b, m.key_start))
+                })
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("{obj_indent}{}", style.unit));
+            let anchor = trailing.map_or(last.value_end, |c| c + 1);
+            // Insert after the rest of the last member's line (its trailing comment), so that
+            // comment keeps following its own member.
+            let mut at = anchor;
+            for it in gap_items(b, anchor, o.close) {
+                match it.kind {
+                    Gap::Space => {}
+                    Gap::BlockComment { multiline: false } => at = it.end,
+                    Gap::LineComment => {
+                        at = it.end;
+                        break;
+                    }
+                    Gap::Newline => {
+                        at = it.start;
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+            let mut ins = format!("{}{indent}{}", style.nl, member(&indent)?);
+            let mut splices = Vec::new();
+            if trailing.is_some() {
+                ins.push(',');
+            } else {
+                splices.push(Splice::new(last.value_end, last.value_end, ",".into()));
+            }
+            splices.push(Splice::new(at, at, ins));
+            Ok((splices, None))
+        } else {
+            let m = member("")?;
+            let s = match trailing {
+                Some(c) => {
+                    let after = layout.sep.get(1..).unwrap_or("");
+                    Splice::new(c + 1, c + 1, format!("{after}{m},"))
+                }
+                None => Splice::new(last.value_end, last.value_end, format!("{}{m}", layout.sep)),
+            };
+            Ok((vec![s], None))
+        }
+    } else {
+        let inner = text
+            .get(o.open + 1..o.close)
+            .ok_or_else(|| internal("object span out of range"))?;
+        let indent = format!("{obj_indent}{}", style.unit);
+        if inner.bytes().all(is_ws) {
+            let new_inner = if layout.multiline {
+                format!(
+                    "{nl}{indent}{}{nl}{obj_indent}",
+                    member(&indent)?,
+                    nl = style.nl
+                )
+            } else {
+                member("")?
+            };
+            Ok((
+                vec![Splice::new(o.open + 1, o.close, new_inner)],
+                Some(inner.to_owned()),
+            ))
+        } else {
+            // Keep the comments; add the member after the last one.
+            let at = gap_items(b, o.open + 1, o.close)
+                .iter()
+                .rev()
+                .find(|it| !matches!(it.kind, Gap::Space | Gap::Newline))
+                .map_or(o.open + 1, |it| it.end);
+            let ins = if layout.multiline {
+                format!("{}{indent}{}", style.nl, member(&indent)?)
+            } else {
+                let sp = if layout.colon.ends_with([' ', '\t']) {
+                    " "
+                } else {
+                    ""
+                };
+                format!("{sp}{}", member("")?)
+            };
+            Ok((vec![Splice::new(at, at, ins)], None))
+        }
+    }
+}
+
+/// Start of the whitespace run that precedes a key, scanning the gap `[from, key_start)` forwards.
+/// A line break that ends a `//` comment is kept, so the comment never swallows the next token.
+fn ws_run_start(b: &[u8], from: usize, key_start: usize) -> usize {
+    let items = gap_items(b, from, key_start);
+    let mut start = from;
+    let mut after_line_comment = false;
+    for it in &items {
+        match it.kind {
+            Gap::Space => {}
+            Gap::Newline => {
+                if after_line_comment {
+                    start = it.end;
+                    after_line_comment = false;
+                }
+            }
+            Gap::LineComment => {
+                start = it.end;
+                after_line_comment = true;
+            }
+            _ => {
+                start = it.end;
+                after_line_comment = false;
+            }
+        }
+    }
+    start
+}
+
+/// If the member ends its line (only a comma and comments after it, then a line break), the
+/// position where that line break starts.
+fn own_line_end(b: &[u8], m: &MemSpan, next: usize) -> Option<usize> {
+    let items = gap_items(b, m.value_end, next);
+    let mut iter = items.iter().peekable();
+    let mut end = None;
+    while let Some(it) = iter.next() {
+        match it.kind {
+            Gap::Space | Gap::Comma | Gap::BlockComment { multiline: false } => {}
+            Gap::LineComment => {
+                if iter.peek().is_some_and(|n| n.kind == Gap::Newline) {
+                    end = Some(it.end);
+                }
+                break;
+            }
+            Gap::Newline => {
+                end = Some(it.start);
+                break;
+            }
+            _ => break,
+        }
+    }
+    let end = end?;
+    match m.comma {
+        Some(c) if c >= end => None,
+        _ => Some(end),
+    }
+}
+
+/// The state remove() edits step by step, verifying each step against the previous one.
+/// `cur` is `None` until the first step (then the document's own root/tree are current).
+struct Work<'a> {
+    doc: &'a JsonDoc,
+    text: String,
+    cur: Option<Parsed>,
+}
+
+impl Work<'_> {
+    fn root(&self) -> &Value {
+        self.cur.as_ref().map_or(&self.doc.root, |p| &p.root)
+    }
+
+    fn tree(&self) -> &Tree {
+        self.cur.as_ref().map_or(&self.doc.tree, |p| &p.tree)
+    }
+
+    fn obj_index(&self, path: &[String]) -> Option<usize> {
+        let mut obj = 0usize;
+        for key in path {
+            let o = self.tree().objs.get(obj)?;
+            obj = o.members.iter().find(|m| &m.key == key)?.obj?;
+        }
+        Some(obj)
+    }
+
+    /// An object with no members and only whitespace inside.
+    fn is_blank_object(&self, path: &[String]) -> bool {
+        self.obj_index(path)
+            .and_then(|i| self.tree().objs.get(i))
+            .is_some_and(|o| {
+                o.members.is_empty()
+                    && self
+                        .text
+                        .as_bytes()
+                        .get(o.open + 1..o.close)
+                        .is_some_and(|s| s.iter().all(|&c| is_ws(c)))
+            })
+    }
+
+    /// Applies `splices`, re-parses, and checks the value changed exactly as `ok` says.
+    fn commit(
+        &mut self,
+        splices: &[Splice],
+        ok: impl FnOnce(&Value, &Value) -> bool,
+    ) -> Result<(), EditError> {
+        let new_text = apply_splices(&self.text, splices)?;
+        let parsed = reparse(&new_text, self.doc.syntax)?;
+        if !ok(self.root(), &parsed.root) {
+            return Err(internal("the result holds a different value than intended"));
+        }
+        self.text = new_text;
+        self.cur = Some(parsed);
+        Ok(())
+    }
+
+    fn remove_member(&mut self, container: &[String], name: &str) -> Result<(), EditError> {
+        let obj = self
+            .obj_index(container)
+            .ok_or_else(|| internal("container not found"))?;
+        let o = self
+            .tree()
+            .objs
+            .get(obj)
+            .ok_or_else(|| internal("object index out of range"))?;
+        let i = o
+            .members
+            .iter()
+            .position(|m| m.key == name)
+            .ok_or_else(|| internal("member not found"))?;
+        let m = o.members.get(i).ok_or_else(|| internal("member index"))?;
+        let prev = i.checked_sub(1).and_then(|j| o.members.get(j));
+        let next = o.members.get(i + 1);
+        let b = self.text.as_bytes();
+        let next_token = next.map_or(o.close, |n| n.key_start);
+        let mut splices = Vec::new();
+        let own = own_line_start(b, m.key_start).zip(own_line_end(b, m, next_token));
+        let is_last = next.is_none();
+        if let Some((start, end)) = own {
+            // The member owns whole lines: drop them (from the line break before it).
+            splices.push(Splice::new(start, end, String::new()));
+            if is_last
+                && m.comma.is_none()
+                && let Some(c) = prev.and_then(|p| p.comma)
+            {
+                splices.push(Splice::new(c, c + 1, String::new()));
+            }
+        } else if !is_last {
+            // `"a": 1, "b": 2` -> `"b": 2`: the member, its comma and the spaces after it.
+            let c = m.comma.ok_or_else(|| internal("missing separator comma"))?;
+            let mut end = c + 1;
+            while matches!(b.get(end), Some(b' ' | b'\t')) {
+                end += 1;
+            }
+            splices.push(Splice::new(m.key_start, end.min(next_token), String::new()));
+        } else {
+            // Last member on a shared line: the whitespace before it, the member, and either its
+            // own trailing comma or the previous member's separator comma.
+            let from = prev.map_or(o.open + 1, |p| p.value_end);
+            let start = if prev.is_some() {
+                ws_run_start(b, from, m.key_start)
+            } else {
+                ws_run_start(b, o.open + 1, m.key_start)
+            };
+            let end = m.comma.map_or(m.value_end, |c| c + 1);
+            splices.push(Splice::new(start, end, String::new()));
+            if m.comma.is_none()
+                && let Some(c) = prev.and_then(|p| p.comma)
+            {
+                splices.push(Splice::new(c, c + 1, String::new()));
+            }
+        }
+        self.commit(&splices, |old, new| {
+            edit_matches(old, new, container, name, None)
+        })
+    }
+
+    fn restore_inner(&mut self, path: &[String], inner: &str) -> Result<(), EditError> {
+        if !self.is_blank_object(path) {
+            return Ok(());
+        }
+        let Some(o) = self.obj_index(path).and_then(|i| self.tree().objs.get(i)) else {
+            return Ok(());
+        };
+        if self.text.get(o.open + 1..o.close) == Some(inner) {
+            return Ok(());
+        }
+        let splices = [Splice::new(o.open + 1, o.close, inner.to_owned())];
+        self.commit(&splices, |old, new| old == new)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn p(path: &[&str]) -> Vec<String> {
+        path.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    fn text(d: &JsonDoc) -> String {
+        String::from_utf8(d.to_bytes()).unwrap()
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Refusals
+    // ----------------------------------------------------------------------------------------
+
+    #[test]
+    fn refusals() {
+        use Syntax::{Json, JsonComments, Jsonc};
+        let deep_after_key = format!("{{\"a\":{}", "[".repeat(200));
+        let cases: Vec<(Vec<u8>, Syntax, &str, usize, usize)> = vec![
+            (b"\xff".to_vec(), Json, "invalid-utf8", 1, 1),
+            (
+                b"{\"a\":\n\"\xc3\x28\"}".to_vec(),
+                Json,
+                "invalid-utf8",
+                2,
+                2,
+            ),
+            (
+                b"{\"\xc3\xa9\":\"\xe9\"}".to_vec(),
+                Json,
+                "invalid-utf8",
+                1,
+                7,
+            ),
+            (b"".to_vec(), Json, "empty-file", 1, 1),
+            (b" \n\t\r\n".to_vec(), Jsonc, "empty-file", 1, 1),
+            (b"\xEF\xBB\xBF".to_vec(), Json, "empty-file", 1, 1),
+            (
+                b"// nothing\n/* here */".to_vec(),
+                Jsonc,
+                "empty-file",
+                1,
+                1,
+            ),
+            (b"{\"a\":1 // c\n}".to_vec(), Json, "parse-error", 1, 8),
+            (b"{\"a\":1 /* c */}".to_vec(), Json, "parse-error", 1, 8),
+            (b"{\"a\":1,}".to_vec(), Json, "parse-error", 1, 7),
+            (b"{\"a\":1,\n}".to_vec(), JsonComments, "parse-error", 1, 7),
+            (b"{\"a\":[1,]}".to_vec(), JsonComments, "parse-error", 1, 8),
+            (b"{\"a\":[1,,2]}".to_vec(), Jsonc, "parse-error", 1, 9),
+            (b"{,\"a\":1}".to_vec(), Jsonc, "parse-error", 1, 2),
+            (b"{,}".to_vec(), Jsonc, "parse-error", 1, 2),
+            (b"{'a':1}".to_vec(), Jsonc, "parse-error", 1, 2),
+            (b"{\"a\":'x'}".to_vec(), Jsonc, "parse-error", 1, 6),
+            (b"{a:1}".to_vec(), Jsonc, "parse-error", 1, 2),
+            (b"{\"a\":0x10}".to_vec(), Jsonc, "parse-error", 1, 7),
+            (b"{\"a\":+1}".to_vec(), Jsonc, "parse-error", 1, 6),
+            (b"{\"a\":.5}".to_vec(), Jsonc, "parse-error", 1, 6),
+            (b"{\"a\":01}".to_vec(), Json, "parse-error", 1, 7),
+            (b"{\"a\":1.}".to_vec(), Json, "parse-error", 1, 8),
+            (b"{\"a\":1e}".to_vec(), Json, "parse-error", 1, 8),
+            (b"{\"a\":-}".to_vec(), Json, "parse-error", 1, 7),
+            (b"{\"a\":1e400}".to_vec(), Json, "parse-error", 1, 6),
+            (b"{\"a\":NaN}".to_vec(), Jsonc, "parse-error", 1, 6),
+            (b"{\"a\":Infinity}".to_vec(), Jsonc, "parse-error", 1, 6),
+            (b"{\"a\":-Infinity}".to_vec(), Jsonc, "parse-error", 1, 7),
+            (b"{\"a\":tru}".to_vec(), Json, "parse-error", 1, 6),
+            (b"{\"a\":\"\\ud800\"}".to_vec(), Json, "parse-error", 1, 7),
+            (b"{\"a\":\"\\udc00\"}".to_vec(), Json, "parse-error", 1, 7),
+            (
+                b"{\"a\":\"\\ud800\\u0041\"}".to_vec(),
+                Json,
+                "parse-error",
+                1,
+                7,
+            ),
+            (b"{\"\\ud800\":1}".to_vec(), Json, "parse-error", 1, 3),
+            (b"{\"a\":\"\\x\"}".to_vec(), Json, "parse-error", 1, 7),
+            (b"{\"a\":\"\\u12\"}".to_vec(), Json, "parse-error", 1, 7),
+            (b"{\"a\":\"x\ty\"}".to_vec(), Json, "parse-error", 1, 8),
+            (b"{\"a\":\"x\ny\"}".to_vec(), Jsonc, "parse-error", 1, 8),
+            (b"{\"a\":\"x\0\"}".to_vec(), Json, "parse-error", 1, 8),
+            (b"{} {}".to_vec(), Json, "parse-error", 1, 4),
+            (b"{}x".to_vec(), Json, "parse-error", 1, 3),
+            (b"{}\0".to_vec(), Json, "parse-error", 1, 3),
+            (b"{}\n[]".to_vec(), Jsonc, "parse-error", 2, 1),
+            (b"{\"a\":".to_vec(), Json, "parse-error", 1, 6),
+            (b"{\"a\":1".to_vec(), Json, "parse-error", 1, 7),
+            (b"{\"a\":\"abc".to_vec(), Json, "parse-error", 1, 6),
+            (b"{\"a".to_vec(), Json, "parse-error", 1, 2),
+            (b"{\"a\" 1}".to_vec(), Json, "parse-error", 1, 6),
+            (b"{\"a\":1 \"b\":2}".to_vec(), Jsonc, "parse-error", 1, 8),
+            (b"{} /* x".to_vec(), Jsonc, "parse-error", 1, 4),
+            (b"{} / x".to_vec(), Jsonc, "parse-error", 1, 4),
+            (
+                b"\xEF\xBB\xBF\xEF\xBB\xBF{}".to_vec(),
+                Json,
+                "parse-error",
+                1,
+                1,
+            ),
+            (b"{\"a\":1,\"a\":2}".to_vec(), Json, "duplicate-key", 1, 8),
+            (
+                b"{\"x\":{\"b\":1,\n  \"b\":2}}".to_vec(),
+                Json,
+                "duplicate-key",
+                2,
+                3,
+            ),
+            (
+                b"{\"a\":1,\"\\u0061\":2}".to_vec(),
+                Json,
+                "duplicate-key",
+                1,
+                8,
+            ),
+            (
+                b"{\"x\":[{\"k\":1,\"k\":2}]}".to_vec(),
+                Json,
+                "duplicate-key",
+                1,
+                14,
+            ),
+            (deep_after_key.into_bytes(), Json, "too-deep", 1, 133),
+            ("[".repeat(100_000).into_bytes(), Json, "too-deep", 1, 129),
+            (
+                "{\"a\":".repeat(100_000).into_bytes(),
+                Jsonc,
+                "too-deep",
+                1,
+                641,
+            ),
+            (b"[]".to_vec(), Json, "not-an-object", 1, 1),
+            (b"null".to_vec(), Json, "not-an-object", 1, 1),
+            (b"\"x\"".to_vec(), Json, "not-an-object", 1, 1),
+            (b"1".to_vec(), Json, "not-an-object", 1, 1),
+            (b"  \n  [1,]".to_vec(), Jsonc, "not-an-object", 2, 3),
+            (b"\xEF\xBB\xBF[]".to_vec(), Json, "not-an-object", 1, 1),
+        ];
+        for (input, syntax, code, line, column) in cases {
+            let shown = String::from_utf8_lossy(&input[..input.len().min(40)]).into_owned();
+            match JsonDoc::parse(&input, syntax) {
+                Ok(_) => panic!("{shown:?} ({syntax:?}) was accepted"),
+                Err(e) => {
+                    assert_eq!(
+                        (e.code, e.line, e.column),
+                        (code, line, column),
+                        "{shown:?} ({syntax:?}): {e}"
+                    );
+                    assert!(!e.message.is_empty());
+                    assert!(!e.message.starts_with(char::is_uppercase), "{e}");
+                    assert!(!e.message.ends_with('.'), "{e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn accepted_per_syntax() {
+        use Syntax::{Json, JsonComments, Jsonc};
+        let cases: &[(&str, &[Syntax])] = &[
+            ("{}", &[Json, JsonComments, Jsonc]),
+            ("{\"a\":1} // c", &[JsonComments, Jsonc]),
+            ("/* c */{\"a\":[1, /* c */ 2]}", &[JsonComments, Jsonc]),
+            ("{\"a\":[1,2,],}", &[Jsonc]),
+            (
+                "{\"a\":\"\\ud83d\\ude00 \\u00e9 \\/ \\b\\f\\n\\r\\t\"}",
+                &[Json, JsonComments, Jsonc],
+            ),
+            (
+                "{\"n\":[0,-0,1.50,1E2,-1e-3,12345678901234567890,123456789012345678901234]}",
+                &[Json, JsonComments, Jsonc],
+            ),
+            ("{\"a\":1} // no final newline", &[JsonComments, Jsonc]),
+            ("{\"a\":1} //\r{}", &[]),
+        ];
+        for (input, ok) in cases {
+            for syntax in [Json, JsonComments, Jsonc] {
+                let r = JsonDoc::parse(input.as_bytes(), syntax);
+                assert_eq!(
+                    r.is_ok(),
+                    ok.contains(&syntax),
+                    "{input:?} {syntax:?}: {r:?}"
+                );
+                if let Ok(d) = r {
+                    assert_eq!(d.to_bytes(), input.as_bytes());
+                }
+            }
+        }
+        // 128 levels are accepted (the root is level 1).
+        let ok = format!("{{\"a\":{}{}}}", "[".repeat(127), "]".repeat(127));
+        assert!(JsonDoc::parse(ok.as_bytes(), Json).is_ok());
+        let bad = format!("{{\"a\":{}{}}}", "[".repeat(128), "]".repeat(128));
+        assert_eq!(
+            JsonDoc::parse(bad.as_bytes(), Json).unwrap_err().code,
+            "too-deep"
+        );
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Formatting
+    // ----------------------------------------------------------------------------------------
+
+    #[test]
+    fn formatting() {
+        use Syntax::{Json, Jsonc};
+        let cmd = json!({"command": "x"});
+        let cases: Vec<(&str, Syntax, Vec<String>, &str)> = vec![
+            // tabs + CRLF
+            (
+                "{\r\n\t\"a\": 1\r\n}\r\n",
+                Json,
+                p(&["mcpServers"]),
+                "{\r\n\t\"a\": 1,\r\n\t\"mcpServers\": {\r\n\t\t\"srv\": {\r\n\t\t\t\"command\": \"x\"\r\n\t\t}\r\n\t}\r\n}\r\n",
+            ),
+            // 4-space indent detected
+            (
+                "{\n    \"mcpServers\": {\n        \"a\": 1\n    }\n}",
+                Json,
+                p(&["mcpServers"]),
+                "{\n    \"mcpServers\": {\n        \"a\": 1,\n        \"srv\": {\n            \"command\": \"x\"\n        }\n    }\n}",
+            ),
+            // trailing commas kept
+            (
+                "{\n  \"mcpServers\": {\n    \"a\": 1,\n  },\n}",
+                Jsonc,
+                p(&["mcpServers"]),
+                "{\n  \"mcpServers\": {\n    \"a\": 1,\n    \"srv\": {\n      \"command\": \"x\"\n    },\n  },\n}",
+            ),
+            // comment after the last property stays on its line
+            (
+                "{\n  \"mcpServers\": {\n    \"a\": 1 // keep\n  }\n}",
+                Jsonc,
+                p(&["mcpServers"]),
+                "{\n  \"mcpServers\": {\n    \"a\": 1, // keep\n    \"srv\": {\n      \"command\": \"x\"\n    }\n  }\n}",
+            ),
+            // comment before the closing brace stays last
+            (
+                "{\n  \"mcpServers\": {\n    \"a\": 1\n    // end\n  }\n}",
+                Jsonc,
+                p(&["mcpServers"]),
+                "{\n  \"mcpServers\": {\n    \"a\": 1,\n    \"srv\": {\n      \"command\": \"x\"\n    }\n    // end\n  }\n}",
+            ),
+            // comment inside an empty object is kept
+            (
+                "{\n  \"mcpServers\": {\n    // add servers here\n  }\n}",
+                Jsonc,
+                p(&["mcpServers"]),
+                "{\n  \"mcpServers\": {\n    // add servers here\n    \"srv\": {\n      \"command\": \"x\"\n    }\n  }\n}",
+            ),
+            // one-line objects stay one-line, spacing copied
+            (
+                "{\"mcpServers\":{\"a\":1}}",
+                Json,
+                p(&["mcpServers"]),
+                "{\"mcpServers\":{\"a\":1,\"srv\":{\"command\":\"x\"}}}",
+            ),
+            (
+                "{\"mcpServers\": {\"a\": 1}}\n",
+                Json,
+                p(&["mcpServers"]),
+                "{\"mcpServers\": {\"a\": 1, \"srv\": {\"command\": \"x\"}}}\n",
+            ),
+            (
+                "{\"a\": 1, \"mcpServers\": {}}",
+                Json,
+                p(&["mcpServers"]),
+                "{\"a\": 1, \"mcpServers\": {\"srv\": {\"command\": \"x\"}}}",
+            ),
+            (
+                "{ \"a\": 1 }",
+                Json,
+                p(&["mcpServers"]),
+                "{ \"a\": 1, \"mcpServers\": {\"srv\": {\"command\": \"x\"}} }",
+            ),
+            // single-line object inside a multi-line file stays single-line
+            (
+                "{\n  \"mcpServers\": {\"a\": 1}\n}",
+                Json,
+                p(&["mcpServers"]),
+                "{\n  \"mcpServers\": {\"a\": 1, \"srv\": {\"command\": \"x\"}}\n}",
+            ),
+            // BOM
+            (
+                "\u{feff}{}",
+                Json,
+                p(&["mcpServers"]),
+                "\u{feff}{\n  \"mcpServers\": {\n    \"srv\": {\n      \"command\": \"x\"\n    }\n  }\n}",
+            ),
+            // replace keeps everything else
+            (
+                "{\"mcpServers\": {\"srv\": {\"old\": true}, \"b\": 2}}",
+                Json,
+                p(&["mcpServers"]),
+                "{\"mcpServers\": {\"srv\": {\"command\": \"x\"}, \"b\": 2}}",
+            ),
+            // numbers and escapes elsewhere untouched
+            (
+                "{\"n\": 12345678901234567890, \"f\": 1.50, \"e\": 1E2, \"s\": \"\\u00e9\", \"mcpServers\": {}}",
+                Json,
+                p(&["mcpServers"]),
+                "{\"n\": 12345678901234567890, \"f\": 1.50, \"e\": 1E2, \"s\": \"\\u00e9\", \"mcpServers\": {\"srv\": {\"command\": \"x\"}}}",
+            ),
+            // nested path created under an existing object
+            (
+                "{\n  \"projects\": {\n    \"/p\": {\n      \"x\": 1\n    }\n  }\n}\n",
+                Json,
+                p(&["projects", "/p", "mcpServers"]),
+                "{\n  \"projects\": {\n    \"/p\": {\n      \"x\": 1,\n      \"mcpServers\": {\n        \"srv\": {\n          \"command\": \"x\"\n        }\n      }\n    }\n  }\n}\n",
+            ),
+        ];
+        for (input, syntax, path, expected) in cases {
+            let mut d = JsonDoc::parse(input.as_bytes(), syntax).unwrap();
+            let existed = d.get(&path).and_then(|c| c.get("srv")).is_some();
+            let hints = d.upsert(&path, "srv", &cmd).unwrap();
+            assert_eq!(text(&d), expected, "upsert into {input:?}");
+            if !existed {
+                d.remove(&path, "srv", &hints).unwrap();
+                assert_eq!(text(&d), input, "remove from {expected:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn removal_keeps_neighbour_comments() {
+        let input =
+            "{\n  // about a\n  \"a\": 1, // a line\n  // about b\n  \"b\": 2 // b line\n}\n";
+        let cases = [
+            (
+                "a",
+                "{\n  // about a\n  // about b\n  \"b\": 2 // b line\n}\n",
+            ),
+            (
+                "b",
+                "{\n  // about a\n  \"a\": 1 // a line\n  // about b\n}\n",
+            ),
+        ];
+        for (name, expected) in cases {
+            let mut d = JsonDoc::parse(input.as_bytes(), Syntax::Jsonc).unwrap();
+            d.remove(&[], name, &[]).unwrap();
+            assert_eq!(text(&d), expected);
+        }
+        // one-line, with a comment between members
+        let input = "{\"a\": 1, /* c */ \"b\": 2}";
+        let mut d = JsonDoc::parse(input.as_bytes(), Syntax::Jsonc).unwrap();
+        d.remove(&[], "b", &[]).unwrap();
+        assert_eq!(text(&d), "{\"a\": 1 /* c */}");
+        let mut d = JsonDoc::parse(input.as_bytes(), Syntax::Jsonc).unwrap();
+        d.remove(&[], "a", &[]).unwrap();
+        assert_eq!(text(&d), "{/* c */ \"b\": 2}");
+        // a line comment before the last member never swallows the closing brace
+        let input = "{\"a\": 1, // c\n  \"b\": 2}";
+        let mut d = JsonDoc::parse(input.as_bytes(), Syntax::Jsonc).unwrap();
+        d.remove(&[], "b", &[]).unwrap();
+        assert_eq!(text(&d), "{\"a\": 1 // c\n}");
+        // trailing comma on the removed last member: the previous comma becomes trailing
+        let input = "{\n  \"a\": 1,\n  \"b\": 2,\n}";
+        let mut d = JsonDoc::parse(input.as_bytes(), Syntax::Jsonc).unwrap();
+        d.remove(&[], "b", &[]).unwrap();
+        assert_eq!(text(&d), "{\n  \"a\": 1,\n}");
+    }
+
+    #[test]
+    fn edit_errors() {
+        let mut d = JsonDoc::parse(b"{\"mcpServers\": [1]}", Syntax::Json).unwrap();
+        let e = d.upsert(&p(&["mcpServers"]), "x", &json!(1)).unwrap_err();
+        assert_eq!((e.code, e.line, e.column), ("not-an-object", 1, 16));
+        let e = d
+            .upsert(&p(&["mcpServers", "deeper"]), "x", &json!(1))
+            .unwrap_err();
+        assert_eq!(e.code, "not-an-object");
+        let e = d.remove(&p(&["mcpServers"]), "x", &[]).unwrap_err();
+        assert_eq!(e.code, "not-an-object");
+        let e = d.remove(&p(&["nope"]), "x", &[]).unwrap_err();
+        assert_eq!(e.code, "not-found");
+        let mut d = JsonDoc::parse(b"{\"m\": {}}", Syntax::Json).unwrap();
+        let e = d.remove(&p(&["m"]), "x", &[]).unwrap_err();
+        assert_eq!(e.code, "not-found");
+        let bad = [UndoHint::EmptyInner {
+            path: vec![],
+            inner: "x".into(),
+        }];
+        let e = d.remove(&p(&["m"]), "x", &bad).unwrap_err();
+        assert_eq!(e.code, "invalid-hint");
+        // a value nested too deep is refused before anything is written
+        let mut v = json!(1);
+        for _ in 0..130 {
+            v = json!([v]);
+        }
+        let before = d.to_bytes();
+        let e = d.upsert(&p(&["m"]), "x", &v).unwrap_err();
+        assert_eq!(e.code, "too-deep");
+        assert_eq!(d.to_bytes(), before);
+    }
+
+    #[test]
+    fn hints_serialize_small() {
+        let mut d = JsonDoc::parse(b"{}", Syntax::Json).unwrap();
+        let hints = d
+            .upsert(&p(&["mcpServers"]), "s", &json!({"command": "secret"}))
+            .unwrap();
+        let s = serde_json::to_string(&hints).unwrap();
+        assert_eq!(
+            s,
+            r#"[{"kind":"empty-inner","path":[],"inner":""},{"kind":"created","path":["mcpServers"]}]"#
+        );
+        let back: Vec<UndoHint> = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, hints);
+    }
+
+    // ----------------------------------------------------------------------------------------
+    // Property tests
+    // ----------------------------------------------------------------------------------------
+
+    /// A generated JSON shape; scalars and keys hold their exact source spelling.
+    #[derive(Debug, Clone)]
+    enum G {
+        Obj(Vec<(String, G)>),
+        Arr(Vec<G>),
+        Raw(String),
+    }
+
+    impl G {
+        fn has_key(&self, raw: &str) -> bool {
+            matches!(self, G::Obj(ms) if ms.iter().any(|(k, _)| k == raw))
+        }
+    }
+
+    /// Formatting knobs for rendering a `G`.
+    #[derive(Debug, Clone)]
+    struct Fmt {
+        syntax: Syntax,
+        nl: &'static str,
+        /// `None` = everything on one line.
+        indent: Option<&'static str>,
+        colon: &'static str,
+        sep: &'static str,
+        bom: bool,
+        final_nl: bool,
+        seed: u64,
+    }
+
+    /// Tiny deterministic RNG so comment placement is part of the generated case.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn chance(&mut self, in_n: u64) -> bool {
+            self.next().is_multiple_of(in_n)
+        }
+    }
+
+    fn render_doc(root: &G, f: &Fmt) -> Vec<u8> {
+        let mut rng = Rng(f.seed | 1);
+        let mut out = String::new();
+        if f.syntax.comments() && rng.chance(3) {
+            out.push_str(if f.indent.is_some() {
+                "// head"
+            } else {
+                "/* head */"
+            });
+            out.push_str(f.nl);
+        }
+        render(&mut out, root, 0, f, &mut rng);
+        if f.syntax.comments() && rng.chance(4) {
+            out.push_str(" /* tail */");
+        }
+        if f.final_nl {
+            out.push_str(f.nl);
+        }
+        let mut bytes = Vec::new();
+        if f.bom {
+            bytes.extend_from_slice(BOM);
+        }
+        bytes.extend_from_slice(out.as_bytes());
+        bytes
+    }
+
+    fn render(out: &mut String, g: &G, depth: usize, f: &Fmt, rng: &mut Rng) {
+        let comments = f.syntax.comments();
+        let block = |rng: &mut Rng, out: &mut String| {
+            if comments && rng.chance(6) {
+                out.push_str("/* b, } */ ");
+            }
+        };
+        match g {
+            G::Raw(r) => out.push_str(r),
+            G::Obj(_) | G::Arr(_) if ms_len(g) == 0 => {
+                let (o, c) = if matches!(g, G::Obj(_)) {
+                    ('{', '}')
+                } else {
+                    ('[', ']')
+                };
+                out.push(o);
+                match rng.next() % 4 {
+                    0 => out.push(' '),
+                    1 if f.indent.is_some() => {
+                        out.push_str(f.nl);
+                        out.push_str(&f.indent.unwrap_or("").repeat(depth));
+                    }
+                    2 if comments && f.indent.is_some() => {
+                        out.push_str(f.nl);
+                        out.push_str(&f.indent.unwrap_or("").repeat(depth + 1));
+                        out.push_str("// empty");
+                        out.push_str(f.nl);
+                        out.push_str(&f.indent.unwrap_or("").repeat(depth));
+                    }
+                    _ => {}
+                }
+                out.push(c);
+            }
+            G::Obj(_) | G::Arr(_) => {
+                let (o, c) = if matches!(g, G::Obj(_)) {
+                    ('{', '}')
+                } else {
+                    ('[', ']')
+                };
+                let items: Vec<(Option<&String>, &G)> = match g {
+                    G::Obj(ms) => ms.iter().map(|(k, v)| (Some(k), v)).collect(),
+                    G::Arr(vs) => vs.iter().map(|v| (None, v)).collect(),
+                    G::Raw(_) => vec![],
+                };
+                out.push(o);
+                if let Some(unit) = f.indent {
+                    if comments && rng.chance(5) {
+                        out.push_str(" // open");
+                    }
+                    let pad = unit.repeat(depth + 1);
+                    let n = items.len();
+                    for (i, (k, v)) in items.into_iter().enumerate() {
+                        out.push_str(f.nl);
+                        out.push_str(&pad);
+                        if comments && rng.chance(5) {
+                            out.push_str("// before");
+                            out.push_str(f.nl);
+                            out.push_str(&pad);
+                        }
+                        if let Some(k) = k {
+                            out.push_str(k);
+                            out.push_str(f.colon);
+                        }
+                        render(out, v, depth + 1, f, rng);
+                        if i + 1 < n || (f.syntax.trailing_commas() && rng.chance(2)) {
+                            out.push(',');
+                        }
+                        if comments && rng.chance(4) {
+                            out.push_str(if rng.chance(2) {
+                                " // after, }"
+                            } else {
+                                " /* after */"
+                            });
+                        }
+                    }
+                    if comments && rng.chance(4) {
+                        out.push_str(f.nl);
+                        out.push_str(&pad);
+                        out.push_str("// before close");
+                    }
+                    out.push_str(f.nl);
+                    out.push_str(&unit.repeat(depth));
+                } else {
+                    let n = items.len();
+                    for (i, (k, v)) in items.into_iter().enumerate() {
+                        block(rng, out);
+                        if let Some(k) = k {
+                            out.push_str(k);
+                            out.push_str(f.colon);
+                        }
+                        render(out, v, depth + 1, f, rng);
+                        if i + 1 < n {
+                            out.push_str(f.sep);
+                        } else if f.syntax.trailing_commas() && rng.chance(3) {
+                            out.push(',');
+                        }
+                    }
+                    block(rng, out);
+                }
+                out.push(c);
+            }
+        }
+    }
+
+    fn ms_len(g: &G) -> usize {
+        match g {
+            G::Obj(v) => v.len(),
+            G::Arr(v) => v.len(),
+            G::Raw(_) => 0,
+        }
+    }
+
+    fn raw_string() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just(r#""plain""#.to_owned()),
+            Just(r#""caf\u00e9""#.to_owned()),
+            Just(r#""caf\u00E9""#.to_owned()),
+            Just(r#""tab\there\n""#.to_owned()),
+            Just(r#""q\"uote\\ \/ sl""#.to_owned()),
+            Just(r#""\ud83d\ude00 emoji 😀""#.to_owned()),
+            Just(r#""${V} // not a comment /* */""#.to_owned()),
+            Just(r#""""#.to_owned()),
+            any::<String>().prop_map(|s| serde_json::to_string(&s).unwrap_or_default()),
+            "[a-zA-Z0-9_./-]{0,12}".prop_map(|s| format!("\"{s}\"")),
+        ]
+    }
+
+    fn raw_scalar() -> impl Strategy<Value = String> {
+        prop_oneof![
+            raw_string(),
+            Just("12345678901234567890".to_owned()),
+            Just("123456789012345678901234567890".to_owned()),
+            Just("1.50".to_owned()),
+            Just("1E2".to_owned()),
+            Just("-0".to_owned()),
+            Just("-1.5e-3".to_owned()),
+            Just("0.1".to_owned()),
+            any::<i64>().prop_map(|i| i.to_string()),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(|f| format!("{f:e}")),
+            Just("true".to_owned()),
+            Just("false".to_owned()),
+            Just("null".to_owned()),
+        ]
+    }
+
+    fn dedupe(ms: Vec<(String, G)>) -> Vec<(String, G)> {
+        let mut seen = std::collections::HashSet::new();
+        ms.into_iter()
+            .filter(|(k, _)| {
+                let d: String = serde_json::from_str(k).unwrap_or_default();
+                d != "mcpServers" && d != "projects" && !d.starts_with("mcpconf-") && seen.insert(d)
+            })
+            .collect()
+    }
+
+    fn gen_value() -> impl Strategy<Value = G> {
+        raw_scalar()
+            .prop_map(G::Raw)
+            .prop_recursive(4, 32, 5, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..5).prop_map(G::Arr),
+                    prop::collection::vec((raw_string(), inner), 0..5)
+                        .prop_map(|ms| G::Obj(dedupe(ms))),
+                ]
+            })
+    }
+
+    fn mcp_entry() -> G {
+        G::Obj(vec![
+            ("\"command\"".into(), G::Raw("\"npx\"".into())),
+            (
+                "\"args\"".into(),
+                G::Arr(vec![G::Raw("\"-y\"".into()), G::Raw("\"x\"".into())]),
+            ),
+            (
+                "\"env\"".into(),
+                G::Obj(vec![("\"K\"".into(), G::Raw("\"${V}\"".into()))]),
+            ),
+        ])
+    }
+
+    /// Where the servers live in the generated document.
+    #[derive(Debug, Clone, Copy)]
+    enum Place {
+        /// `mcpServers` absent.
+        Absent,
+        /// `mcpServers` present with this many entries (0 = empty object).
+        Present(usize),
+        /// `projects` -> `/abs/dir` -> `mcpServers`, with none/some levels present.
+        Nested(usize),
+    }
+
+    fn gen_doc() -> impl Strategy<Value = (Vec<u8>, Fmt, Vec<String>)> {
+        let fmt = (
+            prop_oneof![
+                Just(Syntax::Json),
+                Just(Syntax::JsonComments),
+                Just(Syntax::Jsonc)
+            ],
+            prop_oneof![Just("\n"), Just("\r\n")],
+            prop_oneof![
+                Just(None),
+                Just(Some("  ")),
+                Just(Some("    ")),
+                Just(Some("\t"))
+            ],
+            prop_oneof![Just(":"), Just(": ")],
+            prop_oneof![Just(","), Just(", ")],
+            any::<bool>(),
+            any::<bool>(),
+            any::<u64>(),
+        )
+            .prop_map(
+                |(syntax, nl, indent, colon, sep, bom, final_nl, seed)| Fmt {
+                    syntax,
+                    nl,
+                    indent,
+                    colon,
+                    sep,
+                    bom,
+                    final_nl,
+                    seed,
+                },
+            );
+        let place = prop_oneof![
+            Just(Place::Absent),
+            (0usize..4).prop_map(Place::Present),
+            (0usize..4).prop_map(Place::Nested),
+        ];
+        (
+            fmt,
+            prop::collection::vec((raw_string(), gen_value()), 0..6),
+            place,
+            0usize..8,
+            prop::collection::vec(gen_value(), 0..3),
+        )
+            .prop_map(|(f, members, place, at, extra_entries)| {
+                let mut ms = dedupe(members);
+                let entries = |n: usize| -> G {
+                    let mut v: Vec<(String, G)> = Vec::new();
+                    for i in 0..n {
+                        let g = if i == 0 {
+                            mcp_entry()
+                        } else {
+                            extra_entries.get(i - 1).cloned().unwrap_or_else(mcp_entry)
+                        };
+                        v.push((format!("\"srv{i}\""), g));
+                    }
+                    G::Obj(v)
+                };
+                let (container, member) = match place {
+                    Place::Absent => (vec!["mcpServers".to_owned()], None),
+                    Place::Present(n) => (
+                        vec!["mcpServers".to_owned()],
+                        Some(("\"mcpServers\"".to_owned(), entries(n))),
+                    ),
+                    Place::Nested(level) => {
+                        let container = vec![
+                            "projects".to_owned(),
+                            "/abs/dir".to_owned(),
+                            "mcpServers".to_owned(),
+                        ];
+                        let g = match level {
+                            0 => None,
+                            1 => Some(G::Obj(vec![])),
+                            2 => Some(G::Obj(vec![("\"/abs/dir\"".into(), G::Obj(vec![]))])),
+                            _ => Some(G::Obj(vec![(
+                                "\"/abs/dir\"".into(),
+                                G::Obj(vec![("\"mcpServers\"".into(), entries(2))]),
+                            )])),
+                        };
+                        (container, g.map(|g| ("\"projects\"".to_owned(), g)))
+                    }
+                };
+                if let Some(m) = member {
+                    let at = at.min(ms.len());
+                    ms.insert(at, m);
+                }
+                let root = G::Obj(ms);
+                debug_assert!(!root.has_key("\"mcpconf-a\""));
+                (render_doc(&root, &f), f, container)
+            })
+    }
+
+    fn entry_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(json!({"command":"npx","args":["-y","x"],"env":{"K":"${V}"}})),
+            Just(json!({"url":"https://e.x/mcp","headers":{"Authorization":"Bearer ${T}"}})),
+            Just(json!({})),
+            Just(json!([])),
+            Just(json!("str \u{e9} \" \\ \n")),
+            Just(json!(1.5)),
+            gen_value().prop_filter_map("valid", |g| {
+                let f = Fmt {
+                    syntax: Syntax::Json,
+                    nl: "\n",
+                    indent: None,
+                    colon: ":",
+                    sep: ",",
+                    bom: false,
+                    final_nl: false,
+                    seed: 1,
+                };
+                let mut s = String::new();
+                render(&mut s, &g, 0, &f, &mut Rng(1));
+                serde_json::from_str(&s).ok()
+            }),
+        ]
+    }
+
+    fn cfg() -> ProptestConfig {
+        ProptestConfig {
+            cases: std::env::var("PROPTEST_CASES")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(512),
+            ..ProptestConfig::default()
+        }
+    }
+
+    fn show(b: &[u8]) -> String {
+        String::from_utf8_lossy(b).into_owned()
+    }
+
+    proptest! {
+        #![proptest_config(cfg())]
+
+        /// 1. parse then to_bytes is the identity.
+        #[test]
+        fn prop_roundtrip((bytes, f, _c) in gen_doc()) {
+            let d = JsonDoc::parse(&bytes, f.syntax);
+            prop_assert!(d.is_ok(), "{:?}\n{}", d.err(), show(&bytes));
+            let d = d.unwrap();
+            prop_assert_eq!(d.to_bytes(), bytes);
+        }
+
+        /// 2 + 3. upsert a new name: the value is old + entry; remove with the hints restores the
+        /// input byte for byte.
+        #[test]
+        fn prop_upsert_remove((bytes, f, container) in gen_doc(), v in entry_value()) {
+            let mut d = JsonDoc::parse(&bytes, f.syntax).unwrap();
+            let mut expected = d.value().clone();
+            set_path(&mut expected, &container, "mcpconf-a", v.clone()).unwrap();
+            let hints = d.upsert(&container, "mcpconf-a", &v);
+            prop_assert!(hints.is_ok(), "{:?}\n{}", hints.err(), show(&bytes));
+            let hints = hints.unwrap();
+            let after = d.to_bytes();
+            let re = JsonDoc::parse(&after, f.syntax).unwrap();
+            prop_assert_eq!(re.value(), &expected);
+            // the BOM and the untouched start of the file are kept
+            prop_assert_eq!(after.starts_with(BOM), bytes.starts_with(BOM));
+            // a second identical upsert changes nothing
+            let mut again = re.clone();
+            prop_assert_eq!(again.upsert(&container, "mcpconf-a", &v).unwrap(), vec![]);
+            prop_assert_eq!(again.to_bytes(), after.clone());
+            let r = d.remove(&container, "mcpconf-a", &hints);
+            prop_assert!(r.is_ok(), "{:?}\n{}", r.err(), show(&after));
+            prop_assert_eq!(show(&d.to_bytes()), show(&bytes), "after upsert:\n{}", show(&after));
+        }
+
+        /// 3. replacing an existing entry only changes that entry's value bytes.
+        #[test]
+        fn prop_replace_only_value((bytes, f, container) in gen_doc(), v in entry_value()) {
+            let mut d = JsonDoc::parse(&bytes, f.syntax).unwrap();
+            let Some(Value::Object(m)) = d.get(&container) else { return Ok(()) };
+            let Some(name) = m.keys().next().cloned() else { return Ok(()) };
+            let obj = Work { doc: &d, text: d.text.clone(), cur: None }.obj_index(&container).unwrap();
+            let span = d.tree.objs[obj].members.iter().find(|m| m.key == name).map(|m| (m.value_start, m.value_end)).unwrap();
+            let old = d.text.clone();
+            let mut expected = d.value().clone();
+            set_path(&mut expected, &container, &name, v.clone()).unwrap();
+            prop_assert_eq!(d.upsert(&container, &name, &v).unwrap(), vec![]);
+            let new = d.text.clone();
+            prop_assert_eq!(d.value(), &expected);
+            prop_assert_eq!(&new[..span.0], &old[..span.0]);
+            prop_assert_eq!(&new[new.len() - (old.len() - span.1)..], &old[span.1..]);
+        }
+
+        /// 4. two upserts, removed in reverse order with their own hints, or in insertion order
+        /// with the union of the hints: both give back the input exactly.
+        #[test]
+        fn prop_two_entries((bytes, f, container) in gen_doc(), a in entry_value(), b in entry_value(), reverse in any::<bool>()) {
+            let mut d = JsonDoc::parse(&bytes, f.syntax).unwrap();
+            let ha = d.upsert(&container, "mcpconf-a", &a).unwrap();
+            let hb = d.upsert(&container, "mcpconf-b", &b).unwrap();
+            let mid = d.to_bytes();
+            if reverse {
+                d.remove(&container, "mcpconf-b", &hb).unwrap();
+                d.remove(&container, "mcpconf-a", &ha).unwrap();
+            } else {
+                let all: Vec<UndoHint> = ha.iter().chain(hb.iter()).cloned().collect();
+                d.remove(&container, "mcpconf-a", &ha).unwrap();
+                d.remove(&container, "mcpconf-b", &all).unwrap();
+            }
+            prop_assert_eq!(show(&d.to_bytes()), show(&bytes), "with both:\n{}", show(&mid));
+        }
+
+        /// 4b. insertion order with only each entry's own hints: the value is the input's, except
+        /// that containers created by the first upsert may remain (empty).
+        #[test]
+        fn prop_two_entries_own_hints((bytes, f, container) in gen_doc(), a in entry_value(), b in entry_value()) {
+            let mut d = JsonDoc::parse(&bytes, f.syntax).unwrap();
+            let orig = d.value().clone();
+            let ha = d.upsert(&container, "mcpconf-a", &a).unwrap();
+            let hb = d.upsert(&container, "mcpconf-b", &b).unwrap();
+            prop_assert!(hb.is_empty());
+            d.remove(&container, "mcpconf-a", &ha).unwrap();
+            d.remove(&container, "mcpconf-b", &hb).unwrap();
+            if ha.is_empty() {
+                prop_assert_eq!(show(&d.to_bytes()), show(&bytes));
+            } else {
+                let mut v = d.value().clone();
+                if let Some(UndoHint::Created { path }) = ha.iter().find(|h| matches!(h, UndoHint::Created { .. })) {
+                    let (last, parent) = path.split_last().unwrap();
+                    let mut cur = &mut v;
+                    for k in parent { cur = cur.get_mut(k.as_str()).unwrap(); }
+                    cur.as_object_mut().unwrap().shift_remove(last);
+                }
+                prop_assert_eq!(v, orig);
+            }
+        }
+
+        /// 5. no panics on arbitrary bytes.
+        #[test]
+        fn prop_no_panic_random(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+            for s in [Syntax::Json, Syntax::JsonComments, Syntax::Jsonc] {
+                let _ = JsonDoc::parse(&bytes, s);
+            }
+        }
+
+        /// 5. no panics on mutated valid documents, and for strict JSON the same accept/refuse
+        /// decision as serde_json (modulo the extra rules: duplicates, root type).
+        #[test]
+        fn prop_no_panic_mutations(
+            (bytes, _f, _c) in gen_doc(),
+            edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, any::<u8>()), 1..4),
+            pick in prop::sample::select(vec![b'{', b'}', b'[', b']', b'"', b'\\', b',', b':', b'/', b'*', b'\n', b'\r', b' ', b'0', b'e', b'.', b'-', b'+', 0u8, 0xff]),
+        ) {
+            let mut bytes = bytes;
+            for (i, op, byte) in edits {
+                let b = if byte % 2 == 0 { pick } else { byte };
+                let at = if bytes.is_empty() { 0 } else { i.index(bytes.len()) };
+                match op {
+                    0 if !bytes.is_empty() => { bytes.remove(at); }
+                    1 => bytes.insert(at, b),
+                    _ if !bytes.is_empty() => bytes[at] = b,
+                    _ => {}
+                }
+            }
+            let mine: Vec<_> = [Syntax::Json, Syntax::JsonComments, Syntax::Jsonc]
+                .iter().map(|&s| JsonDoc::parse(&bytes, s)).collect();
+            let body = bytes.strip_prefix(BOM).unwrap_or(&bytes);
+            let serde = serde_json::from_slice::<Value>(body);
+            match (&mine[0], &serde) {
+                (Ok(d), Ok(v)) => prop_assert!(values_agree(d.value(), v)),
+                (Ok(_), Err(e)) => prop_assert!(false, "accepted but serde_json says {e}: {}", show(&bytes)),
+                (Err(e), Ok(v)) => prop_assert!(
+                    matches!(e.code, "duplicate-key" | "not-an-object" | "too-deep") && (e.code != "not-an-object" || !v.is_object()),
+                    "refused {e} but serde_json accepts: {}", show(&bytes)),
+                (Err(_), Err(_)) => {}
+            }
+            // anything strict JSON accepts, the laxer syntaxes accept identically
+            if let Ok(d) = &mine[0] {
+                prop_assert_eq!(mine[1].as_ref().map(|x| x.value()).ok(), Some(d.value()));
+                prop_assert_eq!(mine[2].as_ref().map(|x| x.value()).ok(), Some(d.value()));
+            }
+        }
+    }
+
+    /// Rough timing on a ~20 MB `~/.claude.json`-like file: `cargo test --release -- --ignored`.
+    #[test]
+    #[ignore]
+    fn perf_big_file() {
+        let mut s = String::from("{\n  \"numStartups\": 12,\n  \"projects\": {\n");
+        for i in 0..40_000 {
+            s.push_str(&format!(
+                "    \"/home/u/p{i}\": {{\n      \"allowedTools\": [\"a\", \"b\"],\n      \"history\": [{{\"display\": \"caf\\u00e9 {i}\", \"n\": 1.50}}],\n      \"mcpServers\": {{}},\n      \"x\": 12345678901234567890\n    }},\n"
+            ));
+        }
+        s.push_str("    \"/last\": {}\n  }\n}\n");
+        let t = std::time::Instant::now();
+        let po = parse_only(&s, Syntax::Json).unwrap();
+        let t1 = t.elapsed();
+        cross_check(&s, &po).unwrap();
+        let t2 = t.elapsed();
+        let c = po.root.clone();
+        let t3 = t.elapsed();
+        assert!(c == po.root);
+        let t4 = t.elapsed();
+        let _v: Value = serde_json::from_str(&s).unwrap();
+        let t5 = t.elapsed();
+        drop(po);
+        let t6 = t.elapsed();
+        println!(
+            "parse_only {t1:?} cross {:?} clone {:?} eq {:?} serde {:?} drop {:?}",
+            t2 - t1,
+            t3 - t2,
+            t4 - t3,
+            t5 - t4,
+            t6 - t5
+        );
+        let t = std::time::Instant::now();
+        let mut d = JsonDoc::parse(s.as_bytes(), Syntax::Json).unwrap();
+        let parse = t.elapsed();
+        let path = p(&["projects", "/home/u/p777", "mcpServers"]);
+        let t = std::time::Instant::now();
+        let hints = d.upsert(&path, "x", &json!({"command": "npx"})).unwrap();
+        let upsert = t.elapsed();
+        let t = std::time::Instant::now();
+        d.remove(&path, "x", &hints).unwrap();
+        let remove = t.elapsed();
+        assert_eq!(d.to_bytes(), s.as_bytes());
+        println!(
+            "{} MB: parse {parse:?}, upsert {upsert:?}, remove {remove:?}",
+            s.len() / 1_000_000
+        );
     }
 }

@@ -433,7 +433,6 @@ impl Parser<'_> {
     fn server(&self, name: &str, item: &Item) -> Result<Server, ManifestError> {
         let place = format!("server `{name}`");
         let t = self.table_keys(item, SERVER_KEYS, &place)?;
-        let has = |k: &str| t.get(k).is_some();
         let transport = match (t.get("command"), t.get("url")) {
             (Some(_), Some(url)) => {
                 return Err(self.err_item(
@@ -525,7 +524,6 @@ impl Parser<'_> {
                 Transport::Remote { url, headers, kind }
             }
         };
-        let _ = has;
         let tools = match t.get("tools") {
             Some(i) => {
                 let list = self.string_list(i, "tools")?;
@@ -591,10 +589,10 @@ impl Parser<'_> {
             None => None,
         };
         let path = t.get("path").map(|i| self.string(i, "path")).transpose()?;
-        if let (Some(p), Some(i)) = (&path, t.get("path")) {
-            if p.trim().is_empty() {
-                return Err(self.err_item(i, "`path` is empty"));
-            }
+        if let (Some(p), Some(i)) = (&path, t.get("path"))
+            && p.trim().is_empty()
+        {
+            return Err(self.err_item(i, "`path` is empty"));
         }
         if d.requires_path() && path.is_none() {
             return Err(self.err_at(

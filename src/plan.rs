@@ -277,13 +277,26 @@ fn insert_at(node: &mut Value, container: &[String], name: &str, value: Value) {
     }
 }
 
-fn refuse(fp: &mut FilePlan, op: &'static str, server: &str, code: &'static str, message: String) {
+fn refuse(
+    fp: &mut FilePlan,
+    doc: &Doc,
+    path: &[String],
+    op: &'static str,
+    server: &str,
+    message: String,
+) {
     fp.actions.push(Action {
         op,
         server: server.to_string(),
         detail: message.clone(),
     });
-    fp.errors.push(PlanError::file(code, message));
+    let (line, column) = doc.location(path).unwrap_or((1, 1));
+    fp.errors.push(PlanError {
+        code: op,
+        message,
+        line,
+        column,
+    });
 }
 
 fn plan_present(
@@ -368,14 +381,14 @@ fn plan_present(
                 } else {
                     refuse(
                         &mut fp,
+                        &doc,
+                        &path,
                         "drift",
                         &w.server,
-                        "drift",
                         format!(
-                            "entry `{}` in `{shown}` was edited since owner `{}` wrote it; mcpconf will not overwrite the edit (restore it, remove it by hand, or run `mcpconf release {}` to hand it to the user)",
+                            "entry `{}` in `{shown}` was edited since owner `{}` wrote it; mcpconf will not overwrite the edit (restore the entry, or remove it by hand)",
                             w.server,
-                            owner_of(input),
-                            w.server
+                            owner_of(input)
                         ),
                     );
                 }
@@ -415,9 +428,10 @@ fn plan_present(
                 } else {
                     refuse(
                         &mut fp,
+                        &doc,
+                        &path,
                         "conflict",
                         &w.server,
-                        "conflict",
                         format!(
                             "`{shown}` already has an entry `{}` that owner `{}` did not write and that differs from the manifest; mcpconf will not overwrite it (rename the server in the manifest, or rename or remove that entry by hand)",
                             w.server,
@@ -473,14 +487,14 @@ fn plan_present(
             },
             Ownership::Drifted => refuse(
                 &mut fp,
+                &doc,
+                &path,
                 "drift",
                 &r.server,
-                "drift",
                 format!(
-                    "entry `{}` in `{shown}` was edited since owner `{}` wrote it, so it is not removed; remove it by hand, or run `mcpconf release {}` to keep it as the user's",
+                    "entry `{}` in `{shown}` was edited since owner `{}` wrote it, so it is not removed (restore the entry, or remove it by hand)",
                     r.server,
-                    owner_of(input),
-                    r.server
+                    owner_of(input)
                 ),
             ),
         }
@@ -531,19 +545,19 @@ fn owner_of(input: &FileInput) -> &str {
 /// Every container on the way must be an object (or absent).
 fn check_containers(doc: &Doc, container: &[String]) -> Result<(), PlanError> {
     for i in 1..=container.len() {
-        if let Some(v) = doc.get(&container[..i]) {
-            if !v.is_object() {
-                return Err(PlanError {
-                    code: "not-an-object",
-                    message: format!(
-                        "`{}` must be an object that holds servers, but it is {}",
-                        container[..i].join("."),
-                        kind_of(v)
-                    ),
-                    line: 1,
-                    column: 1,
-                });
-            }
+        if let Some(v) = doc.get(&container[..i])
+            && !v.is_object()
+        {
+            return Err(PlanError {
+                code: "not-an-object",
+                message: format!(
+                    "`{}` must be an object that holds servers, but it is {}",
+                    container[..i].join("."),
+                    kind_of(v)
+                ),
+                line: 1,
+                column: 1,
+            });
         }
     }
     Ok(())

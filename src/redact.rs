@@ -71,12 +71,11 @@ impl Redactor {
         let escaped = Value::String(value.to_string()).to_string();
         forms.push(escaped[1..escaped.len() - 1].to_string());
         // "Bearer abc" also hides the bare token.
-        if let Some((scheme, token)) = value.split_once(' ') {
-            if ["bearer", "basic", "token"].contains(&scheme.to_ascii_lowercase().as_str())
-                && token.trim().len() >= 4
-            {
-                forms.push(token.trim().to_string());
-            }
+        if let Some((scheme, token)) = value.split_once(' ')
+            && ["bearer", "basic", "token"].contains(&scheme.to_ascii_lowercase().as_str())
+            && token.trim().len() >= 4
+        {
+            forms.push(token.trim().to_string());
         }
         for f in forms {
             if !f.is_empty() && !self.secrets.contains(&f) {

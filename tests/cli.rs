@@ -131,10 +131,15 @@ fn schema_command_prints_the_shipped_schema() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    let shipped = fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/manifest.schema.json")).unwrap();
+    let shipped =
+        fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/manifest.schema.json"))
+            .unwrap();
     assert_eq!(out.stdout, shipped);
     let v: Value = serde_json::from_slice(&shipped).unwrap();
-    assert_eq!(v["required"], serde_json::json!(["owner", "servers", "targets"]));
+    assert_eq!(
+        v["required"],
+        serde_json::json!(["owner", "servers", "targets"])
+    );
 }
 
 #[test]
@@ -172,8 +177,16 @@ fn manifest_errors_exit_2_with_line_and_column() {
     assert_eq!(code, 2);
     let err = &doc["errors"][0];
     assert_eq!(err["code"], "manifest-error");
-    assert_eq!((err["line"].as_u64(), err["column"].as_u64()), (Some(6), Some(1)));
-    assert!(err["message"].as_str().unwrap().contains("did you mean `servers`?"));
+    assert_eq!(
+        (err["line"].as_u64(), err["column"].as_u64()),
+        (Some(6), Some(1))
+    );
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean `servers`?")
+    );
     let out = e.run(&["plan"]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -182,7 +195,12 @@ fn manifest_errors_exit_2_with_line_and_column() {
     e.manifest("owner = \"openab\"\n[servers.a]\ncommand = \"x\"\nurl = \"http://h\"\n[[targets]]\nclient = \"cursor\"\n");
     let (code, doc) = e.json(&["plan"]);
     assert_eq!(code, 2);
-    assert!(doc["errors"][0]["message"].as_str().unwrap().contains("both `command` and `url`"));
+    assert!(
+        doc["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("both `command` and `url`")
+    );
 }
 
 #[test]
@@ -194,7 +212,11 @@ fn plan_writes_nothing_and_apply_creates_0600() {
     assert_eq!(doc["changed"], true);
     assert_eq!(doc["files"][0]["status"], "created");
     assert!(!e.path(".cursor").exists(), "plan must not create anything");
-    assert_eq!(fs::read_dir(e.state()).unwrap().count(), 0, "plan writes no ledger");
+    assert_eq!(
+        fs::read_dir(e.state()).unwrap().count(),
+        0,
+        "plan writes no ledger"
+    );
     let check = e.run(&["plan", "--check"]);
     assert_eq!(check.status.code(), Some(1));
 
@@ -202,13 +224,19 @@ fn plan_writes_nothing_and_apply_creates_0600() {
     assert_eq!(code, 0, "{doc}");
     assert_eq!(doc["changed"], true);
     let p = e.path(".cursor/mcp.json");
-    assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
     let v: Value = serde_json::from_slice(&e.read(".cursor/mcp.json")).unwrap();
     assert_eq!(
         v["mcpServers"]["openab"]["headers"]["Authorization"],
         "Bearer ${env:OPENAB_SESSION_TOKEN}"
     );
-    assert_eq!(v["mcpServers"]["browser"]["args"], serde_json::json!(["mcp", "--tools", "core"]));
+    assert_eq!(
+        v["mcpServers"]["browser"]["args"],
+        serde_json::json!(["mcp", "--tools", "core"])
+    );
 
     // Nothing to do: nothing written (same inode, same mtime).
     let before = fs::metadata(&p).unwrap();
@@ -217,7 +245,10 @@ fn plan_writes_nothing_and_apply_creates_0600() {
     assert_eq!(doc["changed"], false);
     assert_eq!(doc["files"][0]["status"], "unchanged");
     let after = fs::metadata(&p).unwrap();
-    assert_eq!((before.ino(), before.mtime_nsec()), (after.ino(), after.mtime_nsec()));
+    assert_eq!(
+        (before.ino(), before.mtime_nsec()),
+        (after.ino(), after.mtime_nsec())
+    );
     assert_eq!(e.run(&["plan", "--check"]).status.code(), Some(0));
 }
 
@@ -239,19 +270,51 @@ fn apply_without_yes_and_without_terminal_refuses_with_exit_2() {
 fn refusals_leave_every_file_untouched() {
     let deep = format!("{{\"a\":{}1{}}}", "[".repeat(5000), "]".repeat(5000));
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-        ("trailing comma", b"{\"mcpServers\": {},}\n".to_vec(), "parse-error"),
-        ("comment", b"{ // c\n\"mcpServers\": {}}\n".to_vec(), "parse-error"),
-        ("duplicate key", b"{\"mcpServers\": {\"a\": {\"x\": 1, \"x\": 2}}}".to_vec(), "duplicate-key"),
-        ("invalid utf-8", b"{\"a\": \"\xff\"}".to_vec(), "invalid-utf8"),
+        (
+            "trailing comma",
+            b"{\"mcpServers\": {},}\n".to_vec(),
+            "parse-error",
+        ),
+        (
+            "comment",
+            b"{ // c\n\"mcpServers\": {}}\n".to_vec(),
+            "parse-error",
+        ),
+        (
+            "duplicate key",
+            b"{\"mcpServers\": {\"a\": {\"x\": 1, \"x\": 2}}}".to_vec(),
+            "duplicate-key",
+        ),
+        (
+            "invalid utf-8",
+            b"{\"a\": \"\xff\"}".to_vec(),
+            "invalid-utf8",
+        ),
         ("NaN", b"{\"a\": NaN}".to_vec(), "parse-error"),
-        ("lone surrogate", b"{\"a\": \"\\ud800\"}".to_vec(), "parse-error"),
+        (
+            "lone surrogate",
+            b"{\"a\": \"\\ud800\"}".to_vec(),
+            "parse-error",
+        ),
         ("too deep", deep.into_bytes(), "too-deep"),
         ("empty", b"".to_vec(), "empty-file"),
         ("whitespace", b"  \n\n".to_vec(), "empty-file"),
         ("array root", b"[]".to_vec(), "not-an-object"),
-        ("container not object", b"{\"mcpServers\": []}".to_vec(), "not-an-object"),
-        ("truncated", b"{\"mcpServers\": {\"a\": ".to_vec(), "parse-error"),
-        ("single quotes", b"{'mcpServers': {}}".to_vec(), "parse-error"),
+        (
+            "container not object",
+            b"{\"mcpServers\": []}".to_vec(),
+            "not-an-object",
+        ),
+        (
+            "truncated",
+            b"{\"mcpServers\": {\"a\": ".to_vec(),
+            "parse-error",
+        ),
+        (
+            "single quotes",
+            b"{'mcpServers': {}}".to_vec(),
+            "parse-error",
+        ),
     ];
     for (what, content, code) in cases {
         let e = Env::new();
@@ -265,13 +328,37 @@ fn refusals_leave_every_file_untouched() {
         let (exit, doc) = e.json(&["apply", "--yes"]);
         assert_eq!(exit, 3, "{what}: {doc}");
         assert!(codes(&doc).contains(&code.to_string()), "{what}: {doc}");
-        let err = doc["errors"].as_array().unwrap().iter().find(|x| x["code"] == code).unwrap();
+        let err = doc["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["code"] == code)
+            .unwrap();
         assert!(err["line"].as_u64().unwrap() >= 1 && err["column"].as_u64().unwrap() >= 1);
-        assert!(err["path"].as_str().unwrap().ends_with(".cursor/mcp.json"), "{what}: {err}");
-        assert_eq!(fs::read(&bad).unwrap(), content, "{what}: refused file changed");
-        assert_eq!(fs::metadata(&bad).unwrap().mtime_nsec(), bad_m.mtime_nsec(), "{what}");
-        assert_eq!(fs::read(&good).unwrap(), b"{\"mcpServers\": {}}\n", "{what}: other target written");
-        assert_eq!(fs::metadata(&good).unwrap().mtime_nsec(), good_m.mtime_nsec(), "{what}");
+        assert!(
+            err["path"].as_str().unwrap().ends_with(".cursor/mcp.json"),
+            "{what}: {err}"
+        );
+        assert_eq!(
+            fs::read(&bad).unwrap(),
+            content,
+            "{what}: refused file changed"
+        );
+        assert_eq!(
+            fs::metadata(&bad).unwrap().mtime_nsec(),
+            bad_m.mtime_nsec(),
+            "{what}"
+        );
+        assert_eq!(
+            fs::read(&good).unwrap(),
+            b"{\"mcpServers\": {}}\n",
+            "{what}: other target written"
+        );
+        assert_eq!(
+            fs::metadata(&good).unwrap().mtime_nsec(),
+            good_m.mtime_nsec(),
+            "{what}"
+        );
         let stray: Vec<_> = fs::read_dir(e.path(".cursor")).unwrap().collect();
         assert_eq!(stray.len(), 1, "{what}: stray files left");
         assert_eq!(doc["changed"], false, "{what}");
@@ -282,7 +369,10 @@ fn refusals_leave_every_file_untouched() {
 fn positions_of_refusals_are_exact() {
     let e = Env::new();
     e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n"));
-    e.write(".cursor/mcp.json", "{\n  \"mcpServers\": {\n    \"a\": 1,\n    \"a\": 2\n  }\n}\n");
+    e.write(
+        ".cursor/mcp.json",
+        "{\n  \"mcpServers\": {\n    \"a\": 1,\n    \"a\": 2\n  }\n}\n",
+    );
     let (exit, doc) = e.json(&["plan"]);
     assert_eq!(exit, 3);
     let err = &doc["errors"][0];
@@ -340,13 +430,18 @@ fn a_symlinked_file_stays_a_symlink() {
     assert!(link.file_type().is_symlink());
     let v: Value = serde_json::from_slice(&fs::read(&real).unwrap()).unwrap();
     assert!(v["mcpServers"]["openab"].is_object());
-    assert_eq!(fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o640);
+    assert_eq!(
+        fs::metadata(&real).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
 }
 
 #[test]
 fn conflicts_unowned_matches_and_adopt() {
     let e = Env::new();
-    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\nservers = [\"browser\"]\n"));
+    e.manifest(&manifest_for(
+        "[[targets]]\nclient = \"cursor\"\nservers = [\"browser\"]\n",
+    ));
     // The user's own entry of the same name, different: conflict.
     let original = "{\"mcpServers\": {\"browser\": {\"command\": \"my-browser\"}}}\n";
     e.write(".cursor/mcp.json", original);
@@ -376,7 +471,10 @@ fn conflicts_unowned_matches_and_adopt() {
     let status = e.run(&["status", "--format", "json"]);
     let st: Value = serde_json::from_slice(&status.stdout).unwrap();
     assert_eq!(st["records"][0]["state"], "intact");
-    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\nservers = [\"browser\"]\n").replace("\"core\"", "\"all\""));
+    e.manifest(
+        &manifest_for("[[targets]]\nclient = \"cursor\"\nservers = [\"browser\"]\n")
+            .replace("\"core\"", "\"all\""),
+    );
     let (exit, doc) = e.json(&["apply", "--yes"]);
     assert_eq!(exit, 0, "{doc}");
     assert_eq!(ops(&doc, 0), vec![pair("update", "browser")]);
@@ -393,12 +491,22 @@ fn drift_is_refused_by_apply_and_prune() {
     e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n"));
     assert_eq!(e.json(&["apply", "--yes"]).0, 0);
     // The user edits our entry.
-    let edited = e.text(".cursor/mcp.json").replace("agent-browser", "my-fork");
+    let edited = e
+        .text(".cursor/mcp.json")
+        .replace("agent-browser", "my-fork");
     e.write(".cursor/mcp.json", &edited);
     let status = e.run(&["status", "--format", "json"]);
     let st: Value = serde_json::from_slice(&status.stdout).unwrap();
-    let states: Vec<&str> = st["records"].as_array().unwrap().iter().map(|r| r["state"].as_str().unwrap()).collect();
-    assert!(states.contains(&"drifted") && states.contains(&"intact"), "{st}");
+    let states: Vec<&str> = st["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["state"].as_str().unwrap())
+        .collect();
+    assert!(
+        states.contains(&"drifted") && states.contains(&"intact"),
+        "{st}"
+    );
     // A manifest change to the drifted entry: refused.
     e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n").replace("\"core\"", "\"all\""));
     let (exit, doc) = e.json(&["apply", "--yes"]);
@@ -422,19 +530,31 @@ fn switching_modes_removes_only_owned_and_legacy_entries() {
     let (exit, doc) = e.json(&["apply", "--yes"]);
     assert_eq!(exit, 0, "{doc}");
     let got = ops(&doc, 0);
-    assert!(got.contains(&pair("legacy-remove", "openab-browser")), "{got:?}");
-    assert!(!got.iter().any(|(_, s)| s == "lookalike" || s == "mine"), "{got:?}");
+    assert!(
+        got.contains(&pair("legacy-remove", "openab-browser")),
+        "{got:?}"
+    );
+    assert!(
+        !got.iter().any(|(_, s)| s == "lookalike" || s == "mine"),
+        "{got:?}"
+    );
     let v: Value = serde_json::from_slice(&e.read(".cursor/mcp.json")).unwrap();
     let names: Vec<&String> = v["mcpServers"].as_object().unwrap().keys().collect();
     assert_eq!(names, ["mine", "lookalike", "openab", "browser"]);
 
     // Mode switch: the manifest drops `browser` and moves to Kiro only.
-    e.manifest(&(manifest_for("[[targets]]\nclient = \"kiro\"\nservers = [\"openab\"]\n") + legacy));
+    e.manifest(
+        &(manifest_for("[[targets]]\nclient = \"kiro\"\nservers = [\"openab\"]\n") + legacy),
+    );
     let (exit, doc) = e.json(&["apply", "--yes"]);
     assert_eq!(exit, 0, "{doc}");
     let v: Value = serde_json::from_slice(&e.read(".cursor/mcp.json")).unwrap();
     let names: Vec<&String> = v["mcpServers"].as_object().unwrap().keys().collect();
-    assert_eq!(names, ["mine", "lookalike"], "only owned entries are removed");
+    assert_eq!(
+        names,
+        ["mine", "lookalike"],
+        "only owned entries are removed"
+    );
     let k: Value = serde_json::from_slice(&e.read(".kiro/settings/mcp.json")).unwrap();
     assert!(k["mcpServers"]["openab"].is_object());
 }
@@ -453,8 +573,18 @@ fn json_report_has_the_contract_shape() {
     assert!(Path::new(f["path"].as_str().unwrap()).is_absolute());
     assert_eq!(f["client"], "claude-code");
     assert_eq!(f["status"], "created");
-    assert_eq!(ops(&doc, 0), vec![pair("add", "openab"), pair("add", "browser")]);
-    assert!(f["diff"].as_str().unwrap().contains("+      \"type\": \"http\""), "{}", f["diff"]);
+    assert_eq!(
+        ops(&doc, 0),
+        vec![pair("add", "openab"), pair("add", "browser")]
+    );
+    assert!(
+        f["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+      \"type\": \"http\""),
+        "{}",
+        f["diff"]
+    );
     assert_eq!(doc["errors"], serde_json::json!([]));
 }
 
@@ -468,11 +598,19 @@ fn secrets_never_appear_in_output() {
         ".cursor/mcp.json",
         "{\"mcpServers\": {\"gh\": {\"command\": \"npx\", \"env\": {\"GITHUB_TOKEN\": \"ghp_USERSECRET0000\"}}}}\n",
     );
-    for args in [&["plan"][..], &["plan", "--format", "json"], &["apply", "--yes"], &["prune", "--yes", "--format", "json"]] {
+    for args in [
+        &["plan"][..],
+        &["plan", "--format", "json"],
+        &["apply", "--yes"],
+        &["prune", "--yes", "--format", "json"],
+    ] {
         let out = e.run(args);
         for stream in [&out.stdout, &out.stderr] {
             let s = String::from_utf8_lossy(stream);
-            assert!(!s.contains("TOPSECRET") && !s.contains("USERSECRET"), "{args:?}: {s}");
+            assert!(
+                !s.contains("TOPSECRET") && !s.contains("USERSECRET"),
+                "{args:?}: {s}"
+            );
         }
     }
     let out = e.run(&["plan", "--format", "json"]);
@@ -480,7 +618,11 @@ fn secrets_never_appear_in_output() {
     for entry in walk(&e.state()) {
         let bytes = fs::read(&entry).unwrap();
         let s = String::from_utf8_lossy(&bytes);
-        assert!(!s.contains("TOPSECRET") && !s.contains("USERSECRET"), "{}", entry.display());
+        assert!(
+            !s.contains("TOPSECRET") && !s.contains("USERSECRET"),
+            "{}",
+            entry.display()
+        );
     }
 }
 
@@ -505,23 +647,40 @@ fn cannot_express_fails_closed() {
     assert_eq!(exit, 3);
     assert_eq!(codes(&doc), vec!["cannot-express"]);
     let msg = doc["errors"][0]["message"].as_str().unwrap();
-    assert!(msg.contains("cursor") && msg.contains("`s`") && msg.contains("cwd"), "{msg}");
-    assert!(!e.path("generic.json").exists(), "nothing is written to any target");
+    assert!(
+        msg.contains("cursor") && msg.contains("`s`") && msg.contains("cwd"),
+        "{msg}"
+    );
+    assert!(
+        !e.path("generic.json").exists(),
+        "nothing is written to any target"
+    );
 }
 
 #[test]
 fn prune_restores_original_bytes_of_a_commented_file() {
     let e = Env::new();
-    e.manifest(&manifest_for("[[targets]]\nclient = \"json\"\npath = \"agent/mcp.jsonc\"\n"));
+    e.manifest(&manifest_for(
+        "[[targets]]\nclient = \"json\"\npath = \"agent/mcp.jsonc\"\n",
+    ));
     let original = "\u{feff}// my servers\r\n{\r\n\t\"mcpServers\": {\r\n\t\t/* keep */ \"mine\": {\"command\": \"x\", \"n\": 12345678901234567890, \"f\": 1.50},\r\n\t},\r\n\t\"other\": [1, 2,],\r\n}\r\n";
     e.write("agent/mcp.jsonc", original);
     let (exit, doc) = e.json(&["apply", "--yes"]);
     assert_eq!(exit, 0, "{doc}");
     let applied = e.text("agent/mcp.jsonc");
-    assert!(applied.starts_with("\u{feff}// my servers\r\n"), "{applied:?}");
+    assert!(
+        applied.starts_with("\u{feff}// my servers\r\n"),
+        "{applied:?}"
+    );
     assert!(applied.contains("12345678901234567890") && applied.contains("1.50"));
-    assert!(!applied.replace("\r\n", "").contains('\n'), "CRLF kept: {applied:?}");
-    assert!(applied.contains("\t\t\"openab\""), "tab indentation followed: {applied:?}");
+    assert!(
+        !applied.replace("\r\n", "").contains('\n'),
+        "CRLF kept: {applied:?}"
+    );
+    assert!(
+        applied.contains("\t\t\"openab\""),
+        "tab indentation followed: {applied:?}"
+    );
     let (exit, _) = e.json(&["prune", "--yes"]);
     assert_eq!(exit, 0);
     assert_eq!(e.text("agent/mcp.jsonc"), original);
@@ -539,5 +698,24 @@ fn apply_then_prune_of_a_created_file_removes_it() {
     // Prune with --owner works without a manifest.
     fs::remove_file(e.base.join("mcpconf.toml")).unwrap();
     let out = e.run(&["prune", "--owner", "openab", "--yes"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_project_link_out_of_the_project_is_refused() {
+    let e = Env::new();
+    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n"));
+    let outside = e.base.join("elsewhere.json");
+    fs::write(&outside, "{}\n").unwrap();
+    fs::create_dir_all(e.path(".cursor")).unwrap();
+    std::os::unix::fs::symlink(&outside, e.path(".cursor/mcp.json")).unwrap();
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 3, "{doc}");
+    assert_eq!(codes(&doc), vec!["symlink-escape"]);
+    assert_eq!(fs::read(&outside).unwrap(), b"{}\n");
 }

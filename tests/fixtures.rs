@@ -1,0 +1,149 @@
+//! Snapshot tests over fixture directories (cargo's `in/` / `out/` layout).
+//!
+//! Each `tests/fixtures/<case>/` holds:
+//! - `mcpconf.toml` — the manifest (targets relative to the root);
+//! - `in/` — the project root before;
+//! - `out/` — the project root after `apply --yes` (exact bytes);
+//! - `plan.json` — the `plan --format json` document, with the root path written `[ROOT]`.
+//!
+//! The test runs plan, apply, a second apply (must change nothing), then prune, which must give
+//! back `in/` byte for byte (unless the case has a file named `no-identity`, used when the
+//! manifest removes a legacy entry that prune rightly does not restore).
+//!
+//! `MCPCONF_BLESS=1 cargo test --test fixtures` rewrites `out/` and `plan.json` from the
+//! current behaviour; review the diff before committing.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Every regular file under `dir`, relative path → bytes.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+        let Ok(rd) = fs::read_dir(dir) else { return };
+        for entry in rd {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.push((
+                    p.strip_prefix(base).unwrap().to_path_buf(),
+                    fs::read(&p).unwrap(),
+                ));
+            }
+        }
+    }
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+fn run(case: &Path, root: &Path, state: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        .args(args)
+        .arg("-m")
+        .arg(case.join("mcpconf.toml"))
+        .arg("--root")
+        .arg(root)
+        .arg("--home")
+        .arg(root.join("home-unused"))
+        .arg("--state-dir")
+        .arg(state)
+        .args(["--format", "json"])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout)
+        .unwrap()
+        .replace(&root.display().to_string(), "[ROOT]");
+    (out.status.code().unwrap_or(-1), text)
+}
+
+fn show(files: &[(PathBuf, Vec<u8>)]) -> String {
+    files
+        .iter()
+        .map(|(p, b)| format!("== {}\n{}", p.display(), String::from_utf8_lossy(b)))
+        .collect()
+}
+
+#[test]
+fn fixtures() {
+    let bless = std::env::var_os("MCPCONF_BLESS").is_some();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut cases: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("mcpconf.toml").exists())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 8, "fixtures missing");
+    let mut failures = Vec::new();
+    for case in &cases {
+        let name = case.file_name().unwrap().to_string_lossy().to_string();
+        let scratch = tempfile::tempdir().unwrap();
+        let root = scratch.path().join("root");
+        let state = scratch.path().join("state");
+        copy_tree(&case.join("in"), &root);
+        let before = tree(&root);
+
+        let (code, plan) = run(case, &root, &state, &["plan"]);
+        let plan_file = case.join("plan.json");
+        if bless {
+            fs::write(&plan_file, &plan).unwrap();
+        } else if fs::read_to_string(&plan_file).unwrap_or_default() != plan {
+            failures.push(format!("{name}: plan.json differs; got:\n{plan}"));
+        }
+        if code != 0 {
+            failures.push(format!("{name}: plan exited {code}"));
+            continue;
+        }
+        assert_eq!(tree(&root), before, "{name}: plan wrote something");
+
+        let (code, out) = run(case, &root, &state, &["apply", "--yes"]);
+        if code != 0 {
+            failures.push(format!("{name}: apply exited {code}: {out}"));
+            continue;
+        }
+        let after = tree(&root);
+        let out_dir = case.join("out");
+        if bless {
+            let _ = fs::remove_dir_all(&out_dir);
+            copy_tree(&root, &out_dir);
+        } else if tree(&out_dir) != after {
+            failures.push(format!("{name}: out/ differs; got:\n{}", show(&after)));
+        }
+
+        let (code, again) = run(case, &root, &state, &["apply", "--yes"]);
+        if code != 0 || !again.contains("\"changed\": false") {
+            failures.push(format!("{name}: second apply is not a no-op: {again}"));
+        }
+
+        let (code, pruned) = run(case, &root, &state, &["prune", "--yes"]);
+        if code != 0 {
+            failures.push(format!("{name}: prune exited {code}: {pruned}"));
+            continue;
+        }
+        if !case.join("no-identity").exists() && tree(&root) != before {
+            failures.push(format!(
+                "{name}: apply then prune did not restore the original bytes; got:\n{}",
+                show(&tree(&root))
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
