@@ -612,6 +612,19 @@ pub fn apply(
         Err(r) => return *r,
     };
     let pre_specs = specs(settings, manifest, &pre_ledger, mode);
+    let needs_dir = |s: &Spec| {
+        s.refusal.is_none()
+            && !s.wants.is_empty()
+            && s.create
+            && s.real.parent().is_some_and(|p| !p.exists())
+    };
+    if shown.is_none() && pre_specs.iter().any(needs_dir) {
+        // Creating a directory is a write: make sure nothing is refused first.
+        let first = plan(settings, manifest, owner, mode);
+        if first.exit != Exit::Ok {
+            return first;
+        }
+    }
     for s in &pre_specs {
         if s.refusal.is_none()
             && !s.wants.is_empty()

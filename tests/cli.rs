@@ -719,3 +719,18 @@ fn a_project_link_out_of_the_project_is_refused() {
     assert_eq!(codes(&doc), vec!["symlink-escape"]);
     assert_eq!(fs::read(&outside).unwrap(), b"{}\n");
 }
+
+#[test]
+fn a_refusal_creates_no_directory_for_another_target() {
+    let e = Env::new();
+    e.manifest(&manifest_for(
+        "[[targets]]\nclient = \"kiro\"\n[[targets]]\nclient = \"cursor\"\n",
+    ));
+    e.write(".cursor/mcp.json", "{\"mcpServers\": {},}\n");
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 3, "{doc}");
+    assert!(
+        !e.path(".kiro").exists(),
+        "no directory may be created when the run is refused"
+    );
+}
