@@ -734,3 +734,39 @@ fn a_refusal_creates_no_directory_for_another_target() {
         "no directory may be created when the run is refused"
     );
 }
+
+/// On a terminal, apply shows the diff and asks; anything but yes writes nothing (exit 2).
+/// Uses util-linux `script` to give the process a pseudo-terminal.
+#[test]
+fn apply_on_a_terminal_asks_for_confirmation() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: `script` (util-linux) is not installed");
+        return;
+    }
+    let e = Env::new();
+    e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n"));
+    let cmdline = |answer: &str| {
+        let bin = env!("CARGO_BIN_EXE_mcpconf");
+        let args = format!(
+            "{bin} apply --color never -m {} --root {} --home {} --state-dir {}",
+            e.base.join("mcpconf.toml").display(),
+            e.root().display(),
+            e.base.join("home").display(),
+            e.state().display()
+        );
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(format!(
+            "printf '{answer}\\n' | script -qec '{args}' /dev/null"
+        ));
+        c.output().unwrap()
+    };
+    let out = cmdline("n");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Apply these changes? [y/N]"), "{text}");
+    assert!(text.contains("+++"), "the diff comes first: {text}");
+    assert!(!e.path(".cursor/mcp.json").exists());
+    let out = cmdline("y");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Applied: 1 file"), "{text}");
+    assert!(e.path(".cursor/mcp.json").exists());
+}
