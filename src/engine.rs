@@ -659,6 +659,13 @@ pub fn apply(
         Err(e) => return fs_report(owner, &e, Exit::Io),
     };
 
+    // Holding the locks, any temp file of ours is a leftover of a killed run.
+    let _ = fsio::clean_stale_temps(&ledger_path(&settings.state_dir, owner));
+    for s in &pre_specs {
+        if s.real.parent().is_some_and(Path::is_dir) {
+            let _ = fsio::clean_stale_temps(&s.real);
+        }
+    }
     let mut ledger = match load_ledger(&settings.state_dir, owner) {
         Ok((l, _)) => l,
         Err(r) => return *r,
@@ -715,7 +722,6 @@ pub fn apply(
                 io_error = Some(fs_entry(&e));
                 break;
             }
-            let _ = fsio::clean_stale_temps(&specs[i].real);
             let result = if fp.delete {
                 fsio::remove_file(&specs[i].real)
             } else {
@@ -761,6 +767,14 @@ pub fn apply(
                         apply_ops_direct(&mut ledger, &plans[i].key, &plans[i].ledger);
                         break;
                     }
+                }
+                Err(e) if e.published => {
+                    // The new content is in place; only its durability is unconfirmed. The
+                    // ledger must describe the file as it is.
+                    ledger.commit(&fp.key);
+                    written = true;
+                    io_error = Some(fs_entry(&e));
+                    break;
                 }
                 Err(e) => {
                     ledger.rollback(&fp.key);

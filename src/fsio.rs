@@ -105,6 +105,9 @@ pub struct FsError {
     pub message: String,
     /// The underlying OS error, if any.
     pub source: Option<io::Error>,
+    /// The change was published (the new content is in place, or the file is removed) and only
+    /// the final directory fsync failed: callers must treat the file as changed.
+    pub published: bool,
 }
 
 impl FsError {
@@ -114,6 +117,7 @@ impl FsError {
             path: path.to_path_buf(),
             message,
             source,
+            published: false,
         }
     }
 }
@@ -887,7 +891,10 @@ pub fn remove_file(path: &Path) -> Result<(), FsError> {
              {e}); check the disk",
             d(path)
         );
-        FsError::new("io-error", path, message, Some(e))
+        FsError {
+            published: true,
+            ..FsError::new("io-error", path, message, Some(e))
+        }
     })
 }
 
@@ -1085,7 +1092,10 @@ fn replace_impl(
              directory failed: {e}); check the disk before relying on it",
             d(path)
         );
-        FsError::new("io-error", path, message, Some(e))
+        FsError {
+            published: true,
+            ..FsError::new("io-error", path, message, Some(e))
+        }
     })
 }
 
