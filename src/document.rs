@@ -1,12 +1,14 @@
 //! A client config document, whatever its syntax: the engine's one view of a file's contents.
 //!
 //! Values cross this boundary as `serde_json::Value` (the neutral form); each syntax keeps its
-//! own format-preserving editor behind it. Pure: no I/O.
+//! own format-preserving editor behind it: [`crate::jsondoc`] for JSON and JSONC,
+//! [`crate::tomldoc`] for TOML. Pure: no I/O.
 
 use serde_json::Value;
 
 use crate::dialect::Syntax;
 use crate::jsondoc::{self, JsonDoc, UndoHint};
+use crate::tomldoc::TomlDoc;
 
 /// A refusal to read a file, with a stable code and a 1-based position.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,13 +25,16 @@ pub struct ReadError {
 
 /// A parsed document.
 #[derive(Debug, Clone)]
-pub struct Doc {
-    inner: JsonDoc,
+pub enum Doc {
+    /// JSON or JSONC.
+    Json(JsonDoc),
+    /// TOML.
+    Toml(TomlDoc),
 }
 
 fn json_syntax(s: Syntax) -> jsondoc::Syntax {
     match s {
-        Syntax::Json => jsondoc::Syntax::Json,
+        Syntax::Json | Syntax::Toml => jsondoc::Syntax::Json,
         Syntax::JsonComments => jsondoc::Syntax::JsonComments,
         Syntax::Jsonc => jsondoc::Syntax::Jsonc,
     }
@@ -38,8 +43,11 @@ fn json_syntax(s: Syntax) -> jsondoc::Syntax {
 impl Doc {
     /// Parse a file's bytes in a client's syntax, failing closed.
     pub fn parse(bytes: &[u8], syntax: Syntax) -> Result<Doc, ReadError> {
+        if syntax == Syntax::Toml {
+            return TomlDoc::parse(bytes).map(Doc::Toml);
+        }
         JsonDoc::parse(bytes, json_syntax(syntax))
-            .map(|inner| Doc { inner })
+            .map(Doc::Json)
             .map_err(|e| ReadError {
                 code: e.code,
                 message: e.message,
@@ -48,54 +56,28 @@ impl Doc {
             })
     }
 
-    /// The text of a new file holding `root`.
-    pub fn new_file_text(root: &Value, _syntax: Syntax) -> Vec<u8> {
-        let mut s = serde_json::to_string_pretty(root).unwrap_or_else(|_| "{}".into());
-        s.push('\n');
-        s.into_bytes()
+    /// An empty document of a syntax, to build a new file with [`Doc::upsert`].
+    pub fn empty(syntax: Syntax) -> Result<Doc, ReadError> {
+        match syntax {
+            Syntax::Toml => Ok(Doc::Toml(TomlDoc::empty())),
+            other => Doc::parse(b"{}\n", other),
+        }
     }
 
     /// The whole root value.
     pub fn root(&self) -> &Value {
-        self.inner.value()
+        match self {
+            Doc::Json(d) => d.value(),
+            Doc::Toml(d) => d.value(),
+        }
     }
 
     /// The value at a path of object keys.
     pub fn get(&self, path: &[String]) -> Option<&Value> {
-        self.inner.get(path)
-    }
-
-    /// Set an entry, creating containers; returns opaque undo hints.
-    pub fn upsert(
-        &mut self,
-        container: &[String],
-        name: &str,
-        value: &Value,
-    ) -> Result<Option<Value>, ReadError> {
-        let hints = self
-            .inner
-            .upsert(container, name, value)
-            .map_err(edit_error)?;
-        Ok(if hints.is_empty() {
-            None
-        } else {
-            serde_json::to_value(hints).ok()
-        })
-    }
-
-    /// Remove an entry, using the hints its upsert returned.
-    pub fn remove(
-        &mut self,
-        container: &[String],
-        name: &str,
-        hints: Option<&Value>,
-    ) -> Result<(), ReadError> {
-        let hints: Vec<UndoHint> = hints
-            .and_then(|h| serde_json::from_value(h.clone()).ok())
-            .unwrap_or_default();
-        self.inner
-            .remove(container, name, &hints)
-            .map_err(edit_error)
+        match self {
+            Doc::Json(d) => d.get(path),
+            Doc::Toml(d) => d.get(path),
+        }
     }
 
     /// Index of an entry among its container's entries, in document order (to remove the
@@ -107,14 +89,58 @@ impl Doc {
             .position(|k| k == name)
     }
 
-    /// 1-based line and column of the entry at `path`, if it exists.
+    /// 1-based line and column of the entry at `path`, if known.
     pub fn location(&self, path: &[String]) -> Option<(usize, usize)> {
-        self.inner.location(path)
+        match self {
+            Doc::Json(d) => d.location(path),
+            Doc::Toml(_) => None,
+        }
+    }
+
+    /// Set an entry, creating containers; returns opaque undo hints.
+    pub fn upsert(
+        &mut self,
+        container: &[String],
+        name: &str,
+        value: &Value,
+    ) -> Result<Option<Value>, ReadError> {
+        match self {
+            Doc::Json(d) => {
+                let hints = d.upsert(container, name, value).map_err(edit_error)?;
+                Ok(if hints.is_empty() {
+                    None
+                } else {
+                    serde_json::to_value(hints).ok()
+                })
+            }
+            Doc::Toml(d) => d.upsert(container, name, value).map(|()| None),
+        }
+    }
+
+    /// Remove an entry, using the hints its upsert returned.
+    pub fn remove(
+        &mut self,
+        container: &[String],
+        name: &str,
+        hints: Option<&Value>,
+    ) -> Result<(), ReadError> {
+        match self {
+            Doc::Json(d) => {
+                let hints: Vec<UndoHint> = hints
+                    .and_then(|h| serde_json::from_value(h.clone()).ok())
+                    .unwrap_or_default();
+                d.remove(container, name, &hints).map_err(edit_error)
+            }
+            Doc::Toml(d) => d.remove(container, name),
+        }
     }
 
     /// The bytes to write.
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.inner.to_bytes()
+        match self {
+            Doc::Json(d) => d.to_bytes(),
+            Doc::Toml(d) => d.to_bytes(),
+        }
     }
 }
 

@@ -26,5 +26,6 @@ pub mod output;
 pub mod plan;
 pub mod redact;
 pub mod template;
+pub mod tomldoc;
 
 pub use commands::run;

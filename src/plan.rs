@@ -244,9 +244,19 @@ fn plan_missing(input: &FileInput, mut fp: FilePlan) -> FilePlan {
             .push("the file does not exist and the target has `create = false`".into());
         return fp;
     }
-    let mut root = Value::Object(Default::default());
+    let mut doc = match Doc::empty(input.syntax) {
+        Ok(d) => d,
+        Err(e) => {
+            fp.status = Status::Refused;
+            fp.errors.push(e.into());
+            return fp;
+        }
+    };
     for w in &input.wants {
-        insert_at(&mut root, &w.container, &w.server, w.value.clone());
+        if let Err(e) = doc.upsert(&w.container, &w.server, &w.value) {
+            fp.errors.push(e.into());
+            continue;
+        }
         fp.actions.push(Action {
             op: "add",
             server: w.server.clone(),
@@ -255,26 +265,14 @@ fn plan_missing(input: &FileInput, mut fp: FilePlan) -> FilePlan {
         fp.ledger
             .push(LedgerOp::Set(new_record(input, w, None, true)));
     }
-    fp.new = Some(Doc::new_file_text(&root, input.syntax));
+    if !fp.errors.is_empty() {
+        fp.status = Status::Refused;
+        fp.ledger.clear();
+        return fp;
+    }
+    fp.new = Some(doc.to_bytes());
     fp.status = Status::Created;
     fp
-}
-
-fn insert_at(node: &mut Value, container: &[String], name: &str, value: Value) {
-    let Some(obj) = node.as_object_mut() else {
-        return;
-    };
-    match container.split_first() {
-        None => {
-            obj.insert(name.to_string(), value);
-        }
-        Some((first, rest)) => {
-            let child = obj
-                .entry(first.clone())
-                .or_insert_with(|| Value::Object(Default::default()));
-            insert_at(child, rest, name, value);
-        }
-    }
 }
 
 fn refuse(
@@ -602,6 +600,23 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    fn insert_at(node: &mut Value, container: &[String], name: &str, value: Value) {
+        let Some(obj) = node.as_object_mut() else {
+            return;
+        };
+        match container.split_first() {
+            None => {
+                obj.insert(name.to_string(), value);
+            }
+            Some((first, rest)) => {
+                let child = obj
+                    .entry(first.clone())
+                    .or_insert_with(|| Value::Object(Default::default()));
+                insert_at(child, rest, name, value);
+            }
+        }
+    }
 
     fn input(text: &[u8], wants: Vec<Want>, records: Vec<Record>) -> FileInput {
         let current = if text.is_empty() {

@@ -31,6 +31,8 @@ pub enum Syntax {
     JsonComments,
     /// JSON with comments and trailing commas.
     Jsonc,
+    /// TOML.
+    Toml,
 }
 
 impl Syntax {
@@ -40,6 +42,7 @@ impl Syntax {
             Syntax::Json => "strict JSON",
             Syntax::JsonComments => "JSON with comments",
             Syntax::Jsonc => "JSON with comments and trailing commas",
+            Syntax::Toml => "TOML",
         }
     }
 }

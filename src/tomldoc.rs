@@ -1,0 +1,517 @@
+//! Format-preserving TOML documents (Codex's `config.toml`), on `toml_edit`.
+//!
+//! `toml_edit` keeps comments, key order and unknown keys, but its output differs from its
+//! input in known ways: CRLF becomes LF, a BOM is dropped, a missing final newline is added.
+//! Those are undone after rendering. Anything else it would change (interleaved dotted keys get
+//! reordered) is refused before editing: parse → render must give back the input byte for byte,
+//! or the file is not edited at all.
+//!
+//! Entries are tables `[<container>.<name>]` (never inline), placed after their last sibling;
+//! their values arrive as neutral JSON and become TOML strings, arrays and inline tables.
+//! Removing a table leaves the comment above the next table in place (it lives in the next
+//! table's decoration). Pure: no I/O.
+
+use serde_json::Value;
+use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike};
+
+use crate::document::ReadError;
+
+const BOM: &str = "\u{feff}";
+
+/// A parsed TOML document.
+#[derive(Debug, Clone)]
+pub struct TomlDoc {
+    doc: DocumentMut,
+    bom: bool,
+    crlf: bool,
+    final_newline: bool,
+    root: Value,
+}
+
+fn err(code: &'static str, message: String, line: usize, column: usize) -> ReadError {
+    ReadError {
+        code,
+        message,
+        line,
+        column,
+    }
+}
+
+impl TomlDoc {
+    /// Parse, failing closed (see the module docs).
+    pub fn parse(bytes: &[u8]) -> Result<TomlDoc, ReadError> {
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let ok = &bytes[..e.valid_up_to()];
+            let (line, column) = line_col(&String::from_utf8_lossy(ok), e.valid_up_to());
+            err(
+                "invalid-utf8",
+                format!(
+                    "the file is not valid utf-8 (bad byte at offset {})",
+                    e.valid_up_to()
+                ),
+                line,
+                column,
+            )
+        })?;
+        let (bom, text) = match text.strip_prefix(BOM) {
+            Some(t) => (true, t),
+            None => (false, text),
+        };
+        if text.trim().is_empty() {
+            return Err(err(
+                "empty-file",
+                "the file is empty; an empty file is more likely a crashed writer's leftover than a config, so it is not edited (delete it or give it content)".into(),
+                1,
+                1,
+            ));
+        }
+        let crlf = text.contains("\r\n");
+        if crlf && text.replace("\r\n", "").contains('\n') {
+            return Err(err(
+                "cannot-preserve",
+                "the file mixes CRLF and LF line endings; mcpconf cannot edit it without changing them (make them consistent first)".into(),
+                1,
+                1,
+            ));
+        }
+        let lf = if crlf {
+            text.replace("\r\n", "\n")
+        } else {
+            text.to_string()
+        };
+        let doc: DocumentMut = lf.parse().map_err(|e: toml_edit::TomlError| {
+            let (line, column) = e.span().map(|s| line_col(&lf, s.start)).unwrap_or((1, 1));
+            let msg = e.message().trim().trim_end_matches('.').to_string();
+            let code = if msg.contains("duplicate key") {
+                "duplicate-key"
+            } else {
+                "parse-error"
+            };
+            err(code, format!("invalid TOML: {msg}"), line, column)
+        })?;
+        let final_newline = lf.ends_with('\n');
+        let root = table_to_json(doc.as_table());
+        let parsed = TomlDoc {
+            doc,
+            bom,
+            crlf,
+            final_newline,
+            root,
+        };
+        if parsed.render() != lf {
+            return Err(err(
+                "cannot-preserve",
+                "mcpconf cannot edit this TOML without reformatting it (e.g. dotted keys of one table interleaved with other keys); group those keys and try again".into(),
+                1,
+                1,
+            ));
+        }
+        Ok(parsed)
+    }
+
+    /// An empty document (for a new file).
+    pub fn empty() -> TomlDoc {
+        TomlDoc {
+            doc: DocumentMut::new(),
+            bom: false,
+            crlf: false,
+            final_newline: true,
+            root: Value::Object(Default::default()),
+        }
+    }
+
+    /// The whole document as JSON (dates become strings, NaN/inf become null).
+    pub fn value(&self) -> &Value {
+        &self.root
+    }
+
+    /// The value at a path of table keys.
+    pub fn get(&self, path: &[String]) -> Option<&Value> {
+        let mut cur = &self.root;
+        for k in path {
+            cur = cur.as_object()?.get(k)?;
+        }
+        Some(cur)
+    }
+
+    fn render(&self) -> String {
+        let mut s = self.doc.to_string();
+        if !self.final_newline && s.ends_with('\n') {
+            s.pop();
+        }
+        s
+    }
+
+    /// The bytes to write (BOM, CRLF and final newline as the input had them).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut s = self.render();
+        if self.crlf {
+            s = s.replace('\n', "\r\n");
+        }
+        if self.bom {
+            s.insert_str(0, BOM);
+        }
+        s.into_bytes()
+    }
+
+    /// Set `[<container>.<name>]` to `value` (a JSON object), creating the container as an
+    /// implicit table (no header line of its own).
+    pub fn upsert(
+        &mut self,
+        container: &[String],
+        name: &str,
+        value: &Value,
+    ) -> Result<(), ReadError> {
+        let Some(obj) = value.as_object() else {
+            return Err(err(
+                "internal-edit-error",
+                "a TOML entry must be a table".into(),
+                1,
+                1,
+            ));
+        };
+        let before = self.root.clone();
+        let parent = self.container_mut(container)?;
+        match parent {
+            Item::Table(parent) => match parent.get_mut(name) {
+                Some(Item::Table(t)) => {
+                    // Keep the table's position and the comments above it; keep each kept
+                    // key's own decoration (e.g. a trailing comment).
+                    let keys: Vec<String> = t.iter().map(|(k, _)| k.to_string()).collect();
+                    for k in keys {
+                        if !obj.contains_key(&k) {
+                            t.remove(&k);
+                        }
+                    }
+                    for (k, v) in obj {
+                        let mut new = json_to_value(v);
+                        match t.get_mut(k) {
+                            // Replace in place: the key keeps its own decoration (comments
+                            // above it), the value keeps its (a trailing comment).
+                            Some(Item::Value(old)) => {
+                                *new.decor_mut() = old.decor().clone();
+                                *old = new;
+                            }
+                            _ => {
+                                t.insert(k, Item::Value(new));
+                            }
+                        }
+                    }
+                }
+                Some(other) => {
+                    *other = Item::Value(toml_edit::Value::InlineTable(json_to_inline(obj)))
+                }
+                None => {
+                    let mut t = Table::new();
+                    for (k, v) in obj {
+                        t.insert(k, Item::Value(json_to_value(v)));
+                    }
+                    parent.insert(name, Item::Table(t));
+                }
+            },
+            Item::Value(toml_edit::Value::InlineTable(parent)) => {
+                parent.insert(name, toml_edit::Value::InlineTable(json_to_inline(obj)));
+            }
+            _ => return Err(not_a_table(container)),
+        }
+        self.verify(before, container, name, Some(value))
+    }
+
+    /// Remove `[<container>.<name>]`; an implicit container left empty disappears with it.
+    pub fn remove(&mut self, container: &[String], name: &str) -> Result<(), ReadError> {
+        let before = self.root.clone();
+        let removed = match self.container_mut(container)? {
+            Item::Table(t) => t.remove(name).is_some(),
+            Item::Value(toml_edit::Value::InlineTable(t)) => t.remove(name).is_some(),
+            _ => return Err(not_a_table(container)),
+        };
+        if !removed {
+            return Err(err(
+                "not-found",
+                format!("there is no entry `{name}` in `{}`", container.join(".")),
+                1,
+                1,
+            ));
+        }
+        self.verify(before, container, name, None)
+    }
+
+    fn container_mut(&mut self, container: &[String]) -> Result<&mut Item, ReadError> {
+        let mut item: &mut Item = self.doc.as_item_mut();
+        for seg in container {
+            let Some(t) = item.as_table_like_mut() else {
+                return Err(not_a_table(container));
+            };
+            if t.get(seg).is_none() {
+                let mut new = Table::new();
+                new.set_implicit(true);
+                t.insert(seg, Item::Table(new));
+            }
+            item = match t.get_mut(seg) {
+                Some(i) => i,
+                None => return Err(not_a_table(container)),
+            };
+        }
+        Ok(item)
+    }
+
+    /// Re-render, re-parse and check the result is exactly the old value plus the change.
+    fn verify(
+        &mut self,
+        before: Value,
+        container: &[String],
+        name: &str,
+        value: Option<&Value>,
+    ) -> Result<(), ReadError> {
+        let text = self.render();
+        let reparsed: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
+            err(
+                "internal-edit-error",
+                format!(
+                    "the edit produced invalid TOML ({}); this is a bug",
+                    e.message()
+                ),
+                1,
+                1,
+            )
+        })?;
+        let now = table_to_json(reparsed.as_table());
+        let mut expected = before;
+        set_json(&mut expected, container, name, value.cloned());
+        if !json_eq(&now, &expected) {
+            return Err(err(
+                "internal-edit-error",
+                "the edit did not verify (the re-parsed file is not the old content plus the change); this is a bug".into(),
+                1,
+                1,
+            ));
+        }
+        self.root = now;
+        Ok(())
+    }
+}
+
+fn not_a_table(container: &[String]) -> ReadError {
+    err(
+        "not-an-object",
+        format!(
+            "`{}` must be a table that holds servers, but it is not",
+            container.join(".")
+        ),
+        1,
+        1,
+    )
+}
+
+fn set_json(root: &mut Value, container: &[String], name: &str, value: Option<Value>) {
+    let mut cur = root;
+    for seg in container {
+        let Some(obj) = cur.as_object_mut() else {
+            return;
+        };
+        cur = obj
+            .entry(seg.clone())
+            .or_insert_with(|| Value::Object(Default::default()));
+    }
+    if let Some(obj) = cur.as_object_mut() {
+        match value {
+            Some(v) => {
+                obj.insert(name.to_string(), v);
+            }
+            None => {
+                obj.remove(name);
+            }
+        }
+    }
+}
+
+/// Equality that ignores empty tables (an implicit empty table renders as nothing).
+fn json_eq(a: &Value, b: &Value) -> bool {
+    strip_empty(a) == strip_empty(b)
+}
+
+fn strip_empty(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter_map(|(k, x)| {
+                    let s = strip_empty(x);
+                    let empty_table = x.is_object() && s.as_object().is_some_and(|o| o.is_empty());
+                    (!empty_table).then(|| (k.clone(), s))
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn json_to_value(v: &Value) -> toml_edit::Value {
+    match v {
+        Value::String(s) => s.as_str().into(),
+        Value::Bool(b) => (*b).into(),
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => i.into(),
+            (None, Some(f)) => f.into(),
+            _ => n.to_string().into(),
+        },
+        Value::Array(a) => {
+            let mut arr = Array::new();
+            for x in a {
+                arr.push(json_to_value(x));
+            }
+            toml_edit::Value::Array(arr)
+        }
+        Value::Object(m) => toml_edit::Value::InlineTable(json_to_inline(m)),
+        Value::Null => "".into(),
+    }
+}
+
+fn json_to_inline(m: &serde_json::Map<String, Value>) -> InlineTable {
+    let mut t = InlineTable::new();
+    for (k, v) in m {
+        t.insert(k, json_to_value(v));
+    }
+    t
+}
+
+fn table_to_json(t: &dyn TableLike) -> Value {
+    Value::Object(
+        t.iter()
+            .map(|(k, v)| (k.to_string(), item_to_json(v)))
+            .collect(),
+    )
+}
+
+fn item_to_json(i: &Item) -> Value {
+    match i {
+        Item::None => Value::Null,
+        Item::Value(v) => value_to_json(v),
+        Item::Table(t) => table_to_json(t),
+        Item::ArrayOfTables(a) => Value::Array(a.iter().map(|t| table_to_json(t)).collect()),
+    }
+}
+
+fn value_to_json(v: &toml_edit::Value) -> Value {
+    match v {
+        toml_edit::Value::String(s) => Value::String(s.value().clone()),
+        toml_edit::Value::Integer(i) => Value::from(*i.value()),
+        toml_edit::Value::Float(f) => serde_json::Number::from_f64(*f.value())
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
+        toml_edit::Value::Boolean(b) => Value::Bool(*b.value()),
+        toml_edit::Value::Datetime(d) => Value::String(d.value().to_string()),
+        toml_edit::Value::Array(a) => Value::Array(a.iter().map(value_to_json).collect()),
+        toml_edit::Value::InlineTable(t) => table_to_json(t),
+    }
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    crate::manifest::line_col(text, offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn c() -> Vec<String> {
+        vec!["mcp_servers".to_string()]
+    }
+
+    fn entry() -> Value {
+        json!({"command": "npx", "args": ["-y", "srv"], "env": {"K": "v"}, "env_vars": ["TOKEN"]})
+    }
+
+    #[test]
+    fn upsert_then_remove_is_identity() {
+        let inputs = [
+            "# top\nmodel = \"o3\"\n\n[mcp_servers.user]\ncommand = \"u\"\n\n# about profiles\n[profiles.x]\nmodel = \"y\"\n# trailing\n",
+            "model = \"o3\"",
+            "model = \"o3\"\r\n[x]\r\ny = 1\r\n",
+            "\u{feff}model = 1\n",
+            "[mcp_servers]\n",
+            "[mcp_servers.a]\ncommand = \"a\"\n[mcp_servers.a.env]\nK = \"v\"\n",
+            "x = \"\"\"\nmulti\nline\"\"\"\n[features]\nweb = true # on\n",
+        ];
+        for input in inputs {
+            let mut d = TomlDoc::parse(input.as_bytes()).unwrap();
+            assert_eq!(d.to_bytes(), input.as_bytes(), "round trip {input:?}");
+            d.upsert(&c(), "ours", &entry()).unwrap();
+            let added = String::from_utf8(d.to_bytes()).unwrap();
+            assert!(added.contains("[mcp_servers.ours]"), "{added}");
+            if input.contains("\r\n") {
+                assert!(
+                    !added.replace("\r\n", "").contains('\n'),
+                    "CRLF kept: {added:?}"
+                );
+            }
+            let re = TomlDoc::parse(added.as_bytes()).unwrap();
+            assert_eq!(re.get(&[c()[0].clone(), "ours".into()]), Some(&entry()));
+            d.remove(&c(), "ours").unwrap();
+            assert_eq!(
+                String::from_utf8(d.to_bytes()).unwrap(),
+                input,
+                "identity {input:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn update_keeps_position_and_comments() {
+        let input = "[mcp_servers.ours]\n# about ours\ncommand = \"old\" # note\nargs = [\"x\"]\n\n# next one\n[mcp_servers.user]\ncommand = \"u\"\n";
+        let mut d = TomlDoc::parse(input.as_bytes()).unwrap();
+        d.upsert(&c(), "ours", &json!({"command": "new"})).unwrap();
+        let out = String::from_utf8(d.to_bytes()).unwrap();
+        assert_eq!(
+            out,
+            "[mcp_servers.ours]\n# about ours\ncommand = \"new\" # note\n\n# next one\n[mcp_servers.user]\ncommand = \"u\"\n"
+        );
+        d.remove(&c(), "ours").unwrap();
+        let out = String::from_utf8(d.to_bytes()).unwrap();
+        assert!(out.contains("# next one\n[mcp_servers.user]"), "{out}");
+    }
+
+    #[test]
+    fn refusals() {
+        let cases: &[(&str, &str)] = &[
+            ("a = 1\na = 2\n", "duplicate-key"),
+            ("[x\n", "parse-error"),
+            ("", "empty-file"),
+            ("  \n", "empty-file"),
+            ("a.b = 1\nc = 2\na.d = 3\n", "cannot-preserve"),
+            ("a = 1\r\nb = 2\n", "cannot-preserve"),
+        ];
+        for (input, code) in cases {
+            assert_eq!(
+                TomlDoc::parse(input.as_bytes()).unwrap_err().code,
+                *code,
+                "{input:?}"
+            );
+        }
+        assert_eq!(
+            TomlDoc::parse(b"a = \"\xff\"").unwrap_err().code,
+            "invalid-utf8"
+        );
+        let deep = format!("a = {}1{}\n", "[".repeat(5000), "]".repeat(5000));
+        assert!(TomlDoc::parse(deep.as_bytes()).is_err());
+        let mut d = TomlDoc::parse(b"mcp_servers = 1\n").unwrap();
+        assert_eq!(
+            d.upsert(&c(), "x", &entry()).unwrap_err().code,
+            "not-an-object"
+        );
+    }
+
+    #[test]
+    fn inline_container_gets_inline_entries() {
+        let input = "mcp_servers = { a = { command = \"a\" } }\n";
+        let mut d = TomlDoc::parse(input.as_bytes()).unwrap();
+        d.upsert(&c(), "b", &json!({"command": "b"})).unwrap();
+        let re = TomlDoc::parse(&d.to_bytes()).unwrap();
+        assert_eq!(
+            re.get(&[c()[0].clone(), "b".into()]),
+            Some(&json!({"command": "b"}))
+        );
+        d.remove(&c(), "b").unwrap();
+        assert_eq!(d.to_bytes(), input.as_bytes());
+    }
+}
