@@ -491,7 +491,7 @@ fn read_current(spec: &Spec) -> Read {
         Ok(Some(r)) => {
             let current = match Doc::parse(&r.bytes, spec.syntax) {
                 Ok(doc) => Current::Present {
-                    doc,
+                    doc: Box::new(doc),
                     bytes: r.bytes,
                 },
                 Err(e) => {

@@ -39,7 +39,7 @@ pub enum Current {
     /// A file that parsed.
     Present {
         /// The parsed document.
-        doc: Doc,
+        doc: Box<Doc>,
         /// Its bytes as read.
         bytes: Vec<u8>,
     },
@@ -623,7 +623,7 @@ mod tests {
             Current::Missing
         } else {
             Current::Present {
-                doc: Doc::parse(text, Syntax::Jsonc).expect("fixture parses"),
+                doc: Box::new(Doc::parse(text, Syntax::Jsonc).expect("fixture parses")),
                 bytes: text.to_vec(),
             }
         };
