@@ -272,6 +272,10 @@ fn settings(cli: &Cli) -> Result<Settings, String> {
         home,
         state_dir,
         lock_timeout: Duration::from_secs_f64(g.lock_timeout),
+        codex_home: std::env::var_os("CODEX_HOME")
+            .filter(|v| !v.is_empty())
+            .map(|v| abs(Path::new(&v)))
+            .transpose()?,
     })
 }
 
@@ -286,7 +290,7 @@ fn clients_text(json: bool) -> String {
                 serde_json::json!({
                     "name": s.name,
                     "base": match s.base { Base::Root => "root", Base::Home => "home" },
-                    "path": s.path,
+                    "path": s.default_path(),
                 })
             })
             .collect();
@@ -297,6 +301,7 @@ fn clients_text(json: bool) -> String {
             "scopes": scopes,
             "syntax": d.syntax().describe(),
             "placeholder": d.placeholder(),
+            "client_lock": d.scopes().iter().filter(|s| d.client_lock(s.name)).map(|s| s.name).collect::<Vec<_>>(),
             "tool_pin": match d.pin_support() { PinSupport::None => "not expressible".to_string(), PinSupport::Field(f) => f.to_string() },
             "known_fields": d.known_fields(),
         }));
@@ -320,7 +325,7 @@ fn clients_text(json: bool) -> String {
             let path = if s.path.is_empty() {
                 "(explicit `path` required)".to_string()
             } else {
-                format!("{base}/{}", s.path)
+                format!("{base}/{}", s.default_path())
             };
             let default = if s.name == d.default_scope().name {
                 " (default)"

@@ -22,6 +22,9 @@ use crate::ledger::{self, Ledger, Pending, Record};
 use crate::manifest::{self, Legacy, Manifest};
 use crate::plan::{self, Current, FileInput, FilePlan, LedgerOp, PlanError, Status, Want};
 
+/// When a client's own lock directory counts as abandoned (proper-lockfile's default).
+pub const CLIENT_LOCK_STALE: Duration = Duration::from_secs(10);
+
 /// The largest config file mcpconf reads.
 pub const MAX_FILE: u64 = 512 * 1024 * 1024;
 
@@ -38,6 +41,8 @@ pub struct Settings {
     pub state_dir: PathBuf,
     /// How long to wait for other writers.
     pub lock_timeout: Duration,
+    /// `$CODEX_HOME`, when set.
+    pub codex_home: Option<PathBuf>,
 }
 
 /// Process exit codes (contract §3).
@@ -294,12 +299,15 @@ struct Spec {
     containers: Vec<Vec<String>>,
     notes: Vec<String>,
     refusal: Option<PlanError>,
+    /// The client guards this file with its own `<file>.lock` directory.
+    client_lock: bool,
 }
 
 fn ctx(settings: &Settings) -> Ctx {
     Ctx {
         root: settings.root.clone(),
         home: settings.home.clone(),
+        codex_home: settings.codex_home.clone(),
     }
 }
 
@@ -362,8 +370,10 @@ fn specs(
                     containers: Vec::new(),
                     notes: Vec::new(),
                     refusal,
+                    client_lock: false,
                 }
             });
+            spec.client_lock |= d.client_lock(scope.name);
             if spec.syntax != d.syntax() {
                 spec.refusal = Some(PlanError::file(
                     "mixed-clients",
@@ -458,6 +468,7 @@ fn specs(
                 containers: Vec::new(),
                 notes: Vec::new(),
                 refusal,
+                client_lock: false,
             },
         );
     }
@@ -658,6 +669,15 @@ pub fn apply(
         Ok(l) => l,
         Err(e) => return fs_report(owner, &e, Exit::Io),
     };
+    // Clients that rewrite their own files (Claude Code's `~/.claude.json`) guard them with a
+    // lock directory; hold it too, so the two writers never interleave.
+    let mut client_locks = Vec::new();
+    for s in pre_specs.iter().filter(|s| s.client_lock) {
+        match fsio::lock_client(&s.real, settings.lock_timeout, CLIENT_LOCK_STALE) {
+            Ok(l) => client_locks.push(l),
+            Err(e) => return fs_report(owner, &e, Exit::Io),
+        }
+    }
 
     // Holding the locks, any temp file of ours is a leftover of a killed run.
     let _ = fsio::clean_stale_temps(&ledger_path(&settings.state_dir, owner));

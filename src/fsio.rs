@@ -751,6 +751,77 @@ pub fn lock_file(path: &Path, timeout: Duration) -> Result<FileLock, FsError> {
     })
 }
 
+/// A client's own lock directory (proper-lockfile style), held while mcpconf writes a file the
+/// client also rewrites; dropping the value removes the directory.
+#[derive(Debug)]
+pub struct ClientLock {
+    path: Option<PathBuf>,
+}
+
+impl ClientLock {
+    /// The lock directory held (`None` when locking is disabled for tests).
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+}
+
+impl Drop for ClientLock {
+    fn drop(&mut self) {
+        if let Some(p) = &self.path {
+            let _ = fs::remove_dir(p);
+        }
+    }
+}
+
+/// Take the lock directory `<file>.lock` that proper-lockfile (Claude Code, Cline) uses for
+/// `file`: `mkdir` it; while it exists and is younger than `stale` (proper-lockfile: 10 s; its
+/// holder refreshes the mtime every 5 s), wait with backoff until the deadline (then
+/// `lock-timeout`); an older one was left by a dead process and is taken over (removed, then
+/// created again).
+pub fn lock_client(file: &Path, timeout: Duration, stale: Duration) -> Result<ClientLock, FsError> {
+    if locking_disabled() {
+        return Ok(ClientLock { path: None });
+    }
+    let mut name = file.as_os_str().to_os_string();
+    name.push(".lock");
+    let path = PathBuf::from(name);
+    let deadline = deadline_after(timeout);
+    let mut backoff = BACKOFF_START;
+    loop {
+        match fs::create_dir(&path) {
+            Ok(()) => return Ok(ClientLock { path: Some(path) }),
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => {
+                let age = fs::metadata(&path)
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok());
+                if age.is_some_and(|a| a > stale) {
+                    // Stale: its holder died. Take it over.
+                    let _ = fs::remove_dir(&path);
+                    continue;
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                // The file's directory does not exist yet: nobody can hold the lock.
+                return Ok(ClientLock { path: None });
+            }
+            Err(e) => return Err(write_error(&path, "create the client lock", e)),
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            let message = format!(
+                "timed out after {:.1}s waiting for the client's own lock `{}` (the client is \
+                 writing this file now); retry when it is done or raise --lock-timeout",
+                timeout.as_secs_f64(),
+                d(&path)
+            );
+            return Err(FsError::new("lock-timeout", &path, message, None));
+        }
+        thread::sleep(backoff.min(deadline - now));
+        backoff = (backoff * 2).min(BACKOFF_MAX);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Directories, temp files, removal
 // ---------------------------------------------------------------------------------------------

@@ -225,7 +225,7 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
     } else {
         format!("Plan: {files_changing} file{}", plural(files_changing))
     };
-    if parts.is_empty() {
+    if parts.is_empty() || head.starts_with("Refused") {
         let _ = writeln!(out, "{head}");
     } else {
         let _ = writeln!(out, "{head}, {}", parts.join(", "));

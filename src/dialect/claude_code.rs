@@ -1,22 +1,29 @@
-//! `claude-code`: scope `project` is `.mcp.json` at the repository root (strict JSON, entries
-//! carry `type`, references spelled `${VAR}`).
+//! `claude-code`: scope `project` is `.mcp.json` at the repository root; `user` is the
+//! top-level `mcpServers` of `~/.claude.json`; `local` is `projects["<absolute --root>"]
+//! .mcpServers` in the same file. Strict JSON; entries carry `type` (`stdio`, `http`, `sse`);
+//! references spelled `${VAR}` in command, args, env, url and headers.
+//!
+//! `~/.claude.json` can be tens of megabytes and Claude Code rewrites it itself under a
+//! `~/.claude.json.lock` directory (proper-lockfile); mcpconf holds that lock too while it
+//! writes, so the two never interleave.
 
-use super::{Base, McpServers, Scope, Syntax, TypeField};
+use super::{BASE, Base, McpServers, Scope, Syntax, Ty, Types};
 
 /// Claude Code.
 pub static CLAUDE_CODE: McpServers = McpServers {
     id: "claude-code",
-    description: "Claude Code (project `.mcp.json`)",
-    scopes: &[Scope {
-        name: "project",
-        base: Base::Root,
-        path: ".mcp.json",
-    }],
+    description: "Claude Code (`.mcp.json`, `~/.claude.json` user and local scopes)",
+    scopes: &[
+        Scope::new("project", Base::Root, ".mcp.json"),
+        Scope::new("user", Base::Home, ".claude.json"),
+        Scope::new("local", Base::Home, ".claude.json"),
+    ],
     syntax: Syntax::Json,
-    container_key: "mcpServers",
-    type_field: TypeField::Always,
-    var_syntax: "${VAR}",
-    cwd: false,
+    types: Types {
+        stdio: Ty::Name("stdio"),
+        http: Ty::Name("http"),
+        sse: Ty::Name("sse"),
+    },
     known_fields: &[
         "type",
         "command",
@@ -29,4 +36,7 @@ pub static CLAUDE_CODE: McpServers = McpServers {
         "timeout",
         "alwaysLoad",
     ],
+    lock_scopes: &["user", "local"],
+    per_project_scopes: &["local"],
+    ..BASE
 };

@@ -1,30 +1,21 @@
-//! `cursor`: `.cursor/mcp.json` (project) and `~/.cursor/mcp.json` (user); strict JSON
-//! (a trailing comma breaks Cursor); references spelled `${env:VAR}`.
+//! `cursor`: `.cursor/mcp.json` (project) and `~/.cursor/mcp.json` (user, also
+//! `%USERPROFILE%\.cursor\mcp.json` on Windows); strict JSON (a trailing comma breaks Cursor);
+//! references spelled `${env:VAR}` in command, args, env, url and headers.
 
-use super::{Base, McpServers, Scope, Syntax, TypeField};
+use super::{BASE, Base, McpServers, Scope, Syntax};
 
 /// Cursor.
 pub static CURSOR: McpServers = McpServers {
     id: "cursor",
     description: "Cursor (editor and CLI)",
     scopes: &[
-        Scope {
-            name: "project",
-            base: Base::Root,
-            path: ".cursor/mcp.json",
-        },
-        Scope {
-            name: "user",
-            base: Base::Home,
-            path: ".cursor/mcp.json",
-        },
+        Scope::new("project", Base::Root, ".cursor/mcp.json"),
+        Scope::new("user", Base::Home, ".cursor/mcp.json"),
     ],
     syntax: Syntax::Json,
-    container_key: "mcpServers",
-    type_field: TypeField::OnlySse,
     var_syntax: "${env:VAR}",
-    cwd: false,
     known_fields: &[
         "command", "args", "env", "envFile", "url", "headers", "type", "auth",
     ],
+    ..BASE
 };

@@ -1,29 +1,19 @@
 //! `kiro`: Kiro's settings `mcp.json`, workspace `.kiro/settings/mcp.json` and user
-//! `~/.kiro/settings/mcp.json`; strict JSON; references spelled `${VAR}` (Kiro's docs).
+//! `~/.kiro/settings/mcp.json`; strict JSON. Kiro's documentation expands `${VAR}` in env values
+//! and headers only, so a reference anywhere else is refused.
 
-use super::{Base, McpServers, Scope, Syntax, TypeField};
+use super::{BASE, Base, McpServers, Places, Scope, Syntax};
 
 /// Kiro settings.
 pub static KIRO: McpServers = McpServers {
     id: "kiro",
     description: "Kiro IDE / CLI settings `mcp.json`",
     scopes: &[
-        Scope {
-            name: "project",
-            base: Base::Root,
-            path: ".kiro/settings/mcp.json",
-        },
-        Scope {
-            name: "user",
-            base: Base::Home,
-            path: ".kiro/settings/mcp.json",
-        },
+        Scope::new("project", Base::Root, ".kiro/settings/mcp.json"),
+        Scope::new("user", Base::Home, ".kiro/settings/mcp.json"),
     ],
     syntax: Syntax::Json,
-    container_key: "mcpServers",
-    type_field: TypeField::OnlySse,
-    var_syntax: "${VAR}",
-    cwd: false,
+    var_places: Places::EnvAndHeaders,
     known_fields: &[
         "command",
         "args",
@@ -39,4 +29,5 @@ pub static KIRO: McpServers = McpServers {
         "requestTimeout",
         "type",
     ],
+    ..BASE
 };

@@ -1,6 +1,6 @@
 //! The common shape most clients share: a JSON object of entries under a container key, each
-//! entry `{command, args, env}` or `{url, headers}`, with small per-client variations described
-//! as data.
+//! entry `{command, args, env}` or `{url, headers}`, with the per-client variations (field
+//! names, `type` values, reference spelling, where references may stand) described as data.
 
 use serde_json::{Map, Value};
 
@@ -8,13 +8,37 @@ use super::{Ctx, Dialect, PinSupport, RenderError, Rendered, Scope, Syntax};
 use crate::manifest::{RemoteKind, Server, Transport};
 use crate::template::Template;
 
-/// Whether and how a client wants a `type` field.
+/// How one transport is marked in an entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TypeField {
-    /// Never written (transport inferred from `command` / `url`); SSE servers get `"type": "sse"`.
-    OnlySse,
-    /// Always written: `stdio`, `http`, `sse`.
-    Always,
+pub enum Ty {
+    /// No `type` field: the client infers the transport.
+    Omit,
+    /// `"type": <name>`.
+    Name(&'static str),
+    /// The client cannot use this transport from its config file.
+    Unsupported,
+}
+
+/// The `type` field for each transport.
+#[derive(Debug, Clone, Copy)]
+pub struct Types {
+    /// Local process.
+    pub stdio: Ty,
+    /// Streamable HTTP.
+    pub http: Ty,
+    /// Server-sent events.
+    pub sse: Ty,
+}
+
+/// Where environment references may stand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Places {
+    /// In every string field (command, args, env values, cwd, url, header values).
+    All,
+    /// Only in env values and header values.
+    EnvAndHeaders,
+    /// Nowhere: the client expands no references.
+    Nowhere,
 }
 
 /// A client of the common `mcpServers` shape, described as data.
@@ -29,29 +53,193 @@ pub struct McpServers {
     pub syntax: Syntax,
     /// The container key at the file's root.
     pub container_key: &'static str,
-    /// `type` field policy.
-    pub type_field: TypeField,
+    /// `type` values.
+    pub types: Types,
+    /// The key holding a streamable-HTTP server's URL (`url`, `serverUrl`, `httpUrl`).
+    pub http_url_key: &'static str,
+    /// The key holding an SSE server's URL.
+    pub sse_url_key: &'static str,
     /// Reference spelling, `VAR` standing for the variable name (e.g. `${env:VAR}`).
     pub var_syntax: &'static str,
+    /// Where references may stand.
+    pub var_places: Places,
     /// Whether the client reads a `cwd` field.
     pub cwd: bool,
+    /// The entry field that takes a tool allow-list, if any.
+    pub pin_field: Option<&'static str>,
     /// Entry fields the client documents.
     pub known_fields: &'static [&'static str],
+    /// Scopes whose file the client also guards with a `<file>.lock` lock directory.
+    pub lock_scopes: &'static [&'static str],
+    /// Scopes whose container is `projects["<absolute root>"].<container_key>` (Claude Code's
+    /// `local` scope).
+    pub per_project_scopes: &'static [&'static str],
 }
 
+/// The shared defaults: `mcpServers`, no `type`, `url`, references everywhere.
+pub const BASE: McpServers = McpServers {
+    id: "",
+    description: "",
+    scopes: &[],
+    syntax: Syntax::Json,
+    container_key: "mcpServers",
+    types: Types {
+        stdio: Ty::Omit,
+        http: Ty::Omit,
+        sse: Ty::Name("sse"),
+    },
+    http_url_key: "url",
+    sse_url_key: "url",
+    var_syntax: "${VAR}",
+    var_places: Places::All,
+    cwd: false,
+    pin_field: None,
+    known_fields: &["command", "args", "env", "url", "headers", "type"],
+    lock_scopes: &[],
+    per_project_scopes: &[],
+};
+
 impl McpServers {
-    fn spell(&self, t: &Template) -> String {
-        t.render(|v| self.var_syntax.replace("VAR", v))
+    /// Spell a template for a field, or refuse when the client cannot expand a reference there.
+    pub fn spell(
+        &self,
+        t: &Template,
+        server: &Server,
+        field: &str,
+        env_or_header: bool,
+    ) -> Result<String, RenderError> {
+        let allowed = match self.var_places {
+            Places::All => true,
+            Places::EnvAndHeaders => env_or_header,
+            Places::Nowhere => false,
+        };
+        if t.has_vars() && !allowed {
+            let where_ = match self.var_places {
+                Places::Nowhere => "expands no environment references".to_string(),
+                _ => "expands environment references only in env values and headers".to_string(),
+            };
+            return Err(RenderError {
+                field: field.to_string(),
+                message: format!(
+                    "client `{}` {where_}, so `{field}` of server `{}` (`{}`) cannot be written without a literal value; mcpconf never writes a secret in its place (use another client, or a wrapper command that reads the variable)",
+                    self.id, server.name, t.raw
+                ),
+            });
+        }
+        Ok(t.render(|v| self.var_syntax.replace("VAR", v)))
     }
 
-    fn map(&self, pairs: &[(String, Template)]) -> Value {
-        Value::Object(
-            pairs
-                .iter()
-                .map(|(k, v)| (k.clone(), Value::String(self.spell(v))))
-                .collect::<Map<_, _>>(),
-        )
+    fn map(
+        &self,
+        pairs: &[(String, Template)],
+        server: &Server,
+        what: &str,
+    ) -> Result<Value, RenderError> {
+        let mut m = Map::new();
+        for (k, v) in pairs {
+            m.insert(
+                k.clone(),
+                Value::String(self.spell(v, server, &format!("{what}.{k}"), true)?),
+            );
+        }
+        Ok(Value::Object(m))
     }
+
+    fn unsupported(&self, server: &Server, what: &str) -> RenderError {
+        RenderError {
+            field: "transport".into(),
+            message: format!(
+                "client `{}` cannot use {what} servers from its config file, so server `{}` cannot be written there",
+                self.id, server.name
+            ),
+        }
+    }
+
+    /// Render with the shared rules (used by wrappers such as `claude-code`).
+    pub fn render_entry(&self, server: &Server) -> Result<Rendered, RenderError> {
+        let mut m = Map::new();
+        let ty = |m: &mut Map<String, Value>, t: Ty| {
+            if let Ty::Name(n) = t {
+                m.insert("type".into(), n.into());
+            }
+        };
+        match &server.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                if self.types.stdio == Ty::Unsupported {
+                    return Err(self.unsupported(server, "local (stdio)"));
+                }
+                ty(&mut m, self.types.stdio);
+                m.insert(
+                    "command".into(),
+                    self.spell(command, server, "command", false)?.into(),
+                );
+                if !args.is_empty() {
+                    let mut out = Vec::new();
+                    for a in args {
+                        out.push(Value::String(self.spell(a, server, "args", false)?));
+                    }
+                    m.insert("args".into(), Value::Array(out));
+                }
+                if !env.is_empty() {
+                    m.insert("env".into(), self.map(env, server, "env")?);
+                }
+                if let Some(cwd) = cwd {
+                    if !self.cwd {
+                        return Err(RenderError {
+                            field: "cwd".into(),
+                            message: format!(
+                                "client `{}` has no working-directory field, so server `{}` cannot be written with its `cwd`; remove `cwd` or wrap the command",
+                                self.id, server.name
+                            ),
+                        });
+                    }
+                    m.insert("cwd".into(), self.spell(cwd, server, "cwd", false)?.into());
+                }
+            }
+            Transport::Remote { url, headers, kind } => {
+                let (t, key, what) = match kind {
+                    RemoteKind::Http => (self.types.http, self.http_url_key, "streamable HTTP"),
+                    RemoteKind::Sse => (self.types.sse, self.sse_url_key, "SSE"),
+                };
+                if t == Ty::Unsupported {
+                    return Err(self.unsupported(server, what));
+                }
+                ty(&mut m, t);
+                m.insert(key.into(), self.spell(url, server, "url", false)?.into());
+                if !headers.is_empty() {
+                    m.insert("headers".into(), self.map(headers, server, "headers")?);
+                }
+            }
+        }
+        let mut notes = Vec::new();
+        if let Some(tools) = &server.tools {
+            match self.pin_field {
+                Some(f) => {
+                    m.insert(
+                        f.into(),
+                        Value::Array(tools.iter().map(|t| Value::String(t.clone())).collect()),
+                    );
+                }
+                None => notes.push(pin_note(self.id, &server.name)),
+            }
+        }
+        Ok(Rendered {
+            value: Value::Object(m),
+            notes,
+        })
+    }
+}
+
+/// The plan's note for a pin a client cannot enforce.
+pub fn pin_note(client: &str, server: &str) -> String {
+    format!(
+        "client `{client}` cannot enforce the tool pin of server `{server}`: every tool the server offers will be exposed"
+    )
 }
 
 impl Dialect for McpServers {
@@ -67,80 +255,37 @@ impl Dialect for McpServers {
     fn syntax(&self) -> Syntax {
         self.syntax
     }
-    fn placeholder(&self) -> &'static str {
-        self.var_syntax
+    fn placeholder(&self) -> String {
+        match self.var_places {
+            Places::All => self.var_syntax.to_string(),
+            Places::EnvAndHeaders => format!("{} (env values and headers only)", self.var_syntax),
+            Places::Nowhere => "none".to_string(),
+        }
     }
     fn pin_support(&self) -> PinSupport {
-        PinSupport::None
+        match self.pin_field {
+            Some(f) => PinSupport::Field(f),
+            None => PinSupport::None,
+        }
     }
     fn known_fields(&self) -> &'static [&'static str] {
         self.known_fields
     }
-    fn container(&self, _scope: &str, _ctx: &Ctx) -> Vec<String> {
-        vec![self.container_key.to_string()]
+    fn container(&self, scope: &str, ctx: &Ctx) -> Vec<String> {
+        if self.per_project_scopes.contains(&scope) {
+            vec![
+                "projects".to_string(),
+                ctx.root.display().to_string(),
+                self.container_key.to_string(),
+            ]
+        } else {
+            vec![self.container_key.to_string()]
+        }
     }
-
+    fn client_lock(&self, scope: &str) -> bool {
+        self.lock_scopes.contains(&scope)
+    }
     fn render(&self, server: &Server) -> Result<Rendered, RenderError> {
-        let mut m = Map::new();
-        match &server.transport {
-            Transport::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                if self.type_field == TypeField::Always {
-                    m.insert("type".into(), "stdio".into());
-                }
-                m.insert("command".into(), self.spell(command).into());
-                if !args.is_empty() {
-                    m.insert(
-                        "args".into(),
-                        Value::Array(args.iter().map(|a| self.spell(a).into()).collect()),
-                    );
-                }
-                if !env.is_empty() {
-                    m.insert("env".into(), self.map(env));
-                }
-                if let Some(cwd) = cwd {
-                    if !self.cwd {
-                        return Err(RenderError {
-                            field: "cwd".into(),
-                            message: format!(
-                                "client `{}` has no working-directory field, so server `{}` cannot be written with its `cwd`; remove `cwd` or wrap the command",
-                                self.id, server.name
-                            ),
-                        });
-                    }
-                    m.insert("cwd".into(), self.spell(cwd).into());
-                }
-            }
-            Transport::Remote { url, headers, kind } => {
-                match (self.type_field, kind) {
-                    (TypeField::Always, RemoteKind::Http) => {
-                        m.insert("type".into(), "http".into());
-                    }
-                    (_, RemoteKind::Sse) => {
-                        m.insert("type".into(), "sse".into());
-                    }
-                    (TypeField::OnlySse, RemoteKind::Http) => {}
-                }
-                m.insert("url".into(), self.spell(url).into());
-                if !headers.is_empty() {
-                    m.insert("headers".into(), self.map(headers));
-                }
-            }
-        }
-        let mut notes = Vec::new();
-        if server.tools.is_some() {
-            notes.push(format!(
-                "client `{}` cannot enforce the tool pin of server `{}`: every tool the server offers will be exposed",
-                self.id, server.name
-            ));
-        }
-        Ok(Rendered {
-            value: Value::Object(m),
-            notes,
-        })
+        self.render_entry(server)
     }
 }

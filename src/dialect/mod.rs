@@ -10,17 +10,26 @@
 //! field, never a silently dropped field or a literal secret. A tool pin the client cannot
 //! enforce is not an error but a note the plan prints for that target.
 
+mod amazonq;
 mod claude_code;
+mod claude_desktop;
+mod cline;
+mod codex;
 mod cursor;
+mod gemini;
 mod generic;
 mod kiro;
 mod mcp_servers;
+mod opencode;
+mod vscode;
+mod windsurf;
+mod zed;
 
 use std::path::{Path, PathBuf};
 
 use crate::manifest::Server;
 
-pub use mcp_servers::{McpServers, TypeField};
+pub use mcp_servers::{BASE, McpServers, Places, Ty, Types, pin_note};
 
 /// File syntax a client reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +74,29 @@ pub struct Scope {
     pub base: Base,
     /// Default file path relative to the base; empty when the target must give a `path`.
     pub path: &'static str,
+    /// The default path on macOS, when it differs (empty: same as `path`).
+    pub macos: &'static str,
+}
+
+impl Scope {
+    /// A scope whose path is the same on every platform.
+    pub const fn new(name: &'static str, base: Base, path: &'static str) -> Scope {
+        Scope {
+            name,
+            base,
+            path,
+            macos: "",
+        }
+    }
+
+    /// The default path on this platform.
+    pub fn default_path(&self) -> &'static str {
+        if cfg!(target_os = "macos") && !self.macos.is_empty() {
+            self.macos
+        } else {
+            self.path
+        }
+    }
 }
 
 /// Where targets resolve.
@@ -74,6 +106,8 @@ pub struct Ctx {
     pub root: PathBuf,
     /// Base of user-scope targets (absolute).
     pub home: PathBuf,
+    /// `$CODEX_HOME`, when set (Codex's user file is `$CODEX_HOME/config.toml`).
+    pub codex_home: Option<PathBuf>,
 }
 
 /// A server rendered as one client's entry.
@@ -114,7 +148,7 @@ pub trait Dialect: Sync {
     /// The file syntax the client reads.
     fn syntax(&self) -> Syntax;
     /// How `${VAR}` is spelled, for `mcpconf clients` (e.g. `${env:VAR}`).
-    fn placeholder(&self) -> &'static str;
+    fn placeholder(&self) -> String;
     /// How a tool pin is written.
     fn pin_support(&self) -> PinSupport;
     /// Field names this client knows in an entry (for lint's unknown-field rule).
@@ -127,6 +161,11 @@ pub trait Dialect: Sync {
     /// Whether a target must give an explicit `path`.
     fn requires_path(&self) -> bool {
         self.scopes().iter().all(|s| s.path.is_empty())
+    }
+    /// A lock directory the client itself takes (proper-lockfile style `<file>.lock`) that
+    /// mcpconf must also hold while writing this scope's file.
+    fn client_lock(&self, _scope: &str) -> bool {
+        false
     }
     /// Whether `auto_approve` means something for this client.
     fn supports_auto_approve(&self) -> bool {
@@ -147,7 +186,7 @@ pub trait Dialect: Sync {
             Base::Root => &ctx.root,
             Base::Home => &ctx.home,
         };
-        base.join(explicit.unwrap_or(scope.path))
+        base.join(explicit.unwrap_or(scope.default_path()))
     }
 }
 
@@ -155,8 +194,17 @@ pub trait Dialect: Sync {
 pub static ALL: &[&dyn Dialect] = &[
     &generic::JSON,
     &claude_code::CLAUDE_CODE,
+    &claude_desktop::CLAUDE_DESKTOP,
     &cursor::CURSOR,
     &kiro::KIRO,
+    &vscode::VSCODE,
+    &windsurf::WINDSURF,
+    &codex::CODEX,
+    &gemini::GEMINI,
+    &zed::ZED,
+    &cline::CLINE,
+    &opencode::OPENCODE,
+    &amazonq::AMAZONQ,
 ];
 
 /// A dialect by id.

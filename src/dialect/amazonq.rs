@@ -1,0 +1,36 @@
+//! `amazonq`: Amazon Q Developer CLI (legacy, now Kiro CLI): workspace `.amazonq/mcp.json`,
+//! user `~/.aws/amazonq/mcp.json`. Strict JSON (parsed with serde_json); `type` is `stdio` or
+//! `http` (no SSE); references spelled `${env:VAR}`, expanded only in env values and headers.
+
+use super::{BASE, Base, McpServers, Places, Scope, Syntax, Ty, Types};
+
+/// Amazon Q Developer CLI.
+pub static AMAZONQ: McpServers = McpServers {
+    id: "amazonq",
+    description: "Amazon Q Developer CLI `mcp.json` (legacy)",
+    scopes: &[
+        Scope::new("project", Base::Root, ".amazonq/mcp.json"),
+        Scope::new("user", Base::Home, ".aws/amazonq/mcp.json"),
+    ],
+    syntax: Syntax::Json,
+    types: Types {
+        stdio: Ty::Name("stdio"),
+        http: Ty::Name("http"),
+        sse: Ty::Unsupported,
+    },
+    var_syntax: "${env:VAR}",
+    var_places: Places::EnvAndHeaders,
+    known_fields: &[
+        "type",
+        "command",
+        "args",
+        "env",
+        "url",
+        "headers",
+        "oauthScopes",
+        "oauth",
+        "timeout",
+        "disabled",
+    ],
+    ..BASE
+};

@@ -1,0 +1,28 @@
+//! `claude-desktop`: `claude_desktop_config.json` (user scope only): macOS
+//! `~/Library/Application Support/Claude/`, Linux community builds `~/.config/Claude/`, Windows
+//! `%APPDATA%\Claude\`. Strict JSON, local servers only (remote servers are "Connectors" added in
+//! the app), and no environment references: a `${VAR}` is refused rather than written as a
+//! literal. The app rewrites this file itself; write while it is quit.
+
+use super::{BASE, Base, McpServers, Places, Scope, Syntax, Ty, Types};
+
+/// Claude Desktop.
+pub static CLAUDE_DESKTOP: McpServers = McpServers {
+    id: "claude-desktop",
+    description: "Claude Desktop app (local servers only)",
+    scopes: &[Scope {
+        name: "user",
+        base: Base::Home,
+        path: ".config/Claude/claude_desktop_config.json",
+        macos: "Library/Application Support/Claude/claude_desktop_config.json",
+    }],
+    syntax: Syntax::Json,
+    types: Types {
+        stdio: Ty::Omit,
+        http: Ty::Unsupported,
+        sse: Ty::Unsupported,
+    },
+    var_places: Places::Nowhere,
+    known_fields: &["command", "args", "env"],
+    ..BASE
+};

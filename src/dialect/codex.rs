@@ -1,0 +1,226 @@
+//! `codex`: OpenAI Codex CLI `config.toml`: user `$CODEX_HOME/config.toml` (default
+//! `~/.codex/config.toml`; the default scope, the file `codex mcp add` writes) and project
+//! `.codex/config.toml` (honoured only in trusted projects). Entries are
+//! `[mcp_servers.<name>]` tables.
+//!
+//! Codex expands no `${VAR}`. A reference becomes Codex's own mechanism or is refused:
+//! - env `K = "${K}"` (same name) → `env_vars = ["K"]` (passed through from Codex's
+//!   environment); a different name cannot be expressed;
+//! - header `Authorization = "Bearer ${T}"` → `bearer_token_env_var = "T"`;
+//! - any other header that is exactly `${V}` → `env_http_headers = { Header = "V" }`;
+//! - references in `command`, `args`, `cwd` or `url` are refused.
+//!
+//! A tool pin is written as `enabled_tools`. Codex has no SSE transport.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use super::{Base, Ctx, Dialect, PinSupport, RenderError, Rendered, Scope, Syntax};
+use crate::manifest::{RemoteKind, Server, Transport};
+use crate::template::{Part, Template};
+
+/// Codex.
+pub struct Codex;
+
+/// The one Codex dialect.
+pub static CODEX: Codex = Codex;
+
+static SCOPES: &[Scope] = &[
+    Scope::new("user", Base::Home, ".codex/config.toml"),
+    Scope::new("project", Base::Root, ".codex/config.toml"),
+];
+
+fn refuse(server: &Server, field: &str, why: &str) -> RenderError {
+    RenderError {
+        field: field.to_string(),
+        message: format!(
+            "client `codex` cannot express `{field}` of server `{}`: {why}; mcpconf never writes a literal in its place",
+            server.name
+        ),
+    }
+}
+
+fn literal(t: &Template, server: &Server, field: &str) -> Result<String, RenderError> {
+    t.as_literal().ok_or_else(|| {
+        refuse(
+            server,
+            field,
+            "Codex expands no environment references there",
+        )
+    })
+}
+
+impl Dialect for Codex {
+    fn id(&self) -> &'static str {
+        "codex"
+    }
+    fn description(&self) -> &'static str {
+        "OpenAI Codex CLI `config.toml` (`[mcp_servers.*]`)"
+    }
+    fn scopes(&self) -> &'static [Scope] {
+        SCOPES
+    }
+    fn syntax(&self) -> Syntax {
+        Syntax::Toml
+    }
+    fn placeholder(&self) -> String {
+        "none: `env_vars`, `bearer_token_env_var`, `env_http_headers`".to_string()
+    }
+    fn pin_support(&self) -> PinSupport {
+        PinSupport::Field("enabled_tools")
+    }
+    fn known_fields(&self) -> &'static [&'static str] {
+        &[
+            "command",
+            "args",
+            "env",
+            "env_vars",
+            "cwd",
+            "url",
+            "bearer_token_env_var",
+            "http_headers",
+            "env_http_headers",
+            "enabled",
+            "required",
+            "supports_parallel_tool_calls",
+            "startup_timeout_sec",
+            "startup_timeout_ms",
+            "tool_timeout_sec",
+            "enabled_tools",
+            "disabled_tools",
+            "default_tools_approval_mode",
+            "tools",
+            "scopes",
+            "oauth",
+            "oauth_resource",
+            "experimental_environment",
+            "name",
+        ]
+    }
+    fn container(&self, _scope: &str, _ctx: &Ctx) -> Vec<String> {
+        vec!["mcp_servers".to_string()]
+    }
+    fn path(&self, scope: &Scope, explicit: Option<&str>, ctx: &Ctx) -> PathBuf {
+        match (scope.base, explicit, &ctx.codex_home) {
+            (Base::Home, None, Some(codex_home)) => codex_home.join("config.toml"),
+            (Base::Home, _, _) => ctx.home.join(explicit.unwrap_or(scope.path)),
+            (Base::Root, _, _) => ctx.root.join(explicit.unwrap_or(scope.path)),
+        }
+    }
+
+    fn render(&self, server: &Server) -> Result<Rendered, RenderError> {
+        let mut m = Map::new();
+        match &server.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                m.insert(
+                    "command".into(),
+                    literal(command, server, "command")?.into(),
+                );
+                if !args.is_empty() {
+                    let mut out = Vec::new();
+                    for a in args {
+                        out.push(Value::String(literal(a, server, "args")?));
+                    }
+                    m.insert("args".into(), Value::Array(out));
+                }
+                let mut lit = Map::new();
+                let mut pass = Vec::new();
+                for (k, t) in env {
+                    match (t.as_literal(), t.sole_var()) {
+                        (Some(l), _) => {
+                            lit.insert(k.clone(), l.into());
+                        }
+                        (None, Some(v)) if v == k => pass.push(Value::String(k.clone())),
+                        _ => {
+                            return Err(refuse(
+                                server,
+                                &format!("env.{k}"),
+                                &format!(
+                                    "Codex passes a variable through only under its own name (`env_vars`), and `{}` is not exactly `${{{k}}}`",
+                                    t.raw
+                                ),
+                            ));
+                        }
+                    }
+                }
+                if !lit.is_empty() {
+                    m.insert("env".into(), Value::Object(lit));
+                }
+                if !pass.is_empty() {
+                    m.insert("env_vars".into(), Value::Array(pass));
+                }
+                if let Some(cwd) = cwd {
+                    m.insert("cwd".into(), literal(cwd, server, "cwd")?.into());
+                }
+            }
+            Transport::Remote { url, headers, kind } => {
+                if *kind == RemoteKind::Sse {
+                    return Err(RenderError {
+                        field: "transport".into(),
+                        message: format!(
+                            "client `codex` has no SSE transport, so server `{}` cannot be written there",
+                            server.name
+                        ),
+                    });
+                }
+                m.insert("url".into(), literal(url, server, "url")?.into());
+                let mut bearer = None;
+                let mut lit = Map::new();
+                let mut env_headers = Map::new();
+                for (k, t) in headers {
+                    if let Some(l) = t.as_literal() {
+                        lit.insert(k.clone(), l.into());
+                        continue;
+                    }
+                    match t.parts.as_slice() {
+                        [Part::Lit(p), Part::Var(v)]
+                            if k.eq_ignore_ascii_case("authorization")
+                                && p == "Bearer "
+                                && bearer.is_none() =>
+                        {
+                            bearer = Some(v.clone());
+                        }
+                        [Part::Var(v)] => {
+                            env_headers.insert(k.clone(), Value::String(v.clone()));
+                        }
+                        _ => {
+                            return Err(refuse(
+                                server,
+                                &format!("headers.{k}"),
+                                &format!(
+                                    "Codex reads a header from the environment only whole (`env_http_headers`) or as `Authorization: Bearer ${{VAR}}` (`bearer_token_env_var`), and `{}` is neither",
+                                    t.raw
+                                ),
+                            ));
+                        }
+                    }
+                }
+                if let Some(b) = bearer {
+                    m.insert("bearer_token_env_var".into(), b.into());
+                }
+                if !lit.is_empty() {
+                    m.insert("http_headers".into(), Value::Object(lit));
+                }
+                if !env_headers.is_empty() {
+                    m.insert("env_http_headers".into(), Value::Object(env_headers));
+                }
+            }
+        }
+        if let Some(tools) = &server.tools {
+            m.insert(
+                "enabled_tools".into(),
+                Value::Array(tools.iter().map(|t| Value::String(t.clone())).collect()),
+            );
+        }
+        Ok(Rendered {
+            value: Value::Object(m),
+            notes: Vec::new(),
+        })
+    }
+}

@@ -1,0 +1,43 @@
+//! `vscode`: VS Code / GitHub Copilot `mcp.json`: workspace `.vscode/mcp.json`, user profile
+//! `~/.config/Code/User/mcp.json` (macOS `~/Library/Application Support/Code/User/mcp.json`,
+//! Windows `%APPDATA%\Code\User\mcp.json`). JSONC, servers under `servers` with a `type` field,
+//! references spelled `${env:VAR}`.
+
+use super::{BASE, Base, McpServers, Scope, Syntax, Ty, Types};
+
+/// VS Code.
+pub static VSCODE: McpServers = McpServers {
+    id: "vscode",
+    description: "VS Code / GitHub Copilot `mcp.json`",
+    scopes: &[
+        Scope::new("project", Base::Root, ".vscode/mcp.json"),
+        Scope {
+            name: "user",
+            base: Base::Home,
+            path: ".config/Code/User/mcp.json",
+            macos: "Library/Application Support/Code/User/mcp.json",
+        },
+    ],
+    syntax: Syntax::Jsonc,
+    container_key: "servers",
+    types: Types {
+        stdio: Ty::Name("stdio"),
+        http: Ty::Name("http"),
+        sse: Ty::Name("sse"),
+    },
+    var_syntax: "${env:VAR}",
+    known_fields: &[
+        "type",
+        "command",
+        "args",
+        "env",
+        "envFile",
+        "url",
+        "headers",
+        "sandboxEnabled",
+        "sandbox",
+        "dev",
+        "gallery",
+    ],
+    ..BASE
+};

@@ -1,0 +1,35 @@
+//! `windsurf`: `~/.codeium/windsurf/mcp_config.json` (user scope only; no project file is
+//! documented). Strict JSON; remote servers under `serverUrl`; references spelled `${env:VAR}`.
+
+use super::{BASE, Base, McpServers, Scope, Syntax, Ty, Types};
+
+/// Windsurf.
+pub static WINDSURF: McpServers = McpServers {
+    id: "windsurf",
+    description: "Windsurf (Codeium) Cascade",
+    scopes: &[Scope::new(
+        "user",
+        Base::Home,
+        ".codeium/windsurf/mcp_config.json",
+    )],
+    syntax: Syntax::Json,
+    types: Types {
+        stdio: Ty::Omit,
+        http: Ty::Omit,
+        sse: Ty::Omit,
+    },
+    http_url_key: "serverUrl",
+    sse_url_key: "serverUrl",
+    var_syntax: "${env:VAR}",
+    known_fields: &[
+        "command",
+        "args",
+        "env",
+        "serverUrl",
+        "url",
+        "headers",
+        "disabled",
+        "disabledTools",
+    ],
+    ..BASE
+};

@@ -1,0 +1,28 @@
+//! `zed`: Zed `settings.json`, project `.zed/settings.json` and user
+//! `~/.config/zed/settings.json`; JSONC; servers under `context_servers`. Zed expands no
+//! environment references (headers are sent literally), so a `${VAR}` is refused.
+
+use super::{BASE, Base, McpServers, Places, Scope, Syntax, Ty, Types};
+
+/// Zed.
+pub static ZED: McpServers = McpServers {
+    id: "zed",
+    description: "Zed editor `context_servers`",
+    scopes: &[
+        Scope::new("project", Base::Root, ".zed/settings.json"),
+        Scope::new("user", Base::Home, ".config/zed/settings.json"),
+    ],
+    syntax: Syntax::Jsonc,
+    container_key: "context_servers",
+    types: Types {
+        stdio: Ty::Omit,
+        http: Ty::Omit,
+        sse: Ty::Unsupported,
+    },
+    var_places: Places::Nowhere,
+    known_fields: &[
+        "command", "args", "env", "url", "headers", "timeout", "enabled", "remote", "oauth",
+        "settings", "source",
+    ],
+    ..BASE
+};
