@@ -135,12 +135,86 @@ impl Doc {
         }
     }
 
+    /// Append a string to the array at `path` (JSON documents only), touching only its bytes.
+    pub fn array_push(&mut self, path: &[String], value: &str) -> Result<(), ReadError> {
+        self.array_edit(path, value, true)
+    }
+
+    /// Remove the last occurrence of a string from the array at `path`.
+    pub fn array_remove(&mut self, path: &[String], value: &str) -> Result<(), ReadError> {
+        self.array_edit(path, value, false)
+    }
+
+    fn array_edit(&mut self, path: &[String], value: &str, push: bool) -> Result<(), ReadError> {
+        let fail = |m: &str| ReadError {
+            code: "internal-edit-error",
+            message: format!("cannot edit the array `{}`: {m}", path.join(".")),
+            line: 1,
+            column: 1,
+        };
+        let Doc::Json(d) = self else {
+            return Err(fail("only JSON documents have grant arrays"));
+        };
+        let Some(Value::Array(old)) = d.get(path) else {
+            return Err(fail("it is not an array"));
+        };
+        let mut expected = old.clone();
+        if push {
+            expected.push(Value::String(value.to_string()));
+        } else {
+            let Some(i) = expected.iter().rposition(|v| v.as_str() == Some(value)) else {
+                return Err(fail("the value is not in it"));
+            };
+            expected.remove(i);
+        }
+        let (start, end) = d.value_span(path).ok_or_else(|| fail("not found"))?;
+        let text = d.text();
+        let array = text.get(start..end).ok_or_else(|| fail("bad span"))?;
+        let edited = if push {
+            crate::jsonarray::push(array, value)
+        } else {
+            crate::jsonarray::remove(array, value)
+        }
+        .ok_or_else(|| fail("its text could not be split into elements"))?;
+        let bytes = d.to_bytes();
+        let bom = bytes.len() - text.len();
+        let mut new = Vec::with_capacity(bytes.len() + value.len() + 8);
+        new.extend_from_slice(&bytes[..bom + start]);
+        new.extend_from_slice(edited.as_bytes());
+        new.extend_from_slice(&bytes[bom + end..]);
+        let reparsed = JsonDoc::parse(&new, d.syntax()).map_err(|e| fail(&e.message))?;
+        // Everything else must be unchanged and the array exactly as intended.
+        let mut want = d.value().clone();
+        set_path(&mut want, path, Value::Array(expected));
+        if reparsed.value() != &want {
+            return Err(fail("the edit did not verify; this is a bug"));
+        }
+        *d = reparsed;
+        Ok(())
+    }
+
     /// The bytes to write.
     pub fn to_bytes(&self) -> Vec<u8> {
         match self {
             Doc::Json(d) => d.to_bytes(),
             Doc::Toml(d) => d.to_bytes(),
         }
+    }
+}
+
+fn set_path(root: &mut Value, path: &[String], value: Value) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut cur = root;
+    for p in parents {
+        match cur.get_mut(p) {
+            Some(next) => cur = next,
+            None => return,
+        }
+    }
+    if let Some(obj) = cur.as_object_mut() {
+        obj.insert(last.clone(), value);
     }
 }
 

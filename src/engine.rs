@@ -20,7 +20,9 @@ use crate::document::Doc;
 use crate::fsio::{self, Expect, FsError};
 use crate::ledger::{self, Ledger, Pending, Record};
 use crate::manifest::{self, Legacy, Manifest};
-use crate::plan::{self, Current, FileInput, FilePlan, LedgerOp, PlanError, Status, Want};
+use crate::plan::{
+    self, Current, FileInput, FilePlan, GrantWant, LedgerOp, PlanError, Status, Want,
+};
 
 /// When a client's own lock directory counts as abandoned (proper-lockfile's default).
 pub const CLIENT_LOCK_STALE: Duration = Duration::from_secs(10);
@@ -301,6 +303,12 @@ struct Spec {
     refusal: Option<PlanError>,
     /// The client guards this file with its own `<file>.lock` directory.
     client_lock: bool,
+    /// Left alone, with the reason (e.g. a Markdown agent file).
+    skip: Option<String>,
+    /// Grants wanted beside the entries.
+    grants: Vec<GrantWant>,
+    /// Arrays where legacy grants are looked for.
+    grant_arrays: Vec<String>,
 }
 
 fn ctx(settings: &Settings) -> Ctx {
@@ -331,104 +339,48 @@ fn specs(
                 .as_deref()
                 .and_then(|s| d.scope(s))
                 .unwrap_or_else(|| d.default_scope());
-            let path = d.path(scope, t.path.as_deref(), &ctx);
-            let (real, mut refusal) = match fsio::resolve(&path) {
-                Ok(r) => (r, None),
-                Err(e) => (path.clone(), Some(PlanError::file(e.code, e.message))),
-            };
-            // A project file is written inside the project: a link planted in a cloned
-            // repository must not redirect the write elsewhere.
-            let explicit_abs = t
-                .path
-                .as_deref()
-                .is_some_and(|p| Path::new(p).is_absolute());
-            if refusal.is_none() && scope.base == dialect::Base::Root && !explicit_abs {
-                let root = fsio::resolve(&settings.root).unwrap_or_else(|_| settings.root.clone());
-                if !real.starts_with(&root) {
-                    refusal = Some(PlanError::file(
-                        "symlink-escape",
-                        format!(
-                            "`{}` is a link to `{}`, outside the project root `{}`; mcpconf does not follow project links out of the project (use a user-scope target or an absolute `path`)",
-                            path.display(),
-                            real.display(),
-                            root.display()
-                        ),
+            let pattern = d.path(scope, t.path.as_deref(), &ctx);
+            let mut paths = vec![(pattern.clone(), None::<String>)];
+            if d.multi_file() {
+                paths = match fsio::glob(&pattern) {
+                    Ok(found) => found.into_iter().map(|p| (p, None)).collect(),
+                    Err(e) => vec![(pattern.clone(), Some(e.message))],
+                };
+                // Markdown agents (YAML front matter) are left alone, and said so.
+                if let Some(dir) = pattern.parent()
+                    && let Ok(md) = fsio::glob(&dir.join("*.md"))
+                {
+                    for p in md {
+                        paths.push((
+                            p,
+                            Some("a Markdown agent file is left alone; mcpconf edits JSON agent files only".into()),
+                        ));
+                    }
+                }
+                if paths.is_empty() {
+                    paths.push((
+                        pattern.clone(),
+                        Some(format!(
+                            "no agent file matches `{}`; agent files are not created",
+                            pattern.display()
+                        )),
                     ));
                 }
             }
-            let key = real.display().to_string();
-            let spec = by_key.entry(key.clone()).or_insert_with(|| {
-                order.push(key.clone());
-                Spec {
-                    path: path.clone(),
-                    key: key.clone(),
-                    real: real.clone(),
-                    client: d.id(),
-                    syntax: d.syntax(),
-                    create: t.create,
-                    wants: Vec::new(),
-                    containers: Vec::new(),
-                    notes: Vec::new(),
-                    refusal,
-                    client_lock: false,
-                }
-            });
-            spec.client_lock |= d.client_lock(scope.name);
-            if spec.syntax != d.syntax() {
-                spec.refusal = Some(PlanError::file(
-                    "mixed-clients",
-                    format!(
-                        "targets of clients `{}` and `{}` name the same file `{}` but read different syntaxes; point them at different files",
-                        spec.client,
-                        d.id(),
-                        path.display()
-                    ),
-                ));
-            }
-            spec.create &= t.create;
-            let container = d.container(scope.name, &ctx);
-            if !spec.containers.contains(&container) {
-                spec.containers.push(container.clone());
-            }
-            if mode == Mode::Prune {
-                continue;
-            }
-            for s in m.servers_for(t) {
-                match d.render(s) {
-                    Ok(r) => {
-                        for n in r.notes {
-                            if !spec.notes.contains(&n) {
-                                spec.notes.push(n);
-                            }
-                        }
-                        let dup = spec
-                            .wants
-                            .iter()
-                            .find(|w| w.container == container && w.server == s.name);
-                        match dup {
-                            Some(w) if w.value == r.value => {}
-                            Some(_) => {
-                                spec.refusal = Some(PlanError::file(
-                                    "conflict",
-                                    format!(
-                                        "two targets write server `{}` into the same place in `{}` with different contents",
-                                        s.name,
-                                        path.display()
-                                    ),
-                                ));
-                            }
-                            None => spec.wants.push(Want {
-                                container: container.clone(),
-                                server: s.name.clone(),
-                                value: r.value,
-                                client: d.id(),
-                            }),
-                        }
-                    }
-                    Err(e) => {
-                        spec.refusal = Some(PlanError::file("cannot-express", e.message));
-                    }
-                }
+            for (path, skip) in paths {
+                add_target_file(
+                    settings,
+                    &ctx,
+                    m,
+                    t,
+                    d,
+                    scope,
+                    path,
+                    skip,
+                    mode,
+                    &mut by_key,
+                    &mut order,
+                );
             }
         }
     }
@@ -469,6 +421,9 @@ fn specs(
                 notes: Vec::new(),
                 refusal,
                 client_lock: false,
+                skip: None,
+                grants: Vec::new(),
+                grant_arrays: Vec::new(),
             },
         );
     }
@@ -476,6 +431,138 @@ fn specs(
         .into_iter()
         .filter_map(|k| by_key.remove(&k))
         .collect()
+}
+
+/// Add one target file's wants to the spec of its (resolved) file.
+#[allow(clippy::too_many_arguments)]
+fn add_target_file(
+    settings: &Settings,
+    ctx: &Ctx,
+    m: &Manifest,
+    t: &manifest::Target,
+    d: &'static dyn Dialect,
+    scope: &dialect::Scope,
+    path: PathBuf,
+    skip: Option<String>,
+    mode: Mode,
+    by_key: &mut BTreeMap<String, Spec>,
+    order: &mut Vec<String>,
+) {
+    let (real, mut refusal) = match fsio::resolve(&path) {
+        Ok(r) => (r, None),
+        Err(e) => (path.clone(), Some(PlanError::file(e.code, e.message))),
+    };
+    // A project file is written inside the project: a link planted in a cloned
+    // repository must not redirect the write elsewhere.
+    let explicit_abs = t
+        .path
+        .as_deref()
+        .is_some_and(|p| Path::new(p).is_absolute());
+    if refusal.is_none() && scope.base == dialect::Base::Root && !explicit_abs {
+        let root = fsio::resolve(&settings.root).unwrap_or_else(|_| settings.root.clone());
+        if !real.starts_with(&root) {
+            refusal = Some(PlanError::file(
+                "symlink-escape",
+                format!(
+                    "`{}` is a link to `{}`, outside the project root `{}`; mcpconf does not follow project links out of the project (use a user-scope target or an absolute `path`)",
+                    path.display(),
+                    real.display(),
+                    root.display()
+                ),
+            ));
+        }
+    }
+    let key = real.display().to_string();
+    let spec = by_key.entry(key.clone()).or_insert_with(|| {
+        order.push(key.clone());
+        Spec {
+            path: path.clone(),
+            key: key.clone(),
+            real: real.clone(),
+            client: d.id(),
+            syntax: d.syntax(),
+            create: t.create && !d.multi_file(),
+            wants: Vec::new(),
+            containers: Vec::new(),
+            notes: Vec::new(),
+            refusal,
+            client_lock: false,
+            skip: skip.clone(),
+            grants: Vec::new(),
+            grant_arrays: Vec::new(),
+        }
+    });
+    spec.client_lock |= d.client_lock(scope.name);
+    if spec.syntax != d.syntax() {
+        spec.refusal = Some(PlanError::file(
+            "mixed-clients",
+            format!(
+                "targets of clients `{}` and `{}` name the same file `{}` but read different syntaxes; point them at different files",
+                spec.client,
+                d.id(),
+                path.display()
+            ),
+        ));
+    }
+    spec.create &= t.create && !d.multi_file();
+    let container = d.container(scope.name, ctx);
+    if !spec.containers.contains(&container) {
+        spec.containers.push(container.clone());
+    }
+    for g in d.grant_arrays() {
+        if !spec.grant_arrays.iter().any(|a| a == g) {
+            spec.grant_arrays.push(g.to_string());
+        }
+    }
+    if mode == Mode::Prune {
+        return;
+    }
+    for s in m.servers_for(t) {
+        match d.render(s) {
+            Ok(r) => {
+                for n in r.notes {
+                    if !spec.notes.contains(&n) {
+                        spec.notes.push(n);
+                    }
+                }
+                let dup = spec
+                    .wants
+                    .iter()
+                    .find(|w| w.container == container && w.server == s.name);
+                match dup {
+                    Some(w) if w.value == r.value => {}
+                    Some(_) => {
+                        spec.refusal = Some(PlanError::file(
+                            "conflict",
+                            format!(
+                                "two targets write server `{}` into the same place in `{}` with different contents",
+                                s.name,
+                                path.display()
+                            ),
+                        ));
+                    }
+                    None => {
+                        spec.wants.push(Want {
+                            container: container.clone(),
+                            server: s.name.clone(),
+                            value: r.value,
+                            client: d.id(),
+                        });
+                        for g in d.grants(s, t.auto_approve) {
+                            spec.grants.push(GrantWant {
+                                server: s.name.clone(),
+                                client: d.id(),
+                                spec: g,
+                            });
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                spec.refusal = Some(PlanError::file("cannot-express", e.message));
+            }
+        }
+    }
 }
 
 /// What was read from a file, with what is needed to replace it.
@@ -486,6 +573,13 @@ struct Read {
 }
 
 fn read_current(spec: &Spec) -> Read {
+    if let Some(why) = &spec.skip {
+        return Read {
+            current: Current::Skipped(why.clone()),
+            meta: None,
+            stamp: None,
+        };
+    }
     if let Some(r) = &spec.refusal {
         return Read {
             current: Current::Refused(r.clone()),
@@ -552,6 +646,8 @@ fn plan_spec(
         legacy: legacy.to_vec(),
         records: ledger.for_file(&spec.key).cloned().collect(),
         notes: spec.notes.clone(),
+        grants: spec.grants.clone(),
+        grant_arrays: spec.grant_arrays.clone(),
     };
     let adopt = matches!(mode, Mode::Apply { adopt: true });
     plan::plan_file(&input, plan::Options { adopt })

@@ -751,6 +751,72 @@ pub fn lock_file(path: &Path, timeout: Duration) -> Result<FileLock, FsError> {
     })
 }
 
+/// Expand a glob whose wildcards (`*`, `?`) are in the final path component only (e.g.
+/// `.kiro/agents/*.json`): the regular files (or links to them) in that directory whose names
+/// match, sorted. A missing directory matches nothing; a path without wildcards is returned
+/// as is.
+pub fn glob(pattern: &Path) -> Result<Vec<PathBuf>, FsError> {
+    let name = pattern
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if !name.contains(['*', '?']) {
+        return Ok(vec![pattern.to_path_buf()]);
+    }
+    let dir = pattern.parent().unwrap_or(Path::new("."));
+    if dir.to_string_lossy().contains(['*', '?']) {
+        let message = format!(
+            "`{}`: wildcards are supported in the file name only, not in directories",
+            d(pattern)
+        );
+        return Err(FsError::new("io-error", pattern, message, None));
+    }
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(read_error(dir, e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| read_error(dir, e))?;
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        if file_name.starts_with('.') || !wildcard_match(&name, &file_name) {
+            continue;
+        }
+        let path = entry.path();
+        if fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+            out.push(path);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// `*` matches any run of characters, `?` one character.
+fn wildcard_match(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    let (mut pi, mut ni) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while ni < n.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == n[ni]) {
+            pi += 1;
+            ni += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ni;
+            pi += 1;
+        } else if let Some(sp) = star {
+            pi = sp + 1;
+            mark += 1;
+            ni = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
 /// A client's own lock directory (proper-lockfile style), held while mcpconf writes a file the
 /// client also rewrites; dropping the value removes the directory.
 #[derive(Debug)]

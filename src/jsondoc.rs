@@ -211,6 +211,39 @@ impl JsonDoc {
         Some(cur)
     }
 
+    /// Byte range (in the text after the BOM) of the value of the member at `path` (a non-empty
+    /// key path), if it exists.
+    pub fn value_span(&self, path: &[String]) -> Option<(usize, usize)> {
+        let (last, parents) = path.split_last()?;
+        let mut obj = 0usize;
+        self.tree.objs.first()?;
+        for key in parents {
+            let m = self
+                .tree
+                .objs
+                .get(obj)?
+                .members
+                .iter()
+                .rev()
+                .find(|m| &m.key == key)?;
+            obj = m.obj?;
+        }
+        let m = self
+            .tree
+            .objs
+            .get(obj)?
+            .members
+            .iter()
+            .rev()
+            .find(|m| &m.key == last)?;
+        Some((m.value_start, m.value_end))
+    }
+
+    /// The text after the BOM.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
     /// 1-based line and column of the key of the member at `path` (a non-empty key path), if it
     /// exists; used to point errors such as a conflict at the entry itself.
     pub fn location(&self, path: &[String]) -> Option<(usize, usize)> {

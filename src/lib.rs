@@ -19,6 +19,7 @@ pub mod dialect;
 pub mod document;
 pub mod engine;
 pub mod fsio;
+pub mod jsonarray;
 pub mod jsondoc;
 pub mod ledger;
 pub mod manifest;

@@ -149,6 +149,7 @@ pub fn diffs_text(r: &Report, red: &Redactor, style: Style) -> String {
 pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -> String {
     let mut out = String::new();
     let (mut add, mut upd, mut rem, mut unowned, mut adopt) = (0, 0, 0, 0, 0);
+    let (mut grants_added, mut grants_removed) = (0, 0);
     let mut files_changing = 0;
     for f in &r.files {
         if f.actions.is_empty() && f.notes.is_empty() && f.status == Status::Unchanged {
@@ -166,7 +167,10 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
         };
         let _ = writeln!(out, "{} {} ({status})", f.client, f.path.display());
         for a in &f.actions {
+            let grant = a.detail.starts_with("grant `") || a.detail.starts_with("legacy grant `");
             match a.op {
+                "add" if grant => grants_added += 1,
+                "remove" | "legacy-remove" if grant => grants_removed += 1,
                 "add" => add += 1,
                 "update" => upd += 1,
                 "remove" | "legacy-remove" => rem += 1,
@@ -201,6 +205,12 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
     }
     if rem > 0 {
         parts.push(format!("-{rem} server{}", plural(rem)));
+    }
+    if grants_added > 0 {
+        parts.push(format!("+{grants_added} grant{}", plural(grants_added)));
+    }
+    if grants_removed > 0 {
+        parts.push(format!("-{grants_removed} grant{}", plural(grants_removed)));
     }
     if adopt > 0 {
         parts.push(format!("{adopt} adopted"));

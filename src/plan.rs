@@ -31,6 +31,17 @@ pub struct Want {
     pub client: &'static str,
 }
 
+/// Grants wanted beside an entry (see [`crate::dialect::GrantSpec`]).
+#[derive(Debug, Clone)]
+pub struct GrantWant {
+    /// The server the grants belong to.
+    pub server: String,
+    /// The client whose dialect asked for them.
+    pub client: &'static str,
+    /// What to grant where.
+    pub spec: crate::dialect::GrantSpec,
+}
+
 /// What was found at the file's path.
 #[derive(Debug, Clone)]
 pub enum Current {
@@ -45,6 +56,8 @@ pub enum Current {
     },
     /// A file that cannot be edited safely.
     Refused(PlanError),
+    /// A file mcpconf leaves alone, with the reason (e.g. a Markdown agent file).
+    Skipped(String),
 }
 
 /// Everything needed to plan one file.
@@ -74,6 +87,10 @@ pub struct FileInput {
     pub records: Vec<Record>,
     /// Notes from rendering (pins the client cannot enforce, …).
     pub notes: Vec<String>,
+    /// Grants wanted beside the entries.
+    pub grants: Vec<GrantWant>,
+    /// Arrays in which the owner's legacy grants are looked for.
+    pub grant_arrays: Vec<String>,
 }
 
 /// Planning switches.
@@ -211,6 +228,11 @@ pub fn plan_file(input: &FileInput, opts: Options) -> FilePlan {
             fp.errors.push(e.clone());
             fp
         }
+        Current::Skipped(why) => {
+            fp.status = Status::Skipped;
+            fp.notes.push(why.clone());
+            fp
+        }
         Current::Missing => plan_missing(input, fp),
         Current::Present { doc, bytes } => plan_present(input, opts, doc, bytes, fp),
     }
@@ -226,6 +248,25 @@ fn new_record(input: &FileInput, want: &Want, hints: Option<Value>, created_file
         digest: Some(ledger::digest(&want.value)),
         pending: None,
         created_file,
+        hints,
+    }
+}
+
+/// The ledger pointer of a grant: the array's pointer plus the granted string.
+pub fn grant_pointer(array: &str, value: &str) -> String {
+    ledger::pointer(&[array.to_string()], value)
+}
+
+fn grant_record(input: &FileInput, g: &GrantWant, value: &str, hints: Option<Value>) -> Record {
+    Record {
+        file: input.key.clone(),
+        client: g.client.to_string(),
+        pointer: grant_pointer(g.spec.array, value),
+        kind: Kind::Grant,
+        server: g.server.clone(),
+        digest: Some(ledger::digest(&Value::String(value.to_string()))),
+        pending: None,
+        created_file: false,
         hints,
     }
 }
@@ -441,11 +482,137 @@ fn plan_present(
         }
     }
 
+    // Grants that go with the entries (Kiro agents' `tools` / `allowedTools`).
+    for g in &input.grants {
+        let path = vec![g.spec.array.to_string()];
+        for v in &g.spec.values {
+            wanted_pointers.push(grant_pointer(g.spec.array, v));
+        }
+        match doc.get(&path).cloned() {
+            None if g.spec.create_array => {
+                let values: Vec<Value> = g
+                    .spec
+                    .values
+                    .iter()
+                    .map(|v| Value::String(v.clone()))
+                    .collect();
+                match doc.upsert(&[], g.spec.array, &Value::Array(values)) {
+                    Ok(undo) => {
+                        let hints = serde_json::json!({"created_array": true, "undo": undo});
+                        for v in &g.spec.values {
+                            fp.actions.push(grant_action("add", g, v));
+                            fp.ledger.push(LedgerOp::Set(grant_record(
+                                input,
+                                g,
+                                v,
+                                Some(hints.clone()),
+                            )));
+                        }
+                    }
+                    Err(e) => fp.errors.push(e.into()),
+                }
+            }
+            None => {}
+            Some(Value::Array(items)) => {
+                let covered = items.iter().any(|x| {
+                    x.as_str()
+                        .is_some_and(|x| g.spec.covering.iter().any(|c| c == x))
+                });
+                for v in &g.spec.values {
+                    let pointer = grant_pointer(g.spec.array, v);
+                    let record = input.records.iter().find(|r| r.pointer == pointer);
+                    let present = items.iter().any(|x| x.as_str() == Some(v.as_str()));
+                    match (present, record) {
+                        (true, Some(r)) => {
+                            let rec = grant_record(input, g, v, r.hints.clone());
+                            if &rec != r {
+                                fp.ledger.push(LedgerOp::Set(rec));
+                            }
+                        }
+                        // The user's own grant, or one a covering grant makes unnecessary.
+                        (true, None) => {}
+                        (false, _) if covered => {
+                            if record.is_some() {
+                                fp.ledger.push(LedgerOp::Remove(pointer));
+                            }
+                        }
+                        (false, rec) => match doc.array_push(&path, v) {
+                            Ok(()) => {
+                                fp.actions.push(grant_action("add", g, v));
+                                let hints = rec.and_then(|r| r.hints.clone());
+                                fp.ledger
+                                    .push(LedgerOp::Set(grant_record(input, g, v, hints)));
+                            }
+                            Err(e) => fp.errors.push(e.into()),
+                        },
+                    }
+                }
+            }
+            Some(other) => fp.errors.push(PlanError {
+                code: "not-an-object",
+                message: format!(
+                    "`{}` must be an array of tool names, but it is {}",
+                    g.spec.array,
+                    kind_of(&other)
+                ),
+                line: 1,
+                column: 1,
+            }),
+        }
+    }
+
     // Entries we wrote that the manifest no longer wants here.
+    // Grants we added that are no longer wanted: removed with their entry.
+    for r in input
+        .records
+        .iter()
+        .filter(|r| r.kind == Kind::Grant && !wanted_pointers.contains(&r.pointer))
+    {
+        let Some((array, value)) = ledger::split_pointer(&r.pointer) else {
+            fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+            continue;
+        };
+        let present = doc
+            .get(&array)
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(value.as_str())));
+        if !present {
+            fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+            continue;
+        }
+        match doc.array_remove(&array, &value) {
+            Ok(()) => {
+                fp.actions.push(Action {
+                    op: "remove",
+                    server: r.server.clone(),
+                    detail: format!("grant `{value}` in `{}`", array.join(".")),
+                });
+                fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+                // An array mcpconf created goes when its last grant goes.
+                let created = r.hints.as_ref().is_some_and(|h| h["created_array"] == true);
+                let empty = doc
+                    .get(&array)
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty);
+                if created && empty {
+                    let undo = r
+                        .hints
+                        .as_ref()
+                        .map(|h| h["undo"].clone())
+                        .filter(|u| !u.is_null());
+                    if let Err(e) = doc.remove(&[], &array.join("."), undo.as_ref()) {
+                        fp.errors.push(e.into());
+                    }
+                }
+            }
+            Err(e) => fp.errors.push(e.into()),
+        }
+    }
+
     let mut removals: Vec<&Record> = input
         .records
         .iter()
-        .filter(|r| !wanted_pointers.contains(&r.pointer))
+        .filter(|r| r.kind == Kind::Entry && !wanted_pointers.contains(&r.pointer))
         .collect();
     // Remove the entries that come last in the file first, so each removal is the inverse of
     // the append that made it.
@@ -459,6 +626,7 @@ fn plan_present(
     let all_hints: Vec<Value> = input
         .records
         .iter()
+        .filter(|r| r.kind == Kind::Entry)
         .filter_map(|r| r.hints.clone())
         .collect();
     let hints = merge_hints(&all_hints);
@@ -520,6 +688,43 @@ fn plan_present(
         }
     }
 
+    // Legacy grants: exact strings, removed when no server of that name is left in the file.
+    for l in &input.legacy {
+        let still_there = input.containers.iter().any(|c| {
+            let mut p = c.clone();
+            p.push(l.name.clone());
+            doc.get(&p).is_some()
+        });
+        if still_there {
+            continue;
+        }
+        for array in &input.grant_arrays {
+            for g in &l.grants {
+                let pointer = grant_pointer(array, g);
+                if wanted_pointers.contains(&pointer)
+                    || input.records.iter().any(|r| r.pointer == pointer)
+                {
+                    continue;
+                }
+                let path = vec![array.clone()];
+                let present = doc
+                    .get(&path)
+                    .and_then(Value::as_array)
+                    .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(g.as_str())));
+                if present {
+                    match doc.array_remove(&path, g) {
+                        Ok(()) => fp.actions.push(Action {
+                            op: "legacy-remove",
+                            server: l.name.clone(),
+                            detail: format!("legacy grant `{g}` in `{array}`"),
+                        }),
+                        Err(e) => fp.errors.push(e.into()),
+                    }
+                }
+            }
+        }
+    }
+
     if !fp.errors.is_empty() {
         fp.status = Status::Refused;
         fp.ledger.clear();
@@ -534,6 +739,14 @@ fn plan_present(
         fp.status = Status::Changed;
     }
     fp
+}
+
+fn grant_action(op: &'static str, g: &GrantWant, value: &str) -> Action {
+    Action {
+        op,
+        server: g.server.clone(),
+        detail: format!("grant `{value}` in `{}`", g.spec.array),
+    }
 }
 
 fn owner_of(input: &FileInput) -> &str {
@@ -640,6 +853,8 @@ mod tests {
             legacy: Vec::new(),
             records,
             notes: Vec::new(),
+            grants: Vec::new(),
+            grant_arrays: Vec::new(),
         }
     }
 

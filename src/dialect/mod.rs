@@ -19,6 +19,7 @@ mod cursor;
 mod gemini;
 mod generic;
 mod kiro;
+mod kiro_agent;
 mod mcp_servers;
 mod opencode;
 mod vscode;
@@ -128,6 +129,20 @@ pub struct RenderError {
     pub message: String,
 }
 
+/// A grant a client needs beside the entry: strings in an array of the same file that make
+/// the server usable (Kiro agents' `tools` / `allowedTools`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GrantSpec {
+    /// The top-level array key.
+    pub array: &'static str,
+    /// The strings to add (e.g. `@openab`, or `@openab/tool` per pinned tool).
+    pub values: Vec<String>,
+    /// Strings already in the array that cover the server (then nothing is added).
+    pub covering: Vec<String>,
+    /// Whether to create the array when the file has none (otherwise no grant is needed).
+    pub create_array: bool,
+}
+
 /// How a client expresses a tool pin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PinSupport {
@@ -171,6 +186,18 @@ pub trait Dialect: Sync {
     fn supports_auto_approve(&self) -> bool {
         false
     }
+    /// Whether a target's path may be a glob over several files (agent files).
+    fn multi_file(&self) -> bool {
+        false
+    }
+    /// Arrays of this client's files that may hold grants (where legacy grants are removed).
+    fn grant_arrays(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Grants that go with a server's entry in this client's files.
+    fn grants(&self, _server: &Server, _auto_approve: bool) -> Vec<GrantSpec> {
+        Vec::new()
+    }
     /// The default scope.
     fn default_scope(&self) -> &'static Scope {
         &self.scopes()[0]
@@ -197,6 +224,7 @@ pub static ALL: &[&dyn Dialect] = &[
     &claude_desktop::CLAUDE_DESKTOP,
     &cursor::CURSOR,
     &kiro::KIRO,
+    &kiro_agent::KIRO_AGENT,
     &vscode::VSCODE,
     &windsurf::WINDSURF,
     &codex::CODEX,

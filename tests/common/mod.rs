@@ -396,3 +396,79 @@ pub fn ordinal_of(calls: &[Sys], name: &str, pred: impl Fn(&Sys) -> bool) -> Opt
         + 1;
     Some((n, hit.clone()))
 }
+
+/// A scratch `root/`, `home/` and `state/` with a manifest beside them, for CLI tests.
+pub struct Env {
+    _dir: tempfile::TempDir,
+    /// The scratch directory.
+    pub base: PathBuf,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().to_path_buf();
+        for d in ["root", "home", "state"] {
+            fs::create_dir_all(base.join(d)).unwrap();
+        }
+        Env { _dir: dir, base }
+    }
+    pub fn root(&self) -> PathBuf {
+        self.base.join("root")
+    }
+    pub fn state(&self) -> PathBuf {
+        self.base.join("state")
+    }
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root().join(rel)
+    }
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(&p, content).unwrap();
+        p
+    }
+    pub fn read(&self, rel: &str) -> Vec<u8> {
+        fs::read(self.path(rel)).unwrap()
+    }
+    pub fn text(&self, rel: &str) -> String {
+        String::from_utf8(self.read(rel)).unwrap()
+    }
+    pub fn manifest(&self, text: &str) {
+        fs::write(self.base.join("mcpconf.toml"), text).unwrap();
+    }
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcpconf"));
+        c.args(args)
+            .arg("-m")
+            .arg(self.base.join("mcpconf.toml"))
+            .arg("--root")
+            .arg(self.root())
+            .arg("--home")
+            .arg(self.base.join("home"))
+            .arg("--state-dir")
+            .arg(self.state())
+            .env("NO_COLOR", "1")
+            .env_remove("MCPCONF_MANIFEST")
+            .env_remove("MCPCONF_STATE_DIR")
+            .stdin(Stdio::null());
+        c
+    }
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().unwrap()
+    }
+    /// Run with `--format json`; returns (exit code, document).
+    pub fn json(&self, args: &[&str]) -> (i32, Value) {
+        let mut a = args.to_vec();
+        a.extend(["--format", "json"]);
+        let out = self.run(&a);
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}): {}\nstderr: {}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (out.status.code().unwrap_or(-1), doc)
+    }
+}

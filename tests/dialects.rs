@@ -1,0 +1,544 @@
+//! Every client dialect: the exact entry each client gets, what each refuses (never a literal
+//! in place of a reference), TOML editing, Claude Code's scopes and lock, Kiro agent grants.
+
+use std::fs;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+mod common;
+use common::Env;
+
+const BOTH: &str = r#"owner = "openab"
+
+[servers.openab]
+url = "http://127.0.0.1:8848/mcp"
+headers = { Authorization = "Bearer ${OPENAB_SESSION_TOKEN}" }
+
+[servers.browser]
+command = "agent-browser"
+args = ["mcp", "--tools", "core"]
+env = { GITHUB_TOKEN = "${GITHUB_TOKEN}", IDLE_MS = "3600000" }
+"#;
+
+fn target(client: &str, extra: &str) -> String {
+    format!("{BOTH}\n[[targets]]\nclient = \"{client}\"\n{extra}\n")
+}
+
+fn codes(doc: &Value) -> Vec<String> {
+    doc["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Apply and return the parsed JSON file (relative to root, or home when it starts with `~/`).
+fn applied_json(e: &Env, client: &str, extra: &str, file: &str) -> Value {
+    e.manifest(&target(client, extra));
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{client}: {doc}");
+    let path = match file.strip_prefix("~/") {
+        Some(rest) => e.base.join("home").join(rest),
+        None => e.path(file),
+    };
+    let text = fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("{client}: {} missing", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn each_client_gets_its_own_spelling() {
+    let stdio_plain = json!({"command": "agent-browser", "args": ["mcp", "--tools", "core"]});
+    let cases: Vec<(&str, &str, &str, Value, Value)> = vec![
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            "/mcpServers",
+            json!({"url": "http://127.0.0.1:8848/mcp", "headers": {"Authorization": "Bearer ${env:OPENAB_SESSION_TOKEN}"}}),
+            json!({"command": "agent-browser", "args": ["mcp", "--tools", "core"], "env": {"GITHUB_TOKEN": "${env:GITHUB_TOKEN}", "IDLE_MS": "3600000"}}),
+        ),
+        (
+            "claude-code",
+            ".mcp.json",
+            "/mcpServers",
+            json!({"type": "http", "url": "http://127.0.0.1:8848/mcp", "headers": {"Authorization": "Bearer ${OPENAB_SESSION_TOKEN}"}}),
+            json!({"type": "stdio", "command": "agent-browser", "args": ["mcp", "--tools", "core"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "IDLE_MS": "3600000"}}),
+        ),
+        (
+            "vscode",
+            ".vscode/mcp.json",
+            "/servers",
+            json!({"type": "http", "url": "http://127.0.0.1:8848/mcp", "headers": {"Authorization": "Bearer ${env:OPENAB_SESSION_TOKEN}"}}),
+            json!({"type": "stdio", "command": "agent-browser", "args": ["mcp", "--tools", "core"], "env": {"GITHUB_TOKEN": "${env:GITHUB_TOKEN}", "IDLE_MS": "3600000"}}),
+        ),
+        (
+            "windsurf",
+            "~/.codeium/windsurf/mcp_config.json",
+            "/mcpServers",
+            json!({"serverUrl": "http://127.0.0.1:8848/mcp", "headers": {"Authorization": "Bearer ${env:OPENAB_SESSION_TOKEN}"}}),
+            json!({"command": "agent-browser", "args": ["mcp", "--tools", "core"], "env": {"GITHUB_TOKEN": "${env:GITHUB_TOKEN}", "IDLE_MS": "3600000"}}),
+        ),
+        (
+            "gemini",
+            ".gemini/settings.json",
+            "/mcpServers",
+            json!({"httpUrl": "http://127.0.0.1:8848/mcp", "headers": {"Authorization": "Bearer ${OPENAB_SESSION_TOKEN}"}}),
+            json!({"command": "agent-browser", "args": ["mcp", "--tools", "core"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "IDLE_MS": "3600000"}}),
+        ),
+        (
+            "cline",
+            "~/.cline/data/settings/cline_mcp_settings.json",
+            "/mcpServers",
+            json!({"type": "streamableHttp", "url": "http://127.0.0.1:8848/mcp", "headers": {"Authorization": "Bearer ${env:OPENAB_SESSION_TOKEN}"}}),
+            json!({"type": "stdio", "command": "agent-browser", "args": ["mcp", "--tools", "core"], "env": {"GITHUB_TOKEN": "${env:GITHUB_TOKEN}", "IDLE_MS": "3600000"}}),
+        ),
+        (
+            "opencode",
+            "opencode.json",
+            "/mcp",
+            json!({"type": "remote", "url": "http://127.0.0.1:8848/mcp", "headers": {"Authorization": "Bearer {env:OPENAB_SESSION_TOKEN}"}}),
+            json!({"type": "local", "command": ["agent-browser", "mcp", "--tools", "core"], "environment": {"GITHUB_TOKEN": "{env:GITHUB_TOKEN}", "IDLE_MS": "3600000"}}),
+        ),
+        (
+            "amazonq",
+            ".amazonq/mcp.json",
+            "/mcpServers",
+            json!({"type": "http", "url": "http://127.0.0.1:8848/mcp", "headers": {"Authorization": "Bearer ${env:OPENAB_SESSION_TOKEN}"}}),
+            json!({"type": "stdio", "command": "agent-browser", "args": ["mcp", "--tools", "core"], "env": {"GITHUB_TOKEN": "${env:GITHUB_TOKEN}", "IDLE_MS": "3600000"}}),
+        ),
+        (
+            "kiro",
+            ".kiro/settings/mcp.json",
+            "/mcpServers",
+            json!({"url": "http://127.0.0.1:8848/mcp", "headers": {"Authorization": "Bearer ${OPENAB_SESSION_TOKEN}"}}),
+            json!({"command": "agent-browser", "args": ["mcp", "--tools", "core"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "IDLE_MS": "3600000"}}),
+        ),
+    ];
+    for (client, file, container, remote, stdio) in cases {
+        let e = Env::new();
+        let v = applied_json(&e, client, "", file);
+        let servers = v
+            .pointer(container)
+            .unwrap_or_else(|| panic!("{client}: no {container} in {v}"));
+        assert_eq!(servers["openab"], remote, "{client}");
+        assert_eq!(servers["browser"], stdio, "{client}");
+        assert_ne!(stdio, stdio_plain);
+        // Key order follows the client's convention: `type` first where it exists.
+        let first = servers["browser"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .next()
+            .unwrap()
+            .clone();
+        assert!(first == "type" || first == "command", "{client}: {first}");
+    }
+}
+
+#[test]
+fn clients_without_references_refuse_instead_of_writing_literals() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("zed", "", "env.GITHUB_TOKEN"),
+        (
+            "claude-desktop",
+            "servers = [\"browser\"]",
+            "env.GITHUB_TOKEN",
+        ),
+        (
+            "claude-desktop",
+            "servers = [\"openab\"]",
+            "cannot use streamable HTTP",
+        ),
+        ("amazonq", "", ""),
+    ];
+    for (client, extra, needle) in cases {
+        let e = Env::new();
+        let manifest = if *client == "amazonq" {
+            // amazonq expands references only in env values and headers.
+            "owner = \"o\"\n[servers.s]\ncommand = \"run\"\nargs = [\"--token\", \"${TOKEN}\"]\n[[targets]]\nclient = \"amazonq\"\n".to_string()
+        } else {
+            target(client, extra)
+        };
+        e.manifest(&manifest);
+        let (exit, doc) = e.json(&["apply", "--yes"]);
+        assert_eq!(exit, 3, "{client}: {doc}");
+        assert_eq!(codes(&doc), vec!["cannot-express"], "{client}");
+        let msg = doc["errors"][0]["message"].as_str().unwrap();
+        assert!(
+            msg.contains(client) && msg.contains(needle),
+            "{client}: {msg}"
+        );
+        assert_eq!(
+            fs::read_dir(e.root()).unwrap().count(),
+            0,
+            "{client}: nothing written"
+        );
+    }
+}
+
+#[test]
+fn codex_uses_its_own_mechanisms_or_refuses() {
+    let e = Env::new();
+    fs::create_dir_all(e.base.join("home/.codex")).unwrap();
+    let original = "# my settings\r\nmodel = \"o3\"\r\n\r\n[mcp_servers.mine]\r\ncommand = \"mine\" # keep\r\n\r\n# about profiles\r\n[profiles.fast]\r\nmodel = \"o4-mini\"\r\n";
+    let cfg = e.base.join("home/.codex/config.toml");
+    fs::write(&cfg, original).unwrap();
+    let manifest = format!(
+        "{}\n[servers.openab]\nurl = \"http://127.0.0.1:8848/mcp\"\nheaders = {{ Authorization = \"Bearer ${{OPENAB_SESSION_TOKEN}}\", X-Team = \"${{TEAM}}\", X-Static = \"v\" }}\ntools = [\"search\"]\n[servers.browser]\ncommand = \"agent-browser\"\nargs = [\"mcp\"]\nenv = {{ GITHUB_TOKEN = \"${{GITHUB_TOKEN}}\", IDLE = \"1\" }}\n[[targets]]\nclient = \"codex\"\n",
+        "owner = \"openab\""
+    );
+    e.manifest(&manifest);
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    let text = fs::read_to_string(&cfg).unwrap();
+    assert!(
+        !text.replace("\r\n", "").contains('\n'),
+        "CRLF kept: {text:?}"
+    );
+    let lf = text.replace("\r\n", "\n");
+    assert!(
+        lf.starts_with(
+            "# my settings\nmodel = \"o3\"\n\n[mcp_servers.mine]\ncommand = \"mine\" # keep\n"
+        ),
+        "{lf}"
+    );
+    assert!(lf.contains("[mcp_servers.openab]\nurl = \"http://127.0.0.1:8848/mcp\"\nbearer_token_env_var = \"OPENAB_SESSION_TOKEN\"\nhttp_headers = { X-Static = \"v\" }\nenv_http_headers = { X-Team = \"TEAM\" }\nenabled_tools = [\"search\"]\n"), "{lf}");
+    assert!(lf.contains("[mcp_servers.browser]\ncommand = \"agent-browser\"\nargs = [\"mcp\"]\nenv = { IDLE = \"1\" }\nenv_vars = [\"GITHUB_TOKEN\"]\n"), "{lf}");
+    assert!(lf.contains("# about profiles\n[profiles.fast]"), "{lf}");
+    let (exit, _) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 0);
+    assert_eq!(
+        fs::read_to_string(&cfg).unwrap(),
+        original,
+        "apply then prune is the identity"
+    );
+
+    // CODEX_HOME moves the user file.
+    let e = Env::new();
+    e.manifest(&target("codex", "servers = [\"openab\"]"));
+    let out = e
+        .cmd(&["apply", "--yes"])
+        .env("CODEX_HOME", e.base.join("codex-home"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(e.base.join("codex-home/config.toml").exists());
+
+    // What Codex cannot express is refused.
+    for (servers, needle) in [
+        (
+            "[servers.s]\ncommand = \"run\"\nenv = { A = \"${OTHER}\" }\n",
+            "env.A",
+        ),
+        (
+            "[servers.s]\ncommand = \"run\"\nargs = [\"${X}\"]\n",
+            "args",
+        ),
+        ("[servers.s]\nurl = \"https://h/${X}\"\n", "url"),
+        (
+            "[servers.s]\nurl = \"https://h\"\nheaders = { X = \"pre-${X}\" }\n",
+            "headers.X",
+        ),
+        (
+            "[servers.s]\nurl = \"https://h\"\ntransport = \"sse\"\n",
+            "SSE",
+        ),
+    ] {
+        let e = Env::new();
+        e.manifest(&format!(
+            "owner = \"o\"\n{servers}[[targets]]\nclient = \"codex\"\n"
+        ));
+        let (exit, doc) = e.json(&["apply", "--yes"]);
+        assert_eq!(exit, 3, "{servers}: {doc}");
+        assert_eq!(codes(&doc), vec!["cannot-express"]);
+        let msg = doc["errors"][0]["message"].as_str().unwrap();
+        assert!(msg.contains("codex") && msg.contains(needle), "{msg}");
+    }
+}
+
+#[test]
+fn a_file_in_the_wrong_syntax_is_refused_naming_the_client() {
+    for (client, file, content) in [
+        (
+            "gemini",
+            ".gemini/settings.json",
+            "{\n  // ok\n  \"mcpServers\": {},\n}\n",
+        ),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            "{\n  // not ok\n  \"mcpServers\": {}\n}\n",
+        ),
+        ("codex", "../home/.codex/config.toml", "[mcp_servers\n"),
+    ] {
+        let e = Env::new();
+        e.manifest(&target(client, ""));
+        let p = e.write(file, content);
+        let (exit, doc) = e.json(&["apply", "--yes"]);
+        assert_eq!(exit, 3, "{client}: {doc}");
+        assert_eq!(codes(&doc), vec!["parse-error"], "{client}");
+        let msg = doc["errors"][0]["message"].as_str().unwrap();
+        assert!(msg.contains(&format!("client `{client}`")), "{msg}");
+        assert_eq!(fs::read_to_string(p).unwrap(), content);
+    }
+    // Gemini accepts comments (without trailing commas), and keeps them.
+    let e = Env::new();
+    e.manifest(&target("gemini", ""));
+    e.write(
+        ".gemini/settings.json",
+        "{\n  // mine\n  \"theme\": \"dark\"\n}\n",
+    );
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    assert!(
+        e.text(".gemini/settings.json")
+            .starts_with("{\n  // mine\n  \"theme\": \"dark\",\n")
+    );
+}
+
+#[test]
+fn pins_are_written_where_the_client_can_express_them() {
+    let pinned = BOTH.replace(
+        "headers = { Authorization = \"Bearer ${OPENAB_SESSION_TOKEN}\" }",
+        "headers = { Authorization = \"Bearer ${OPENAB_SESSION_TOKEN}\" }\ntools = [\"search_capabilities\", \"execute_capability\"]",
+    );
+    let e = Env::new();
+    e.manifest(&format!(
+        "{pinned}\n[[targets]]\nclient = \"gemini\"\n[[targets]]\nclient = \"cursor\"\n"
+    ));
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    let g: Value = serde_json::from_str(&e.text(".gemini/settings.json")).unwrap();
+    assert_eq!(
+        g["mcpServers"]["openab"]["includeTools"],
+        json!(["search_capabilities", "execute_capability"])
+    );
+    let cursor = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["client"] == "cursor")
+        .unwrap();
+    assert!(
+        cursor["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("cannot enforce the tool pin of server `openab`")
+    );
+    let gem = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["client"] == "gemini")
+        .unwrap();
+    assert_eq!(gem["notes"], json!([]));
+}
+
+#[test]
+fn claude_code_user_and_local_scopes_share_one_file() {
+    let e = Env::new();
+    let original = "{\n  \"numStartups\": 42,\n  \"projects\": {\n    \"/elsewhere\": {\"mcpServers\": {}}\n  },\n  \"mcpServers\": {\n    \"mine\": {\"type\": \"stdio\", \"command\": \"x\"}\n  }\n}\n";
+    let file = e.base.join("home/.claude.json");
+    fs::write(&file, original).unwrap();
+    e.manifest(&format!(
+        "{BOTH}\n[[targets]]\nclient = \"claude-code\"\nscope = \"user\"\nservers = [\"openab\"]\n[[targets]]\nclient = \"claude-code\"\nscope = \"local\"\nservers = [\"browser\"]\n"
+    ));
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    assert_eq!(
+        doc["files"].as_array().unwrap().len(),
+        1,
+        "one file, two containers"
+    );
+    let v: Value = serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(v["mcpServers"]["openab"]["type"], "http");
+    let root = e.root().display().to_string();
+    assert_eq!(
+        v["projects"][&root]["mcpServers"]["browser"]["command"],
+        "agent-browser"
+    );
+    assert_eq!(v["numStartups"], 42);
+    assert!(
+        !e.base.join("home/.claude.json.lock").exists(),
+        "Claude's lock is released"
+    );
+
+    // Claude Code reformats the file (as it does): ownership survives, prune removes only ours.
+    let reformatted = serde_json::to_string(&v).unwrap();
+    fs::write(&file, &reformatted).unwrap();
+    let (exit, doc) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    let after: Value = serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
+    assert!(after["mcpServers"]["openab"].is_null());
+    assert_eq!(after["mcpServers"]["mine"]["command"], "x");
+    assert!(after["projects"][&root]["mcpServers"]["browser"].is_null());
+}
+
+#[test]
+fn claude_codes_own_lock_is_respected_and_taken_over_when_stale() {
+    let e = Env::new();
+    e.manifest(&target("claude-code", "scope = \"user\""));
+    let lock = e.base.join("home/.claude.json.lock");
+    fs::create_dir_all(&lock).unwrap();
+    let (exit, doc) = e.json(&["apply", "--yes", "--lock-timeout", "0.3"]);
+    assert_eq!(exit, 4, "{doc}");
+    assert_eq!(codes(&doc), vec!["lock-timeout"]);
+    assert!(!e.base.join("home/.claude.json").exists());
+    assert!(lock.exists(), "a live lock is not removed");
+    // Older than proper-lockfile's 10 s stale period: taken over.
+    let status = Command::new("touch")
+        .args(["-d", "1 minute ago"])
+        .arg(&lock)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (exit, doc) = e.json(&["apply", "--yes", "--lock-timeout", "0.3"]);
+    assert_eq!(exit, 0, "{doc}");
+    assert!(e.base.join("home/.claude.json").exists());
+    assert!(!lock.exists(), "released after the write");
+}
+
+#[test]
+fn kiro_agent_grants_come_and_go_with_the_entry() {
+    let e = Env::new();
+    let dev = "{\n  \"name\": \"dev\",\n  \"tools\": [\"read\", \"@openab-browser\"],\n  \"mcpServers\": {\n    \"openab-browser\": {\"command\": \"openab\", \"args\": [\"browser-bridge\"]}\n  }\n}\n";
+    let star = "{\"name\": \"star\", \"tools\": [\"*\"]}\n";
+    let own = "{\n  \"name\": \"own\",\n  \"tools\": [\"@openab\"],\n  \"allowedTools\": [\"@openab\"]\n}\n";
+    let notools = "{\"name\": \"bare\"}\n";
+    e.write(".kiro/agents/dev.json", dev);
+    e.write(".kiro/agents/star.json", star);
+    e.write(".kiro/agents/own.json", own);
+    e.write(".kiro/agents/bare.json", notools);
+    e.write(".kiro/agents/prompt.md", "---\nname: md\n---\nhello\n");
+    e.manifest(
+        "owner = \"openab\"\n[servers.openab]\nurl = \"http://127.0.0.1:8848/mcp\"\ntools = [\"search\", \"execute\"]\n[[targets]]\nclient = \"kiro-agent\"\nauto_approve = true\n[[legacy]]\nname = \"openab-browser\"\nentry = { command = \"openab\", args = [\"browser-bridge\"] }\ngrants = [\"@openab-browser\"]\n",
+    );
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    let statuses: Vec<(String, String)> = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let p = f["path"].as_str().unwrap();
+            (
+                p.rsplit('/').next().unwrap().to_string(),
+                f["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        statuses.contains(&("prompt.md".into(), "skipped".into())),
+        "{statuses:?}"
+    );
+
+    let v: Value = serde_json::from_str(&e.text(".kiro/agents/dev.json")).unwrap();
+    assert_eq!(
+        v["tools"],
+        json!(["read", "@openab/search", "@openab/execute"]),
+        "legacy grant gone, pinned grants added"
+    );
+    assert_eq!(
+        v["allowedTools"],
+        json!(["@openab/search", "@openab/execute"])
+    );
+    assert!(v["mcpServers"]["openab-browser"].is_null());
+    assert_eq!(
+        v["mcpServers"]["openab"]["url"],
+        "http://127.0.0.1:8848/mcp"
+    );
+    let s: Value = serde_json::from_str(&e.text(".kiro/agents/star.json")).unwrap();
+    assert_eq!(s["tools"], json!(["*"]), "`*` already covers the server");
+    let o: Value = serde_json::from_str(&e.text(".kiro/agents/own.json")).unwrap();
+    assert_eq!(
+        o["tools"],
+        json!(["@openab"]),
+        "no duplicate of the user's grant"
+    );
+    assert_eq!(o["allowedTools"], json!(["@openab"]));
+    let b: Value = serde_json::from_str(&e.text(".kiro/agents/bare.json")).unwrap();
+    assert!(
+        b.get("tools").is_none(),
+        "no tools list: nothing to grant there"
+    );
+
+    let (exit, _) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 0);
+    assert_eq!(
+        e.text(".kiro/agents/star.json"),
+        star,
+        "byte-identical after prune"
+    );
+    assert_eq!(
+        e.text(".kiro/agents/own.json"),
+        own,
+        "the user's grants are never removed"
+    );
+    assert_eq!(e.text(".kiro/agents/bare.json"), notools);
+    let v: Value = serde_json::from_str(&e.text(".kiro/agents/dev.json")).unwrap();
+    assert_eq!(v["tools"], json!(["read"]));
+    assert!(
+        v.get("allowedTools").is_none(),
+        "the array mcpconf created is removed"
+    );
+}
+
+#[test]
+fn clients_lists_every_dialect() {
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        .args(["clients", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = v["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    for id in [
+        "json",
+        "claude-code",
+        "claude-desktop",
+        "cursor",
+        "kiro",
+        "kiro-agent",
+        "vscode",
+        "windsurf",
+        "codex",
+        "gemini",
+        "zed",
+        "cline",
+        "opencode",
+        "amazonq",
+    ] {
+        assert!(ids.contains(&id), "{id}");
+    }
+    let schema: Value =
+        serde_json::from_str(include_str!("../schemas/manifest.schema.json")).unwrap();
+    let enum_ids: Vec<&str> = schema["$defs"]["target"]["properties"]["client"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    let mut a = ids.clone();
+    a.sort();
+    let mut b = enum_ids.clone();
+    b.sort();
+    assert_eq!(a, b, "the schema's client enum matches `mcpconf clients`");
+    let claude = v["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "claude-code")
+        .unwrap();
+    assert_eq!(claude["client_lock"], json!(["user", "local"]));
+}
