@@ -4,9 +4,12 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// `--version`: the crate version and the commit it was built from.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("MCPCONF_COMMIT"), ")");
+
 /// Declarative, ownership-aware manager of MCP server entries in agent clients' config files.
 #[derive(Debug, Parser)]
-#[command(name = "mcpconf", version, about, long_about = None)]
+#[command(name = "mcpconf", version = VERSION, about, long_about = None)]
 pub struct Cli {
     /// Options shared by the commands.
     #[command(flatten)]
@@ -76,9 +79,15 @@ pub enum Command {
         /// Exit 1 when there are pending changes.
         #[arg(long)]
         check: bool,
+        /// Save the plan (digests and actions, no content) for `apply PLAN`.
+        #[arg(long, value_name = "PLAN")]
+        out: Option<PathBuf>,
     },
-    /// Make the files match the manifest.
+    /// Make the files match the manifest (or apply a saved plan exactly).
     Apply {
+        /// A plan saved by `plan --out`; refused if anything changed since.
+        #[arg(value_name = "PLAN")]
+        plan: Option<PathBuf>,
         /// Do not ask for confirmation.
         #[arg(short, long)]
         yes: bool,
@@ -101,8 +110,43 @@ pub enum Command {
         #[arg(long, value_name = "NAME")]
         owner: Option<String>,
     },
+    /// Forget ownership of an entry without touching any file (it becomes the user's).
+    Release {
+        /// The server (entry name).
+        server: String,
+        /// Only in this client's files.
+        #[arg(long, value_name = "ID")]
+        client: Option<String>,
+        /// The owner [default: the manifest's owner].
+        #[arg(long, value_name = "NAME")]
+        owner: Option<String>,
+    },
+    /// Print a manifest for what a client file holds today.
+    Import {
+        /// The client.
+        #[arg(long, value_name = "ID")]
+        client: String,
+        /// The scope [default: the client's default].
+        #[arg(long, value_name = "SCOPE")]
+        scope: Option<String>,
+        /// The file, relative to the scope's base [default: the client's file].
+        #[arg(long, value_name = "PATH")]
+        path: Option<String>,
+        /// The owner written into the manifest.
+        #[arg(long, value_name = "NAME", default_value = "imported")]
+        owner: String,
+    },
     /// The supported clients, their ids, scopes and paths.
     Clients,
     /// Print the manifest's JSON Schema.
     Schema,
+    /// Print shell completions.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), generated from this command line.
+    #[command(hide = true)]
+    Man,
 }

@@ -8,9 +8,11 @@ use std::time::Duration;
 use crate::cli::{Cli, Color, Command, Format};
 use crate::dialect::{self, Base, PinSupport};
 use crate::engine::{self, Exit, Mode, Report, Settings};
+use crate::fsio;
 use crate::manifest::{Manifest, Server, Transport};
 use crate::output::{self, Style};
 use crate::redact::Redactor;
+use crate::saved::{SavedManifest, SavedPlan};
 
 /// The manifest's JSON Schema, exactly as shipped in `schemas/manifest.schema.json`.
 pub const SCHEMA: &str = include_str!("../schemas/manifest.schema.json");
@@ -38,17 +40,59 @@ pub fn run(cli: Cli) -> u8 {
             print!("{}", clients_text(json));
             return 0;
         }
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(*shell, &mut cmd, "mcpconf", &mut std::io::stdout());
+            return 0;
+        }
+        Command::Man => {
+            let cmd = <Cli as clap::CommandFactory>::command();
+            let mut out = Vec::new();
+            if clap_mangen::Man::new(cmd).render(&mut out).is_err() {
+                return Exit::Usage as u8;
+            }
+            let _ = std::io::stdout().write_all(&out);
+            return 0;
+        }
         _ => {}
     }
-    let settings = match settings(&cli) {
+    let mut settings = match settings(&cli) {
         Ok(s) => s,
         Err(m) => {
             eprintln!("error: {m}");
             return Exit::Usage as u8;
         }
     };
+    if let Command::Import {
+        client,
+        scope,
+        path,
+        owner,
+    } = &cli.command
+    {
+        return run_import(&settings, client, scope.as_deref(), path.as_deref(), owner);
+    }
+    // A saved plan brings its own manifest and settings.
+    let saved = match &cli.command {
+        Command::Apply { plan: Some(p), .. } => match read_saved(p) {
+            Ok(sp) => {
+                settings.manifest = sp.manifest.path.clone();
+                settings.root = sp.root.clone();
+                settings.home = sp.home.clone();
+                settings.state_dir = sp.state_dir.clone();
+                Some(sp)
+            }
+            Err(m) => {
+                eprintln!("error: {m}");
+                return Exit::Usage as u8;
+            }
+        },
+        _ => None,
+    };
     let owner_flag = match &cli.command {
-        Command::Prune { owner, .. } | Command::Status { owner } => owner.clone(),
+        Command::Prune { owner, .. }
+        | Command::Status { owner }
+        | Command::Release { owner, .. } => owner.clone(),
         _ => None,
     };
     // The manifest is required except for prune/status with --owner.
@@ -66,7 +110,7 @@ pub fn run(cli: Cli) -> u8 {
     let red = redactor(manifest.as_ref());
 
     match &cli.command {
-        Command::Plan { check } => {
+        Command::Plan { check, out } => {
             let mut r = engine::plan(
                 &settings,
                 manifest.as_ref(),
@@ -76,26 +120,72 @@ pub fn run(cli: Cli) -> u8 {
             if *check && r.exit == Exit::Ok && r.has_changes() {
                 r.exit = Exit::Found;
             }
+            if let (Some(out), Some(m)) = (out, manifest.as_ref())
+                && r.exit != Exit::Refused
+            {
+                let sp = SavedPlan {
+                    format_version: 1,
+                    mode: "apply".into(),
+                    adopt: false,
+                    owner: owner.clone(),
+                    manifest: SavedManifest {
+                        path: settings.manifest.clone(),
+                        digest: m.digest.clone(),
+                    },
+                    root: settings.root.clone(),
+                    home: settings.home.clone(),
+                    state_dir: settings.state_dir.clone(),
+                    files: SavedPlan::files_of(&r.files),
+                };
+                if let Err(e) = write_new_file(out, sp.to_json().as_bytes()) {
+                    eprintln!("error[{}]: {}", e.code, e.message);
+                    return Exit::Io as u8;
+                }
+            }
             scan_files(&r, &red)
                 .map(|red| finish(&r, &red, json, style, false))
                 .unwrap_or(0)
         }
-        Command::Apply { yes, adopt } => run_apply(
-            &settings,
-            manifest.as_ref(),
-            &owner,
-            Mode::Apply { adopt: *adopt },
-            *yes,
-            &red,
-            json,
-            style,
-        ),
+        Command::Apply { yes, adopt, .. } => {
+            if let (Some(sp), Some(m)) = (&saved, manifest.as_ref())
+                && sp.manifest.digest != m.digest
+            {
+                let r = Report {
+                    owner: owner.clone(),
+                    changed: false,
+                    files: Vec::new(),
+                    errors: vec![engine::ErrorEntry {
+                        path: settings.manifest.display().to_string(),
+                        code: "stale-plan".into(),
+                        message: "the manifest changed since the plan was made; nothing was written (make a new plan)".into(),
+                        line: 1,
+                        column: 1,
+                    }],
+                    exit: Exit::Refused,
+                    applied: false,
+                };
+                return finish(&r, &red, json, style, false);
+            }
+            let adopt = *adopt || saved.as_ref().is_some_and(|s| s.adopt);
+            run_apply(
+                &settings,
+                manifest.as_ref(),
+                &owner,
+                Mode::Apply { adopt },
+                *yes,
+                saved.as_ref(),
+                &red,
+                json,
+                style,
+            )
+        }
         Command::Prune { yes, .. } => run_apply(
             &settings,
             manifest.as_ref(),
             &owner,
             Mode::Prune,
             *yes,
+            None,
             &red,
             json,
             style,
@@ -107,8 +197,143 @@ pub fn run(cli: Cli) -> u8 {
             }
             Err(r) => finish(&r, &red, json, style, false),
         },
-        Command::Schema | Command::Clients => 0,
+        Command::Release { server, client, .. } => {
+            match engine::release(&settings, &owner, server, client.as_deref()) {
+                Ok(removed) => {
+                    if json {
+                        let doc = serde_json::json!({
+                            "format_version": 1,
+                            "owner": owner,
+                            "released": removed.iter().map(|r| serde_json::json!({
+                                "path": r.file, "client": r.client, "server": r.server,
+                                "pointer": r.pointer, "kind": r.kind,
+                            })).collect::<Vec<_>>(),
+                        });
+                        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+                    } else {
+                        for r in &removed {
+                            println!("released {} {} ({})", r.server, r.file, r.pointer);
+                        }
+                        println!(
+                            "The ledger of `{owner}` forgot {} record{}; the entries are now the user's.",
+                            removed.len(),
+                            if removed.len() == 1 { "" } else { "s" }
+                        );
+                    }
+                    0
+                }
+                Err(r) => finish(&r, &red, json, style, false),
+            }
+        }
+        Command::Schema
+        | Command::Clients
+        | Command::Completions { .. }
+        | Command::Man
+        | Command::Import { .. } => 0,
     }
+}
+
+fn read_saved(path: &Path) -> Result<SavedPlan, String> {
+    match fsio::read(path, 64 * 1024 * 1024) {
+        Ok(Some(r)) => SavedPlan::from_json(&String::from_utf8_lossy(&r.bytes))
+            .map_err(|m| format!("`{}` is not a saved plan: {m}", path.display())),
+        Ok(None) => Err(format!("no saved plan at `{}`", path.display())),
+        Err(e) => Err(e.message),
+    }
+}
+
+/// Write a file mcpconf owns outright (a saved plan): atomically, 0600.
+fn write_new_file(path: &Path, bytes: &[u8]) -> Result<(), fsio::FsError> {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let current = fsio::read(&abs, 64 * 1024 * 1024)?;
+    let (meta, expect) = match &current {
+        Some(r) => (Some(r.meta), fsio::Expect::Stamp(r.stamp)),
+        None => (None, fsio::Expect::Missing),
+    };
+    fsio::replace(&abs, bytes, meta, expect)
+}
+
+fn run_import(
+    settings: &Settings,
+    client: &str,
+    scope: Option<&str>,
+    path: Option<&str>,
+    owner: &str,
+) -> u8 {
+    let Some(d) = dialect::lookup(client) else {
+        let hint = crate::manifest::closest(client, dialect::ids())
+            .map(|c| format!("; did you mean `{c}`?"))
+            .unwrap_or_default();
+        eprintln!("error: unknown client `{client}`{hint}");
+        return Exit::Usage as u8;
+    };
+    let sc = match scope {
+        Some(s) => match d.scope(s) {
+            Some(sc) => sc,
+            None => {
+                eprintln!("error: client `{client}` has no scope `{s}`");
+                return Exit::Usage as u8;
+            }
+        },
+        None => d.default_scope(),
+    };
+    let ctx = dialect::Ctx {
+        root: settings.root.clone(),
+        home: settings.home.clone(),
+        codex_home: settings.codex_home.clone(),
+    };
+    let file = d.path(sc, path, &ctx);
+    if file.to_string_lossy().contains(['*', '?']) {
+        eprintln!(
+            "error: `{}` names several files; import one with --path",
+            file.display()
+        );
+        return Exit::Usage as u8;
+    }
+    let bytes = match fsio::read(&file, engine::MAX_FILE) {
+        Ok(Some(r)) => r.bytes,
+        Ok(None) => {
+            eprintln!("error: there is no file `{}`", file.display());
+            return Exit::Usage as u8;
+        }
+        Err(e) => {
+            eprintln!("error[{}]: {}", e.code, e.message);
+            return Exit::Refused as u8;
+        }
+    };
+    let doc = match crate::document::Doc::parse(&bytes, d.syntax()) {
+        Ok(doc) => doc,
+        Err(e) => {
+            eprintln!(
+                "error[{}]: {}:{}:{}: {}",
+                e.code,
+                file.display(),
+                e.line,
+                e.column,
+                e.message
+            );
+            return Exit::Refused as u8;
+        }
+    };
+    let empty = serde_json::Map::new();
+    let servers = doc
+        .get(&d.container(sc.name, &ctx))
+        .and_then(serde_json::Value::as_object)
+        .unwrap_or(&empty);
+    let imported = crate::import::import(
+        servers,
+        &crate::import::TargetSpec {
+            dialect: d,
+            scope: sc.name,
+            path,
+        },
+        owner,
+    );
+    for w in &imported.warnings {
+        eprintln!("warning: {w}");
+    }
+    print!("{}", imported.manifest);
+    0
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -118,6 +343,7 @@ fn run_apply(
     owner: &str,
     mode: Mode,
     yes: bool,
+    saved: Option<&SavedPlan>,
     red: &Redactor,
     json: bool,
     style: Style,
@@ -125,7 +351,7 @@ fn run_apply(
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let mut shown = false;
     let report = if yes {
-        engine::apply(settings, manifest, owner, mode, None)
+        engine::apply(settings, manifest, owner, mode, None, saved)
     } else {
         let mut ask = |plan: &Report| -> bool {
             let red = scan_files(plan, red).unwrap_or_default();
@@ -149,7 +375,7 @@ fn run_apply(
             let _ = std::io::stdin().lock().read_line(&mut line);
             matches!(line.trim(), "y" | "Y" | "yes" | "Yes" | "YES")
         };
-        engine::apply(settings, manifest, owner, mode, Some(&mut ask))
+        engine::apply(settings, manifest, owner, mode, Some(&mut ask), saved)
     };
     let red = scan_files(&report, red).unwrap_or_default();
     if shown && !json {

@@ -23,6 +23,7 @@ use crate::manifest::{self, Legacy, Manifest};
 use crate::plan::{
     self, Current, FileInput, FilePlan, GrantWant, LedgerOp, PlanError, Status, Want,
 };
+use crate::saved::SavedPlan;
 
 /// When a client's own lock directory counts as abandoned (proper-lockfile's default).
 pub const CLIENT_LOCK_STALE: Duration = Duration::from_secs(10);
@@ -95,7 +96,7 @@ pub struct Report {
 }
 
 impl Report {
-    fn failed(
+    pub(crate) fn failed(
         owner: &str,
         path: &Path,
         code: &str,
@@ -690,6 +691,7 @@ pub fn apply(
     owner: &str,
     mode: Mode,
     confirm: Option<&mut dyn FnMut(&Report) -> bool>,
+    expected: Option<&SavedPlan>,
 ) -> Report {
     let mut shown: Option<Report> = None;
     if let Some(ask) = confirm {
@@ -810,6 +812,21 @@ pub fn apply(
             });
             return report;
         }
+    }
+
+    if let Some(saved) = expected
+        && let Err(why) = saved.check(&plans)
+    {
+        report.exit = Exit::Refused;
+        report.changed = false;
+        report.errors.push(ErrorEntry {
+            path: settings.manifest.display().to_string(),
+            code: "stale-plan".into(),
+            message: format!("{why}; nothing was written (make a new plan)"),
+            line: 1,
+            column: 1,
+        });
+        return report;
     }
 
     // Ledger-only changes (adoptions, refreshed records) need no file write.
@@ -967,6 +984,46 @@ fn journal(ledger: &mut Ledger, fp: &FilePlan) {
             }
         }
     }
+}
+
+/// Forget ownership of a server's entries (and grants) without touching any file: the
+/// ledger records go, the entries become the user's. Returns the records removed.
+pub fn release(
+    settings: &Settings,
+    owner: &str,
+    server: &str,
+    client: Option<&str>,
+) -> Result<Vec<Record>, Box<Report>> {
+    let lock = lock_path(&settings.state_dir, owner);
+    let fail = |e: FsError| Box::new(fs_report(owner, &e, Exit::Io));
+    fsio::create_parent_dirs(&lock).map_err(fail)?;
+    let _lock = fsio::lock_file(&lock, settings.lock_timeout).map_err(fail)?;
+    let (mut ledger, _) = load_ledger(&settings.state_dir, owner)?;
+    let matches = |r: &Record| r.server == server && client.is_none_or(|c| r.client == c);
+    let removed: Vec<Record> = ledger
+        .records
+        .iter()
+        .filter(|r| matches(r))
+        .cloned()
+        .collect();
+    if removed.is_empty() {
+        let names: Vec<&str> = ledger.records.iter().map(|r| r.server.as_str()).collect();
+        let hint = manifest::closest(server, names.iter().copied())
+            .map(|c| format!("; did you mean `{c}`?"))
+            .unwrap_or_default();
+        return Err(Box::new(Report::failed(
+            owner,
+            &ledger_path(&settings.state_dir, owner),
+            "not-found",
+            format!("owner `{owner}` has no ledger record for server `{server}`{hint}"),
+            1,
+            1,
+            Exit::Usage,
+        )));
+    }
+    ledger.records.retain(|r| !matches(r));
+    save_ledger(&settings.state_dir, &ledger).map_err(fail)?;
+    Ok(removed)
 }
 
 /// One ledger record's state, for `mcpconf status`.

@@ -19,6 +19,7 @@ pub mod dialect;
 pub mod document;
 pub mod engine;
 pub mod fsio;
+pub mod import;
 pub mod jsonarray;
 pub mod jsondoc;
 pub mod ledger;
@@ -26,6 +27,7 @@ pub mod manifest;
 pub mod output;
 pub mod plan;
 pub mod redact;
+pub mod saved;
 pub mod template;
 pub mod tomldoc;
 

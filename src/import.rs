@@ -1,0 +1,406 @@
+//! `mcpconf import`: describe what a client file holds today as a manifest.
+//!
+//! Each entry is translated back to the neutral form: the client's field names and transport
+//! markers, its reference spelling (`${env:VAR}`, `{env:VAR}`, Codex's `env_vars` /
+//! `bearer_token_env_var` / `env_http_headers`) becomes `${VAR}`. A literal secret (a
+//! credential-like env or header value that is not a reference) is replaced by a reference to a
+//! variable named after it, with a warning saying which variable to set — the manifest never
+//! holds the secret. Fields the manifest cannot express are dropped with a warning (adopting
+//! such an entry would then be a conflict). Pure: the caller reads the file and prints.
+
+use serde_json::{Map, Value};
+use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
+
+use crate::dialect::Dialect;
+use crate::redact::{credential_name, only_references};
+
+/// A manifest text and what the operator must know about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    /// The manifest (TOML).
+    pub manifest: String,
+    /// Sentences about secrets replaced and fields dropped.
+    pub warnings: Vec<String>,
+    /// How many servers were imported.
+    pub servers: usize,
+}
+
+/// Where the target points.
+#[derive(Clone)]
+pub struct TargetSpec<'a> {
+    /// The client.
+    pub dialect: &'a dyn Dialect,
+    /// Its scope.
+    pub scope: &'a str,
+    /// An explicit `path`, if one was used.
+    pub path: Option<&'a str>,
+}
+
+/// Translate the entries of a container (`servers`: name → entry) into a manifest.
+pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str) -> Imported {
+    let mut warnings = Vec::new();
+    let mut doc = DocumentMut::new();
+    doc["owner"] = value(owner);
+    let mut table = Table::new();
+    table.set_implicit(true);
+    let mut count = 0;
+    for (name, entry) in servers {
+        let valid = name.len() <= 64
+            && name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        if !valid {
+            warnings.push(format!(
+                "server `{name}` is skipped: its name is not a valid manifest server name"
+            ));
+            continue;
+        }
+        let Some(obj) = entry.as_object() else {
+            warnings.push(format!(
+                "server `{name}` is skipped: its entry is not an object"
+            ));
+            continue;
+        };
+        match server_table(name, obj, target.dialect, &mut warnings) {
+            Some(t) => {
+                table.insert(name, Item::Table(t));
+                count += 1;
+            }
+            None => warnings.push(format!(
+                "server `{name}` is skipped: it has neither a command nor a URL mcpconf understands"
+            )),
+        }
+    }
+    doc["servers"] = Item::Table(table);
+    let mut t = Table::new();
+    t["client"] = value(target.dialect.id());
+    t["scope"] = value(target.scope);
+    if let Some(p) = target.path {
+        t["path"] = value(p);
+    }
+    let mut targets = toml_edit::ArrayOfTables::new();
+    targets.push(t);
+    doc["targets"] = Item::ArrayOfTables(targets);
+    Imported {
+        manifest: doc.to_string(),
+        warnings,
+        servers: count,
+    }
+}
+
+/// The client's reference spelling turned back into `${VAR}`; any other `${` is escaped.
+fn neutral(s: &str, dialect: &str) -> String {
+    let (open, close): (&str, &str) = match dialect {
+        "cursor" | "vscode" | "windsurf" | "cline" | "amazonq" => ("${env:", "}"),
+        "opencode" => ("{env:", "}"),
+        "zed" | "claude-desktop" | "codex" => ("\u{0}", "\u{0}"),
+        _ => ("${", "}"),
+    };
+    let mut out = String::new();
+    let mut rest = s;
+    loop {
+        let next_dollar = rest.find("${");
+        let next_ref = rest
+            .find(open)
+            .filter(|i| next_dollar.is_none_or(|d| *i <= d));
+        if let Some(i) = next_ref {
+            let after = &rest[i + open.len()..];
+            match after.find(close) {
+                Some(j) if valid_var(&after[..j]) => {
+                    out.push_str(&rest[..i].replace("${", "$${"));
+                    out.push_str("${");
+                    out.push_str(&after[..j]);
+                    out.push('}');
+                    rest = &after[j + close.len()..];
+                }
+                _ => {
+                    let step = i + open.len();
+                    out.push_str(&rest[..step].replace("${", "$${"));
+                    rest = &rest[step..];
+                }
+            }
+        } else if let Some(d) = next_dollar {
+            out.push_str(&rest[..d]);
+            out.push_str("$${");
+            rest = &rest[d + 2..];
+        } else {
+            out.push_str(rest);
+            return out;
+        }
+    }
+}
+
+fn valid_var(name: &str) -> bool {
+    let mut c = name.chars();
+    matches!(c.next(), Some(f) if f == '_' || f.is_ascii_alphabetic())
+        && c.all(|ch| ch == '_' || ch.is_ascii_alphanumeric())
+}
+
+fn var_name(parts: &[&str]) -> String {
+    let mut s: String = parts
+        .join("_")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    s
+}
+
+/// Replace a literal secret by a reference, with a warning.
+fn protect(
+    server: &str,
+    key: &str,
+    v: String,
+    is_header: bool,
+    warnings: &mut Vec<String>,
+) -> String {
+    if !credential_name(key) || only_references(&v) || v.trim().len() < 4 {
+        return v;
+    }
+    let var = if is_header {
+        var_name(&[
+            server,
+            if key.eq_ignore_ascii_case("authorization") {
+                "token"
+            } else {
+                key
+            },
+        ])
+    } else {
+        var_name(&[key])
+    };
+    warnings.push(format!(
+        "server `{server}`: the literal secret in {} `{key}` was replaced by `${{{var}}}`; set {var} in the environment before applying",
+        if is_header { "header" } else { "env" }
+    ));
+    let scheme = v
+        .split_once(' ')
+        .filter(|(s, _)| ["bearer", "basic", "token"].contains(&s.to_ascii_lowercase().as_str()))
+        .map(|(s, _)| format!("{s} "));
+    format!("{}${{{var}}}", scheme.unwrap_or_default())
+}
+
+fn string_map(
+    server: &str,
+    v: Option<&Value>,
+    dialect: &str,
+    is_header: bool,
+    warnings: &mut Vec<String>,
+) -> Vec<(String, String)> {
+    v.and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| {
+                    let s = v.as_str()?;
+                    Some((
+                        k.clone(),
+                        protect(server, k, neutral(s, dialect), is_header, warnings),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn strings(v: Option<&Value>, dialect: &str) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(|s| neutral(s, dialect))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn inline(pairs: &[(String, String)]) -> InlineTable {
+    let mut t = InlineTable::new();
+    for (k, v) in pairs {
+        t.insert(k, v.as_str().into());
+    }
+    t
+}
+
+fn array(items: &[String]) -> Array {
+    let mut a = Array::new();
+    for i in items {
+        a.push(i.as_str());
+    }
+    a
+}
+
+fn server_table(
+    name: &str,
+    e: &Map<String, Value>,
+    dialect: &dyn Dialect,
+    warnings: &mut Vec<String>,
+) -> Option<Table> {
+    let id = dialect.id();
+    let mut t = Table::new();
+    let mut used: Vec<&str> = vec!["type"];
+    let ty = e.get("type").and_then(Value::as_str).unwrap_or("");
+    let (command, args, mut env) = if id == "opencode" {
+        used.extend(["command", "environment"]);
+        let cmd = strings(e.get("command"), id);
+        let (c, rest) = match cmd.split_first() {
+            Some((c, rest)) => (Some(c.clone()), rest.to_vec()),
+            None => (None, Vec::new()),
+        };
+        (
+            c,
+            rest,
+            string_map(name, e.get("environment"), id, false, warnings),
+        )
+    } else {
+        used.extend(["command", "args", "env"]);
+        (
+            e.get("command")
+                .and_then(Value::as_str)
+                .map(|s| neutral(s, id)),
+            strings(e.get("args"), id),
+            string_map(name, e.get("env"), id, false, warnings),
+        )
+    };
+    if id == "codex" {
+        for v in strings(e.get("env_vars"), id) {
+            env.push((v.clone(), format!("${{{v}}}")));
+        }
+        used.push("env_vars");
+    }
+    let url_key = ["url", "serverUrl", "httpUrl"]
+        .into_iter()
+        .find(|k| e.get(*k).and_then(Value::as_str).is_some());
+    if let Some(c) = command {
+        t["command"] = value(c);
+        if !args.is_empty() {
+            t["args"] = value(array(&args));
+        }
+        if !env.is_empty() {
+            t["env"] = value(inline(&env));
+        }
+        if let Some(cwd) = e.get("cwd").and_then(Value::as_str) {
+            t["cwd"] = value(neutral(cwd, id));
+        }
+        used.push("cwd");
+    } else if let Some(k) = url_key {
+        let url = e.get(k).and_then(Value::as_str).unwrap_or_default();
+        t["url"] = value(neutral(url, id));
+        used.push(k);
+        let mut headers = string_map(
+            name,
+            e.get(if id == "codex" {
+                "http_headers"
+            } else {
+                "headers"
+            }),
+            id,
+            true,
+            warnings,
+        );
+        used.extend(["headers", "http_headers"]);
+        if id == "codex" {
+            if let Some(b) = e.get("bearer_token_env_var").and_then(Value::as_str) {
+                headers.insert(0, ("Authorization".into(), format!("Bearer ${{{b}}}")));
+            }
+            if let Some(m) = e.get("env_http_headers").and_then(Value::as_object) {
+                for (h, v) in m {
+                    if let Some(v) = v.as_str() {
+                        headers.push((h.clone(), format!("${{{v}}}")));
+                    }
+                }
+            }
+            used.extend(["bearer_token_env_var", "env_http_headers"]);
+        }
+        if !headers.is_empty() {
+            t["headers"] = value(inline(&headers));
+        }
+        let sse = ty == "sse" || (id == "gemini" && k == "url");
+        if sse {
+            t["transport"] = value("sse");
+        }
+    } else {
+        return None;
+    }
+    let pin_key = match id {
+        "codex" => Some("enabled_tools"),
+        "gemini" => Some("includeTools"),
+        _ => None,
+    };
+    if let Some(k) = pin_key {
+        let tools = strings(e.get(k), id);
+        if !tools.is_empty() {
+            t["tools"] = value(array(&tools));
+        }
+        used.push(k);
+    }
+    let dropped: Vec<&String> = e.keys().filter(|k| !used.contains(&k.as_str())).collect();
+    if !dropped.is_empty() {
+        warnings.push(format!(
+            "server `{name}`: {} not part of the manifest and dropped; adopting this entry as it is will be refused as a conflict",
+            dropped
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+                + if dropped.len() == 1 { " is" } else { " are" }
+        ));
+    }
+    Some(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_become_neutral() {
+        assert_eq!(neutral("Bearer ${env:T}", "cursor"), "Bearer ${T}");
+        assert_eq!(neutral("{env:A}-{env:B}", "opencode"), "${A}-${B}");
+        assert_eq!(neutral("${A}", "claude-code"), "${A}");
+        assert_eq!(neutral("cost ${5}", "claude-code"), "cost $${5}");
+        assert_eq!(neutral("${X}", "cursor"), "$${X}");
+        assert_eq!(neutral("plain", "zed"), "plain");
+        assert_eq!(neutral("${X}", "zed"), "$${X}");
+    }
+
+    #[test]
+    fn secrets_are_replaced_by_references() {
+        let mut w = Vec::new();
+        assert_eq!(
+            protect(
+                "api",
+                "Authorization",
+                "Bearer abc12345".into(),
+                true,
+                &mut w
+            ),
+            "Bearer ${API_TOKEN}"
+        );
+        assert_eq!(
+            protect("api", "GITHUB_TOKEN", "ghp_x12345".into(), false, &mut w),
+            "${GITHUB_TOKEN}"
+        );
+        assert_eq!(protect("api", "PATH", "/bin".into(), false, &mut w), "/bin");
+        assert_eq!(
+            protect("api", "API_KEY", "${API_KEY}".into(), false, &mut w),
+            "${API_KEY}"
+        );
+        assert_eq!(w.len(), 2);
+        assert!(
+            w.iter()
+                .all(|x| !x.contains("abc12345") && !x.contains("ghp_x12345"))
+        );
+    }
+}

@@ -1,0 +1,255 @@
+//! Operator experience: saved plans, import / adopt / release, completions, man page, version.
+
+use std::fs;
+use std::process::Command;
+
+use serde_json::Value;
+
+mod common;
+use common::Env;
+
+const MANIFEST: &str = r#"owner = "openab"
+
+[servers.openab]
+url = "http://127.0.0.1:8848/mcp"
+headers = { Authorization = "Bearer sk-live-PLANSECRET-1" }
+
+[[targets]]
+client = "cursor"
+"#;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+}
+
+#[test]
+fn a_saved_plan_is_applied_exactly_or_refused_as_stale() {
+    let e = Env::new();
+    e.manifest(MANIFEST);
+    e.write(".cursor/mcp.json", "{\"mcpServers\": {}}\n");
+    let plan = e.base.join("plan.json");
+    let out = e.run(&["plan", "--out", plan.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = fs::read_to_string(&plan).unwrap();
+    assert!(
+        !text.contains("PLANSECRET"),
+        "a saved plan holds no secret: {text}"
+    );
+    let saved: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(saved["files"][0]["actions"][0]["op"], "add");
+    assert!(
+        saved["files"][0]["before"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+    assert!(
+        !e.text(".cursor/mcp.json").contains("openab"),
+        "plan --out writes no target"
+    );
+
+    // A target changed since: stale, nothing written.
+    e.write(".cursor/mcp.json", "{\"mcpServers\": {}, \"x\": 1}\n");
+    let out = bin()
+        .args(["apply", plan.to_str().unwrap(), "--yes", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["errors"][0]["code"], "stale-plan");
+    assert_eq!(
+        e.text(".cursor/mcp.json"),
+        "{\"mcpServers\": {}, \"x\": 1}\n"
+    );
+
+    // A fresh plan applies, from any directory: the plan carries its settings.
+    let out = e.run(&["plan", "--out", plan.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = bin()
+        .current_dir("/")
+        .args(["apply", plan.to_str().unwrap(), "--yes", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(e.text(".cursor/mcp.json").contains("\"openab\""));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("PLANSECRET"));
+
+    // The manifest changed since: stale.
+    let out = e.run(&["plan", "--out", plan.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    e.manifest(&MANIFEST.replace("8848", "9999"));
+    let out = bin()
+        .args(["apply", plan.to_str().unwrap(), "--yes", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["errors"][0]["code"], "stale-plan");
+}
+
+#[test]
+fn import_then_adopt_then_check_reports_no_changes() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            "{\n  \"mcpServers\": {\n    \"gh\": {\"command\": \"npx\", \"args\": [\"-y\", \"gh-mcp\"], \"env\": {\"GITHUB_TOKEN\": \"${env:GITHUB_TOKEN}\", \"COST\": \"$${5}\"}},\n    \"api\": {\"url\": \"https://api.example/mcp\", \"headers\": {\"Authorization\": \"Bearer ${env:API_TOKEN}\"}}\n  }\n}\n",
+        ),
+        (
+            "claude-code",
+            ".mcp.json",
+            "{\"mcpServers\": {\"a\": {\"type\": \"stdio\", \"command\": \"x\", \"args\": [\"${HOME}/bin\"]}, \"b\": {\"type\": \"sse\", \"url\": \"https://h/sse\"}}}\n",
+        ),
+        (
+            "opencode",
+            "opencode.json",
+            "{\n  // mine\n  \"mcp\": {\"a\": {\"type\": \"local\", \"command\": [\"x\", \"--y\"], \"environment\": {\"T\": \"{env:T}\"}}},\n}\n",
+        ),
+        (
+            "codex",
+            "../home/.codex/config.toml",
+            "[mcp_servers.a]\ncommand = \"x\"\nenv_vars = [\"T\"]\n\n[mcp_servers.b]\nurl = \"https://h/mcp\"\nbearer_token_env_var = \"TOK\"\nenabled_tools = [\"one\"]\n",
+        ),
+    ];
+    for (client, file, content) in cases {
+        let e = Env::new();
+        e.write(file, content);
+        let out = e.run(&["import", "--client", client, "--owner", "team"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{client}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let manifest = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            manifest.contains(&format!("client = \"{client}\"")),
+            "{manifest}"
+        );
+        e.manifest(&manifest);
+        let (exit, doc) = e.json(&["apply", "--yes", "--adopt"]);
+        assert_eq!(exit, 0, "{client}: {manifest}\n{doc}");
+        let ops: Vec<&str> = doc["files"][0]["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["op"].as_str().unwrap())
+            .collect();
+        assert!(
+            ops.iter().all(|o| *o == "adopt"),
+            "{client}: {ops:?}\n{manifest}"
+        );
+        assert_eq!(
+            e.read(file),
+            content.as_bytes(),
+            "{client}: adopt writes nothing"
+        );
+        let out = e.run(&["plan", "--check"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{client}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        // Owned now: prune removes them.
+        let (exit, _) = e.json(&["prune", "--yes"]);
+        assert_eq!(exit, 0);
+        assert_ne!(
+            e.read(file),
+            content.as_bytes(),
+            "{client}: adopted entries are owned"
+        );
+    }
+}
+
+#[test]
+fn import_replaces_literal_secrets_by_references() {
+    let e = Env::new();
+    e.write(
+        ".cursor/mcp.json",
+        "{\"mcpServers\": {\"api\": {\"url\": \"https://h/mcp\", \"headers\": {\"Authorization\": \"Bearer sk-live-IMPORTSECRET\"}}, \"gh\": {\"command\": \"x\", \"env\": {\"GITHUB_TOKEN\": \"ghp_IMPORTSECRET2\"}}}}\n",
+    );
+    let out = e.run(&["import", "--client", "cursor"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stdout.contains("IMPORTSECRET") && !stderr.contains("IMPORTSECRET"));
+    assert!(
+        stdout.contains("Authorization = \"Bearer ${API_TOKEN}\""),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("GITHUB_TOKEN = \"${GITHUB_TOKEN}\""),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("set API_TOKEN") && stderr.contains("set GITHUB_TOKEN"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn release_forgets_ownership_without_touching_files() {
+    let e = Env::new();
+    e.manifest(&MANIFEST.replace("sk-live-PLANSECRET-1", "${TOKEN}"));
+    assert_eq!(e.json(&["apply", "--yes"]).0, 0);
+    let before = e.read(".cursor/mcp.json");
+    let out = e.run(&["release", "openab"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(e.read(".cursor/mcp.json"), before);
+    // The entry is the user's now: prune leaves it, apply sees an unowned match.
+    let (exit, doc) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 0);
+    assert!(
+        doc["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["actions"] == serde_json::json!([])),
+        "{doc}"
+    );
+    assert_eq!(e.read(".cursor/mcp.json"), before);
+    let (_, doc) = e.json(&["plan"]);
+    assert_eq!(doc["files"][0]["actions"][0]["op"], "unowned-match");
+    // Releasing what is not there: exit 2 with the closest name.
+    e.json(&["apply", "--yes", "--adopt"]);
+    let out = e.run(&["release", "openba"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `openab`"));
+}
+
+#[test]
+fn completions_man_page_and_version() {
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let out = bin().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success(), "{shell}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("mcpconf") && text.contains("apply") && text.contains("lock-timeout"),
+            "{shell}"
+        );
+    }
+    let out = bin().arg("man").output().unwrap();
+    let man = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        man.starts_with(".ie") || man.contains(".TH mcpconf"),
+        "{man}"
+    );
+    assert!(man.contains("plan") && man.contains("prune"));
+    let out = bin().arg("--version").output().unwrap();
+    let v = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        v.starts_with(&format!("mcpconf {} (", env!("CARGO_PKG_VERSION"))),
+        "{v}"
+    );
+}
