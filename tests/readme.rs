@@ -38,16 +38,30 @@ fn the_readme_example_plans_without_writing() {
         .env_remove("CODEX_HOME")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(stdout.contains("Plan: 6 files"), "{stdout}");
     assert!(stdout.contains("legacy-remove openab-browser"), "{stdout}");
-    assert!(stdout.contains("Bearer ${env:OPENAB_SESSION_TOKEN}"), "{stdout}");
-    assert!(stdout.contains("bearer_token_env_var = \"OPENAB_SESSION_TOKEN\""), "{stdout}");
+    assert!(
+        stdout.contains("Bearer ${env:OPENAB_SESSION_TOKEN}"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("bearer_token_env_var = \"OPENAB_SESSION_TOKEN\""),
+        "{stdout}"
+    );
     let mut after = Vec::new();
     tree(&example, &mut after);
     before.sort();
     after.sort();
     assert_eq!(before, after, "the example is unchanged");
-    assert!(!example.join("state").exists(), "no ledger is written by plan");
+    assert!(
+        !example.join("state").exists(),
+        "no ledger is written by plan"
+    );
 }
