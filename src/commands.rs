@@ -108,15 +108,18 @@ pub fn run(cli: Cli) -> u8 {
         .or_else(|| manifest.as_ref().map(|m| m.owner.clone()))
         .unwrap_or_default();
     let red = redactor(manifest.as_ref());
+    let progress_ok = !json && std::io::stderr().is_terminal();
 
     match &cli.command {
         Command::Plan { check, out } => {
+            let progress = output::Progress::start("planning", progress_ok);
             let mut r = engine::plan(
                 &settings,
                 manifest.as_ref(),
                 &owner,
                 Mode::Apply { adopt: false },
             );
+            drop(progress);
             if *check && r.exit == Exit::Ok && r.has_changes() {
                 r.exit = Exit::Found;
             }
@@ -351,6 +354,8 @@ fn run_apply(
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let mut shown = false;
     let report = if yes {
+        let _progress =
+            output::Progress::start("applying", !json && std::io::stderr().is_terminal());
         engine::apply(settings, manifest, owner, mode, None, saved)
     } else {
         let mut ask = |plan: &Report| -> bool {

@@ -295,3 +295,68 @@ pub fn status_text(owner: &str, records: &[RecordStatus], json: bool) -> String 
     }
     out
 }
+
+/// A progress indicator for long work on a terminal: after a short delay (so quick runs show
+/// nothing) it draws a spinner and the elapsed time on stderr, and erases it when dropped. It
+/// draws nothing when stderr is not a terminal or when machine output was asked for.
+pub struct Progress {
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Progress {
+    /// Start; `enabled` is false under `--format json` or without a terminal.
+    pub fn start(label: &str, enabled: bool) -> Progress {
+        if !enabled {
+            return Progress {
+                stop: None,
+                thread: None,
+            };
+        }
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let label = label.to_string();
+        let thread = std::thread::spawn(move || {
+            use std::io::Write;
+            use std::time::{Duration, Instant};
+            let start = Instant::now();
+            if rx.recv_timeout(Duration::from_millis(400)).is_ok() {
+                return;
+            }
+            let frames = ['|', '/', '-', '\\'];
+            let mut i = 0;
+            loop {
+                let mut err = std::io::stderr().lock();
+                let _ = write!(
+                    err,
+                    "\r{} {label} ({:.1}s)",
+                    frames[i % frames.len()],
+                    start.elapsed().as_secs_f64()
+                );
+                let _ = err.flush();
+                drop(err);
+                i += 1;
+                if rx.recv_timeout(Duration::from_millis(120)).is_ok() {
+                    let mut err = std::io::stderr().lock();
+                    let _ = write!(err, "\r\x1b[2K");
+                    let _ = err.flush();
+                    return;
+                }
+            }
+        });
+        Progress {
+            stop: Some(tx),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

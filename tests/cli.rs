@@ -699,3 +699,38 @@ fn apply_on_a_terminal_asks_for_confirmation() {
     assert!(text.contains("Applied: 1 file"), "{text}");
     assert!(e.path(".cursor/mcp.json").exists());
 }
+
+/// The manifest reference documents every key the schema defines.
+#[test]
+fn the_manifest_reference_covers_the_schema() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = fs::read_to_string(repo.join("docs/manifest.md")).unwrap();
+    let schema: Value = serde_json::from_str(
+        &fs::read_to_string(repo.join("schemas/manifest.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let mut keys: Vec<String> = schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    for def in ["target", "legacy"] {
+        keys.extend(
+            schema["$defs"][def]["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned(),
+        );
+    }
+    for variant in schema["$defs"]["server"]["oneOf"].as_array().unwrap() {
+        keys.extend(variant["properties"].as_object().unwrap().keys().cloned());
+    }
+    for k in keys {
+        assert!(
+            doc.contains(&format!("{k} =")) || doc.contains(&format!("`{k}`")),
+            "docs/manifest.md does not document `{k}`"
+        );
+    }
+}
