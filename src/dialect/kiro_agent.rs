@@ -53,21 +53,8 @@ impl Dialect for KiroAgent {
         PinSupport::Field("tools: @server/tool grants")
     }
     fn known_fields(&self) -> &'static [&'static str] {
-        &[
-            "command",
-            "args",
-            "env",
-            "url",
-            "headers",
-            "disabled",
-            "autoApprove",
-            "disabledTools",
-            "oauth",
-            "oauthScopes",
-            "timeout",
-            "requestTimeout",
-            "type",
-        ]
+        // The same entry shape as Kiro's `mcp.json`.
+        super::kiro::KIRO.known_fields
     }
     fn container(&self, _scope: &str, _ctx: &Ctx) -> Vec<String> {
         vec!["mcpServers".to_string()]
