@@ -11,10 +11,12 @@
 //! arguments, what the `${API_KEY}` reference expanded to, and which `Authorization` header
 //! it sent for the `Bearer ${REMOTE_TOKEN}` reference.
 //!
-//! Where a client can rewrite its own file (`claude mcp add`, `codex mcp add`, `gemini mcp
-//! add`, `opencode mcp add`), the test lets it do so and then checks that `mcpconf prune` still
-//! finds its entries intact (digests are over canonical values, not bytes) and removes exactly
-//! them, leaving the client's own entry.
+//! Where a client can rewrite its own file (`claude mcp add`, `codex mcp add`, `opencode mcp
+//! add`, opencode adding `$schema`), the test lets it do so and then checks that `mcpconf prune`
+//! still finds its entries intact (digests are over canonical values, not bytes) and removes
+//! exactly them, leaving the client's own entry. `gemini mcp add` writes the expanded values of
+//! references back into the file, so there the entries must be reported as drifted and prune
+//! must refuse; in an untrusted folder it drops them, and the next apply must restore them.
 //!
 //! Each client runs with HOME, XDG directories and CODEX_HOME inside the scratch directory,
 //! offline, logged out. The tests skip (saying so) only when `scripts/install-clients` recorded
