@@ -326,8 +326,7 @@ fn server_table(
         if !headers.is_empty() {
             t["headers"] = value(inline(&headers));
         }
-        let sse = ty == "sse" || (id == "gemini" && k == "url");
-        if sse {
+        if ty == "sse" {
             t["transport"] = value("sse");
         }
     } else {

@@ -84,7 +84,7 @@ fn each_client_gets_its_own_spelling() {
             "gemini",
             ".gemini/settings.json",
             "/mcpServers",
-            json!({"httpUrl": "http://127.0.0.1:8848/mcp", "headers": {"Authorization": "Bearer ${OPENAB_SESSION_TOKEN}"}}),
+            json!({"type": "http", "url": "http://127.0.0.1:8848/mcp", "headers": {"Authorization": "Bearer ${OPENAB_SESSION_TOKEN}"}}),
             json!({"command": "agent-browser", "args": ["mcp", "--tools", "core"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}", "IDLE_MS": "3600000"}}),
         ),
         (

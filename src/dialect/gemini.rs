@@ -1,7 +1,10 @@
 //! `gemini`: Gemini CLI `settings.json`, project `.gemini/settings.json` (the default, as for
 //! `gemini mcp add`) and user `~/.gemini/settings.json`. Comments are allowed, trailing commas
-//! are not (it strips comments, then `JSON.parse`s). Streamable HTTP servers go under `httpUrl`,
-//! SSE under `url`. References spelled `${VAR}`; a tool pin is written as `includeTools`.
+//! are not (it strips comments, then `JSON.parse`s). A remote server is `url` with `type`
+//! (`"http"` or `"sse"`), the form `gemini mcp add --transport http|sse` writes: `httpUrl` is
+//! deprecated, and a `url` without `type` is tried as streamable HTTP first, so an SSE server
+//! must say `"type": "sse"`. References spelled `${VAR}`; a tool pin is written as
+//! `includeTools`.
 
 use super::{BASE, Base, McpServers, Scope, Syntax, Ty, Types};
 
@@ -16,11 +19,9 @@ pub static GEMINI: McpServers = McpServers {
     syntax: Syntax::JsonComments,
     types: Types {
         stdio: Ty::Omit,
-        http: Ty::Omit,
-        sse: Ty::Omit,
+        http: Ty::Name("http"),
+        sse: Ty::Name("sse"),
     },
-    http_url_key: "httpUrl",
-    sse_url_key: "url",
     cwd: true,
     pin_field: Some("includeTools"),
     known_fields: &[
@@ -45,3 +46,43 @@ pub static GEMINI: McpServers = McpServers {
     ],
     ..BASE
 };
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::GEMINI;
+    use crate::dialect::Dialect;
+    use crate::manifest;
+
+    fn render(server: &str) -> serde_json::Value {
+        let m = manifest::parse(&format!(
+            "owner = \"o\"\n[servers.s]\n{server}\n[[targets]]\nclient = \"gemini\"\n"
+        ))
+        .unwrap();
+        GEMINI.render(&m.servers[0]).unwrap().value
+    }
+
+    #[test]
+    fn remote_servers_are_url_with_type_as_gemini_mcp_add_writes_them() {
+        assert_eq!(
+            render(
+                "url = \"https://x/mcp\"\nheaders = { Authorization = \"Bearer ${T}\" }\ntools = [\"a\"]"
+            ),
+            json!({"type": "http", "url": "https://x/mcp",
+                   "headers": {"Authorization": "Bearer ${T}"}, "includeTools": ["a"]})
+        );
+        assert_eq!(
+            render("url = \"https://x/sse\"\ntransport = \"sse\""),
+            json!({"type": "sse", "url": "https://x/sse"})
+        );
+    }
+
+    #[test]
+    fn stdio_servers_carry_no_type() {
+        assert_eq!(
+            render("command = \"c\"\nargs = [\"a\"]\nenv = { K = \"${K}\" }\ncwd = \"/w\""),
+            json!({"command": "c", "args": ["a"], "env": {"K": "${K}"}, "cwd": "/w"})
+        );
+    }
+}
