@@ -1,8 +1,8 @@
 //! `opencode`: project `opencode.json` (at `--root`) and user
 //! `~/.config/opencode/opencode.json`; JSON with comments; servers under `mcp`. A local server
 //! is `{"type": "local", "command": [command, ...args], "environment": {…}}`, a remote one
-//! `{"type": "remote", "url", "headers"}`; opencode's schema is strict, so nothing else is
-//! written. References spelled `{env:VAR}`.
+//! `{"type": "remote", "url", "headers"}`; nothing else is written (older opencode versions
+//! validated entries strictly). References spelled `{env:VAR}`.
 
 use serde_json::{Map, Value};
 
@@ -78,7 +78,7 @@ impl Dialect for Opencode {
                     return Err(RenderError {
                         field: "cwd".into(),
                         message: format!(
-                            "client `opencode` has no working-directory field in its strict schema, so server `{}` cannot be written with its `cwd`",
+                            "client `opencode` has no working-directory field in the versions mcpconf supports (older ones reject unknown fields), so server `{}` cannot be written with its `cwd`",
                             server.name
                         ),
                     });
