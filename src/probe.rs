@@ -817,8 +817,20 @@ impl StdioConn {
             }
         }
         kill_tree(pid);
+        // SIGKILL ends it at once; a bounded wait still, so that a process we may not signal
+        // (it changed its user) cannot hang the probe.
+        let until = Instant::now() + Duration::from_secs(2);
+        while self.status.is_none() && Instant::now() < until {
+            match self.child.try_wait() {
+                Ok(Some(s)) => self.status = Some(s),
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+                Err(_) => break,
+            }
+        }
         if self.status.is_none() {
-            self.status = self.child.wait().ok();
+            // Not ours to kill: let it run again rather than leave it stopped.
+            // SAFETY: kill(2) on our own child's process group; no memory is involved.
+            unsafe { libc::kill(-pid, libc::SIGCONT) };
         }
     }
 }
