@@ -395,6 +395,7 @@ fn run_probe(
         base_dir: settings.root.clone(),
     };
     let lookup = |v: &str| std::env::var(v).ok();
+    probe::kill_servers_on_signal();
     let outcomes = probe::probe_all(&selected, &opts, &lookup);
     let mut code = if outcomes.iter().all(probe::Outcome::passes) {
         Exit::Ok as u8

@@ -22,7 +22,7 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -666,6 +666,7 @@ fn run_stdio(
             );
         }
     };
+    let slot = register(child.id() as i32);
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
@@ -706,6 +707,7 @@ fn run_stdio(
         status: None,
         timeout,
         done: false,
+        slot,
     };
     let result = converse(&mut conn, deadline);
     conn.terminate(result.is_ok());
@@ -755,6 +757,8 @@ struct StdioConn {
     status: Option<ExitStatus>,
     timeout: Duration,
     done: bool,
+    /// Where the process group is registered for [`kill_running`].
+    slot: Option<usize>,
 }
 
 impl StdioConn {
@@ -817,6 +821,9 @@ impl StdioConn {
             }
         }
         kill_tree(pid);
+        if let Some(slot) = self.slot.take() {
+            unregister(slot);
+        }
         // SIGKILL ends it at once; a bounded wait still, so that a process we may not signal
         // (it changed its user) cannot hang the probe.
         let until = Instant::now() + Duration::from_secs(2);
@@ -936,6 +943,55 @@ impl Rpc for StdioConn {
             &json!({"jsonrpc": "2.0", "method": method}),
             &format!("`{method}`"),
         )
+    }
+}
+
+/// Process groups of the servers running now, for [`kill_running`] (0 = free slot).
+static RUNNING: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
+
+fn register(pgid: i32) -> Option<usize> {
+    RUNNING.iter().position(|s| {
+        s.compare_exchange(0, pgid, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    })
+}
+
+fn unregister(slot: usize) {
+    if let Some(s) = RUNNING.get(slot) {
+        s.store(0, Ordering::SeqCst);
+    }
+}
+
+/// SIGKILL the process group of every server being probed now. Async-signal-safe (atomic loads
+/// and kill(2) only), so a signal handler may call it.
+pub fn kill_running() {
+    for s in &RUNNING {
+        let pgid = s.load(Ordering::SeqCst);
+        if pgid > 1 {
+            // SAFETY: kill(2) on a process group this module started; no memory is involved.
+            unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        }
+    }
+}
+
+extern "C" fn on_fatal_signal(sig: libc::c_int) {
+    kill_running();
+    // SAFETY: signal(2) and raise(3) are async-signal-safe; the default action then ends the
+    // process as the signal would have.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
+/// For programs (the `mcpconf` binary): on SIGINT, SIGTERM or SIGHUP, kill the servers being
+/// probed before dying of the signal, so that an interrupted probe leaves no process behind
+/// (they run in process groups of their own, which a terminal's Ctrl-C does not reach).
+pub fn kill_servers_on_signal() {
+    let handler: extern "C" fn(libc::c_int) = on_fatal_signal;
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: installs a handler that only calls async-signal-safe functions.
+        unsafe { libc::signal(sig, handler as libc::sighandler_t) };
     }
 }
 

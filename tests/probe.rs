@@ -143,9 +143,9 @@ fn group_members(pgid: i32) -> Vec<i32> {
     out
 }
 
-/// Poll for up to two seconds (SIGKILL is delivered asynchronously).
+/// Poll for up to five seconds (SIGKILL is delivered asynchronously; a loaded machine is slow).
 fn wait_until(mut f: impl FnMut() -> bool, _what: &str) {
-    let until = Instant::now() + Duration::from_secs(2);
+    let until = Instant::now() + Duration::from_secs(5);
     while !f() && Instant::now() < until {
         thread::sleep(Duration::from_millis(20));
     }
@@ -1003,5 +1003,36 @@ fn cli_never_prints_a_literal_credential() {
             !out.contains("lit-cred-8765") && !err.contains("lit-cred-8765"),
             "{out}{err}"
         );
+    }
+}
+
+#[test]
+fn an_interrupted_probe_kills_its_servers() {
+    for (sig, name) in [(libc::SIGTERM, "term"), (libc::SIGINT, "int")] {
+        let cli = Cli::new(|f| f.server(name, "sigterm-child", None));
+        let base = cli.fakes.dir.path();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+            .args(["probe", "--timeout", "60", "-m"])
+            .arg(&cli.manifest)
+            .arg("--home")
+            .arg(base)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start mcpconf");
+        wait_until(
+            || cli.fakes.child_pid(name).is_some_and(alive),
+            "the server's child to start",
+        );
+        assert!(
+            cli.fakes.child_pid(name).is_some(),
+            "{name}: child never started"
+        );
+        // SAFETY: signalling the mcpconf process this test started.
+        unsafe { libc::kill(child.id() as i32, sig) };
+        let status = child.wait().expect("mcpconf ends");
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(sig), "{name}: dies of the signal");
+        cli.fakes.assert_gone(name);
     }
 }
