@@ -424,6 +424,9 @@ fn run_probe(
     } else {
         print!("{}", probe::report_text(&outcomes, red));
         match diff.as_deref() {
+            Some("") if !outcomes.iter().any(|o| o.ok) => {
+                println!("\nNo server answered, so there are no pins to propose.")
+            }
             Some("") => println!("\nThe pins already match what the reachable servers expose."),
             Some(d) => print!(
                 "\nProposed pins (servers that failed are left out; the manifest is not written):\n{}",
