@@ -136,6 +136,19 @@ pub enum Command {
         #[arg(long, value_name = "NAME", default_value = "imported")]
         owner: String,
     },
+    /// Start each declared server, speak MCP, check tool pins.
+    Probe {
+        /// The servers to probe [default: every declared server].
+        #[arg(value_name = "SERVER")]
+        servers: Vec<String>,
+        /// Seconds each server gets for the whole exchange.
+        #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+        timeout: f64,
+        /// Print the discovered tools as `tools = [...]` pins, as a diff of the manifest (never
+        /// written).
+        #[arg(long)]
+        write_pins: bool,
+    },
     /// The supported clients, their ids, scopes and paths.
     Clients,
     /// Print the manifest's JSON Schema.

@@ -200,6 +200,14 @@ pub fn run(cli: Cli) -> u8 {
             }
             Err(r) => finish(&r, &red, json, style, false),
         },
+        Command::Probe {
+            servers,
+            timeout,
+            write_pins,
+        } => match &manifest {
+            Some(m) => run_probe(&settings, m, servers, *timeout, *write_pins, &red, json),
+            None => Exit::Usage as u8,
+        },
         Command::Release { server, client, .. } => {
             match engine::release(&settings, &owner, server, client.as_deref()) {
                 Ok(removed) => {
@@ -577,4 +585,91 @@ fn clients_text(json: bool) -> String {
         );
     }
     out
+}
+
+/// `mcpconf probe`: start the selected servers, print what they expose; exit 1 when one fails
+/// or exposes tools outside its pin, 2 on a usage error.
+fn run_probe(
+    settings: &Settings,
+    m: &Manifest,
+    names: &[String],
+    timeout: f64,
+    write_pins: bool,
+    red: &Redactor,
+    json: bool,
+) -> u8 {
+    use crate::probe;
+    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
+        eprintln!("error: --timeout must be a number of seconds above 0 and at most 3600");
+        return Exit::Usage as u8;
+    }
+    let mut selected: Vec<&Server> = Vec::new();
+    for n in names {
+        let Some(s) = m.server(n) else {
+            let declared = m.servers.iter().map(|s| s.name.as_str());
+            let hint = match crate::manifest::closest(n, declared) {
+                Some(c) => format!("did you mean `{c}`?"),
+                None => {
+                    let all: Vec<String> =
+                        m.servers.iter().map(|s| format!("`{}`", s.name)).collect();
+                    format!("declared servers: {}", all.join(", "))
+                }
+            };
+            eprintln!("error: the manifest declares no server `{n}`; {hint}");
+            return Exit::Usage as u8;
+        };
+        if !selected.iter().any(|x| x.name == s.name) {
+            selected.push(s);
+        }
+    }
+    if names.is_empty() {
+        selected = m.servers.iter().collect();
+    }
+    let opts = probe::Options {
+        timeout: Duration::from_secs_f64(timeout),
+        parallel: probe::DEFAULT_PARALLEL,
+        base_dir: settings.root.clone(),
+    };
+    let lookup = |v: &str| std::env::var(v).ok();
+    probe::kill_servers_on_signal();
+    let outcomes = probe::probe_all(&selected, &opts, &lookup);
+    let mut code = if outcomes.iter().all(probe::Outcome::passes) {
+        Exit::Ok as u8
+    } else {
+        Exit::Found as u8
+    };
+    let diff = if write_pins {
+        let text = crate::fsio::read(&settings.manifest, 16 * 1024 * 1024)
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.ok_or_else(|| "the manifest is gone".to_string()))
+            .and_then(|r| String::from_utf8(r.bytes).map_err(|e| e.to_string()))
+            .and_then(|t| probe::pins_diff(&t, &settings.manifest, &outcomes));
+        match text {
+            Ok(d) => Some(d),
+            Err(e) => {
+                eprintln!("error: cannot propose pins: {}", red.redact(&e));
+                code = Exit::Usage as u8;
+                None
+            }
+        }
+    } else {
+        None
+    };
+    if json {
+        print!("{}", probe::report_json(&outcomes, diff.as_deref(), red));
+    } else {
+        print!("{}", probe::report_text(&outcomes, red));
+        match diff.as_deref() {
+            Some("") if !outcomes.iter().any(|o| o.ok) => {
+                println!("\nNo server answered, so there are no pins to propose.")
+            }
+            Some("") => println!("\nThe pins already match what the reachable servers expose."),
+            Some(d) => print!(
+                "\nProposed pins (servers that failed are left out; the manifest is not written):\n{}",
+                red.redact(d)
+            ),
+            None => {}
+        }
+    }
+    code
 }

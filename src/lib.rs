@@ -10,7 +10,8 @@
 //! - [`document`] / [`jsondoc`]: fail-closed parsing and format-preserving edits;
 //! - [`ledger`]: ownership proof by content digest;
 //! - [`fsio`]: every file system access (atomic replace, locks);
-//! - [`redact`], [`output`]: what may be shown, and how.
+//! - [`redact`], [`output`]: what may be shown, and how;
+//! - [`probe`]: a small MCP client that starts the declared servers and checks tool pins.
 #![warn(missing_docs)]
 
 pub mod cli;
@@ -26,6 +27,7 @@ pub mod ledger;
 pub mod manifest;
 pub mod output;
 pub mod plan;
+pub mod probe;
 pub mod redact;
 pub mod saved;
 pub mod template;

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""A scripted MCP stdio server for tests/probe.rs: one behaviour per mode (argv[1]).
+
+Every mode first writes its own pid to $FAKE_PID_FILE (when set), so the test knows the
+process group to check afterwards. Modes that start a child pass it a marker argument and
+write the child's pid to $FAKE_CHILD_PID_FILE.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+mode = sys.argv[1]
+marker = sys.argv[2] if len(sys.argv) > 2 else "no-marker"
+
+
+def write_pid(var, pid):
+    path = os.environ.get(var)
+    if path:
+        with open(path + ".tmp", "w") as f:
+            f.write(str(pid))
+        os.rename(path + ".tmp", path)
+
+
+write_pid("FAKE_PID_FILE", os.getpid())
+
+
+def send(msg):
+    sys.stdout.write(json.dumps(msg) + "\n")
+    sys.stdout.flush()
+
+
+def recv():
+    line = sys.stdin.readline()
+    if not line:
+        sys.exit(0)
+    return json.loads(line)
+
+
+def sleep_forever():
+    while True:
+        time.sleep(60)
+
+
+def start_child(extra_setup):
+    # The child ignores SIGTERM (and optionally leaves the process group) and sleeps.
+    code = (
+        "import os, signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        + extra_setup
+        + "while True: time.sleep(60)\n"
+    )
+    p = subprocess.Popen(
+        [sys.executable, "-c", code, marker],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    write_pid("FAKE_CHILD_PID_FILE", p.pid)
+
+
+if mode == "ok":
+    # A correct server: checks the client's side of the handshake, sends notifications and a
+    # ping request in between, and pages its tools over three pages.
+    pages = {None: (["alpha", "beta"], "c1"), "c1": (["gamma"], "c2"), "c2": (["delta", "beta"], None)}
+    m = recv()
+    assert m["method"] == "initialize", m
+    if m["params"]["protocolVersion"] != "2025-11-25":
+        send({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32602, "message": "wrong version asked"}})
+        sys.exit(1)
+    send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})
+    send({
+        "jsonrpc": "2.0",
+        "id": m["id"],
+        "result": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {"tools": {"listChanged": True}},
+            "serverInfo": {"name": "fake", "version": "1.2.3"},
+        },
+    })
+    initialized = False
+    pinged = False
+    while True:
+        m = recv()
+        if m.get("method") == "notifications/initialized":
+            initialized = True
+            continue
+        if m.get("id") == "srv-ping":
+            pinged = "result" in m
+            continue
+        if m.get("method") == "tools/list":
+            if not initialized:
+                send({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32600, "message": "not initialized"}})
+                continue
+            cursor = m.get("params", {}).get("cursor")
+            if cursor == "c1" and not pinged:
+                # Ask the client for a ping and wait for the answer before going on.
+                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+                send({"jsonrpc": "2.0", "id": "srv-ping", "method": "ping"})
+                a = recv()
+                if a.get("id") != "srv-ping" or "result" not in a:
+                    send({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -1, "message": "ping unanswered"}})
+                    continue
+                pinged = True
+            # An unrelated response id first: the client must keep waiting for its own.
+            send({"jsonrpc": "2.0", "id": 999, "result": {}})
+            tools, nxt = pages[cursor]
+            result = {"tools": [{"name": t, "inputSchema": {"type": "object"}} for t in tools]}
+            if nxt:
+                result["nextCursor"] = nxt
+            send({"jsonrpc": "2.0", "id": m["id"], "result": result})
+elif mode == "exit":
+    sys.stderr.write("fatal: cannot open the database\n")
+    sys.stderr.flush()
+    sys.exit(3)
+elif mode == "hang":
+    sleep_forever()
+elif mode == "garbage":
+    recv()
+    sys.stdout.write("Welcome to my server! v1.0\n")
+    sys.stdout.flush()
+    sleep_forever()
+elif mode == "init-error":
+    m = recv()
+    send({"jsonrpc": "2.0", "id": m["id"], "error": {"code": -32602, "message": "Unsupported protocol version"}})
+    sleep_forever()
+elif mode == "flood-line":
+    chunk = "x" * 65536
+    while True:
+        sys.stdout.write(chunk)
+elif mode == "flood-messages":
+    line = json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "y" * 1000}}) + "\n"
+    chunk = line * 64
+    while True:
+        sys.stdout.write(chunk)
+elif mode == "sigterm-child":
+    start_child("")
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    sleep_forever()
+elif mode == "setsid-child":
+    start_child("os.setsid()\n")
+    sleep_forever()
+elif mode == "repeat-cursor":
+    m = recv()
+    send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}}})
+    while True:
+        m = recv()
+        if "id" in m:
+            send({"jsonrpc": "2.0", "id": m["id"], "result": {"tools": [{"name": "t"}], "nextCursor": "same"}})
+elif mode == "leak-env":
+    sys.stderr.write("token is " + os.environ.get("API_TOKEN", "") + "\n")
+    sys.stderr.flush()
+    sys.exit(1)
+else:
+    sys.stderr.write("unknown mode " + mode + "\n")
+    sys.exit(2)

@@ -1,0 +1,248 @@
+//! `mcpconf probe` against real MCP servers from the npm registry, at the versions that
+//! `scripts/test` pins and installs into `target/npm` (`$MCPCONF_NPM_BIN` names the bin
+//! directory): `@modelcontextprotocol/server-everything` over stdio and over streamable HTTP,
+//! and `agent-browser mcp` with its `core` profile (one `tools/list` page) and its `all`
+//! profile (several pages).
+//!
+//! When the servers are not installed, the tests print SKIPPED only if `scripts/test` recorded
+//! that the registry could not be reached; otherwise they fail.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use mcpconf::manifest::{self, Manifest};
+use mcpconf::probe::{self, Options, Outcome};
+use serde_json::Value;
+
+fn npm_bin() -> Option<PathBuf> {
+    let bin = std::env::var_os("MCPCONF_NPM_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("target/npm/node_modules/.bin")
+        });
+    if bin.join("mcp-server-everything").exists() && bin.join("agent-browser").exists() {
+        return Some(bin);
+    }
+    let marker = bin.join("../../.unreachable");
+    match fs::read_to_string(&marker) {
+        Ok(why) => {
+            eprintln!(
+                "SKIPPED: the real MCP servers are not installed: {}",
+                why.trim()
+            );
+            None
+        }
+        Err(_) => panic!(
+            "the real MCP servers are not in {}: run scripts/test, which installs them (or set MCPCONF_NPM_BIN)",
+            bin.display()
+        ),
+    }
+}
+
+fn manifest_of(servers: &str) -> Manifest {
+    manifest::parse(&format!(
+        "owner = \"t\"\n{servers}\n[[targets]]\nclient = \"cursor\"\n"
+    ))
+    .expect("test manifest parses")
+}
+
+fn probe_all(m: &Manifest) -> Vec<Outcome> {
+    let opts = Options {
+        timeout: Duration::from_secs(60),
+        parallel: 4,
+        base_dir: std::env::temp_dir(),
+    };
+    let servers: Vec<_> = m.servers.iter().collect();
+    probe::probe_all(&servers, &opts, &|v: &str| std::env::var(v).ok())
+}
+
+/// A server process in its own group, killed with the group when dropped.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // SAFETY: kill(2) on the process group of a child this test started.
+        unsafe { libc::kill(-(self.0.id() as i32), libc::SIGKILL) };
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+#[test]
+fn server_everything_over_stdio_and_streamable_http() {
+    let Some(bin) = npm_bin() else { return };
+    let exe = bin.join("mcp-server-everything");
+    let m = manifest_of(&format!(
+        "[servers.everything]\ncommand = '{}'\nargs = ['stdio']\ntools = ['echo', 'get-sum', 'not-a-tool']\n",
+        exe.display()
+    ));
+    let stdio = probe_all(&m).remove(0);
+    assert!(stdio.ok, "{stdio:?}");
+    assert_eq!(stdio.protocol_version.as_deref(), Some("2025-11-25"));
+    assert_eq!(
+        stdio.server.as_ref().map(|s| s.name.as_str()),
+        Some("mcp-servers/everything")
+    );
+    for t in ["echo", "get-sum", "get-env"] {
+        assert!(stdio.tools.iter().any(|x| x == t), "{t}: {stdio:?}");
+    }
+    assert!(stdio.tools.len() >= 10, "{:?}", stdio.tools);
+    let expected_unpinned: Vec<&String> = stdio
+        .tools
+        .iter()
+        .filter(|t| *t != "echo" && *t != "get-sum")
+        .collect();
+    assert_eq!(stdio.unpinned.iter().collect::<Vec<_>>(), expected_unpinned);
+    assert_eq!(stdio.missing, ["not-a-tool"]);
+
+    // The same package as a streamable HTTP server on a loopback port.
+    let port = free_port();
+    let mut child = Command::new(&exe)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .expect("start the streamable HTTP server");
+    let stderr = child.stderr.take().expect("stderr");
+    let server = Running(child);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("listening on port") {
+                let _ = tx.send(());
+            }
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(30))
+        .expect("the HTTP server says it listens");
+    let m = manifest_of(&format!(
+        "[servers.everything-http]\nurl = 'http://127.0.0.1:{port}/mcp'\n"
+    ));
+    let http = probe_all(&m).remove(0);
+    drop(server);
+    assert!(http.ok, "{http:?}");
+    assert_eq!(http.transport, "http");
+    assert_eq!(http.protocol_version.as_deref(), Some("2025-11-25"));
+    let mut a = stdio.tools.clone();
+    let mut b = http.tools.clone();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "the same tools over both transports");
+    assert!(http.unpinned.is_empty() && http.missing.is_empty());
+}
+
+#[test]
+fn agent_browser_core_and_all_profiles() {
+    let Some(bin) = npm_bin() else { return };
+    let home = tempfile::tempdir().expect("tempdir");
+    let exe = bin.join("agent-browser");
+    let server = |name: &str, profile: &str| {
+        format!(
+            "[servers.{name}]\ncommand = '{}'\nargs = ['mcp', '--tools', '{profile}']\nenv = {{ HOME = '{}' }}\n",
+            exe.display(),
+            home.path().display()
+        )
+    };
+    let m = manifest_of(&format!(
+        "{}{}",
+        server("core", "core"),
+        server("all", "all")
+    ));
+    let out = probe_all(&m);
+    let (core, all) = (&out[0], &out[1]);
+    for o in [core, all] {
+        assert!(o.ok, "{o:?}");
+        let si = o.server.as_ref().expect("server info");
+        assert_eq!(
+            (si.name.as_str(), si.version.as_str()),
+            ("agent-browser", "0.41.2")
+        );
+    }
+    for t in [
+        "agent_browser_open",
+        "agent_browser_snapshot",
+        "agent_browser_click",
+    ] {
+        assert!(core.tools.iter().any(|x| x == t), "{t}: {:?}", core.tools);
+    }
+    // agent-browser serves 64 tools a page: `core` fits one page, `all` spans at least three.
+    assert!(core.tools.len() < 64, "{}", core.tools.len());
+    assert!(all.tools.len() > 128, "{}", all.tools.len());
+    for t in &core.tools {
+        assert!(all.tools.contains(t), "{t} in core but not in all");
+    }
+}
+
+#[test]
+fn cli_against_real_servers() {
+    let Some(bin) = npm_bin() else { return };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |pin: &str| {
+        let p = dir.path().join("mcpconf.toml");
+        fs::write(
+            &p,
+            format!(
+                "owner = \"t\"\n\n[servers.browser]\ncommand = '{}'\nargs = ['mcp', '--tools', 'core']\nenv = {{ HOME = '{}' }}\n{pin}\n\
+                 [servers.everything]\ncommand = '{}'\n\n[[targets]]\nclient = \"cursor\"\n",
+                bin.join("agent-browser").display(),
+                dir.path().display(),
+                bin.join("mcp-server-everything").display()
+            ),
+        )
+        .expect("manifest");
+        p
+    };
+    let run = |m: &Path, extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+            .arg("probe")
+            .args(extra)
+            .arg("--format")
+            .arg("json")
+            .arg("-m")
+            .arg(m)
+            .arg("--root")
+            .arg(dir.path())
+            .arg("--home")
+            .arg(dir.path())
+            .output()
+            .expect("run mcpconf");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code(), v)
+    };
+    // No pins: everything passes, and --write-pins proposes both lists.
+    let m = write("");
+    let (code, v) = run(&m, &["--write-pins"]);
+    assert_eq!(code, Some(0), "{v}");
+    assert_eq!(v["servers"][0]["ok"], true, "{v}");
+    assert_eq!(v["servers"][1]["ok"], true, "{v}");
+    let diff = v["pins_diff"].as_str().unwrap_or_default();
+    assert_eq!(diff.matches("+tools = [").count(), 2, "{diff}");
+    assert!(diff.contains("\"agent_browser_open\"") && diff.contains("\"get-sum\""));
+    // A pin narrower than what the server exposes: exit 1, the rest is unpinned.
+    let m = write("tools = ['agent_browser_open', 'agent_browser_gone']");
+    let (code, v) = run(&m, &["browser"]);
+    assert_eq!(code, Some(1), "{v}");
+    let s = &v["servers"][0];
+    assert_eq!(s["ok"], true);
+    assert_eq!(s["missing"], serde_json::json!(["agent_browser_gone"]));
+    let unpinned: Vec<&str> = s["unpinned"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    assert!(unpinned.contains(&"agent_browser_snapshot"), "{s}");
+    assert!(!unpinned.contains(&"agent_browser_open"), "{s}");
+}
