@@ -145,9 +145,7 @@ pub fn run(cli: Cli) -> u8 {
                     return Exit::Io as u8;
                 }
             }
-            scan_files(&r, &red)
-                .map(|red| finish(&r, &red, json, style, false))
-                .unwrap_or(0)
+            finish(&r, &scan_files(&r, &red), json, style, false)
         }
         Command::Apply { yes, adopt, .. } => {
             if let (Some(sp), Some(m)) = (&saved, manifest.as_ref())
@@ -367,7 +365,7 @@ fn run_apply(
         engine::apply(settings, manifest, owner, mode, None, saved)
     } else {
         let mut ask = |plan: &Report| -> bool {
-            let red = scan_files(plan, red).unwrap_or_default();
+            let red = scan_files(plan, red);
             if json {
                 // Machine output is printed once, at the end.
             } else {
@@ -390,7 +388,7 @@ fn run_apply(
         };
         engine::apply(settings, manifest, owner, mode, Some(&mut ask), saved)
     };
-    let red = scan_files(&report, red).unwrap_or_default();
+    let red = scan_files(&report, red);
     if shown && !json {
         // The diffs were shown before asking; now only the outcome.
         if report.applied {
@@ -403,7 +401,7 @@ fn run_apply(
 }
 
 /// Add every credential found in the files read to the redactor.
-fn scan_files(r: &Report, base: &Redactor) -> Option<Redactor> {
+fn scan_files(r: &Report, base: &Redactor) -> Redactor {
     let mut red = base.clone();
     for f in &r.files {
         for bytes in [&f.old, &f.new].into_iter().flatten() {
@@ -416,7 +414,7 @@ fn scan_files(r: &Report, base: &Redactor) -> Option<Redactor> {
             }
         }
     }
-    Some(red)
+    red
 }
 
 /// Fallback secret scan: `"Name": "value"` pairs on one line.

@@ -170,7 +170,9 @@ pub enum Mode {
 
 /// Read and parse the manifest.
 pub fn load_manifest(path: &Path) -> Result<Manifest, Box<Report>> {
-    let bytes = match fsio::read(path, 16 * 1024 * 1024) {
+    // The manifest is only read: follow a link (dotfile managers keep it elsewhere).
+    let real = fsio::resolve(path).unwrap_or_else(|_| path.to_path_buf());
+    let bytes = match fsio::read(&real, 16 * 1024 * 1024) {
         Ok(Some(r)) => r.bytes,
         Ok(None) => {
             return Err(Box::new(Report::failed(

@@ -18,8 +18,7 @@ pub fn credential_name(name: &str) -> bool {
         "token",
         "secret",
         "key",
-        "password",
-        "passwd",
+        "pass",
         "pwd",
         "credential",
         "cookie",
@@ -28,9 +27,44 @@ pub fn credential_name(name: &str) -> bool {
         "private",
         "signature",
         "cert",
+        "dsn",
     ]
     .iter()
     .any(|w| n.contains(w))
+}
+
+/// Whether a value is a secret whatever its name: a URL with a password in it
+/// (`postgres://user:pw@host`), or a token with a well-known prefix.
+pub fn secret_value(value: &str) -> bool {
+    let v = value.trim();
+    if let Some((_, rest)) = v.split_once("://")
+        && let Some((userinfo, _)) = rest.split_once('@')
+        && userinfo.contains(':')
+        && !userinfo.contains('/')
+    {
+        return true;
+    }
+    const PREFIXES: &[&str] = &[
+        "sk-",
+        "sk_live_",
+        "rk_live_",
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "github_pat_",
+        "glpat-",
+        "xoxb-",
+        "xoxp-",
+        "xapp-",
+        "AKIA",
+        "ASIA",
+        "AIza",
+        "hf_",
+        "npm_",
+        "pypi-",
+    ];
+    v.len() >= 12 && !v.contains(char::is_whitespace) && PREFIXES.iter().any(|p| v.starts_with(p))
 }
 
 /// Whether a value is only references (plus an optional scheme word), so safe to show.
@@ -60,7 +94,10 @@ pub struct Redactor {
 impl Redactor {
     /// Remember a value if it is a credential (by its name) and not only references.
     pub fn consider(&mut self, name: &str, value: &str) {
-        if credential_name(name) && !only_references(value) && value.trim().len() >= 4 {
+        if (credential_name(name) || secret_value(value))
+            && !only_references(value)
+            && value.trim().len() >= 4
+        {
             self.add(value);
         }
     }
@@ -125,6 +162,30 @@ mod tests {
         assert!(only_references("{env:A}"));
         assert!(!only_references("Bearer abc123"));
         assert!(!only_references("sk-live-${X}"));
+    }
+
+    #[test]
+    fn secrets_by_name_or_by_value() {
+        for n in [
+            "DB_PASS",
+            "PGPASSWORD",
+            "SENTRY_DSN",
+            "X-Api-Key",
+            "Authorization",
+        ] {
+            assert!(credential_name(n), "{n}");
+        }
+        assert!(!credential_name("PATH") && !credential_name("HOME"));
+        assert!(secret_value("postgres://app:hunter2@db:5432/app"));
+        assert!(!secret_value("https://example.com/a@b"));
+        assert!(secret_value("ghp_0123456789abcdef"));
+        assert!(!secret_value("sk-"));
+        let mut r = Redactor::default();
+        r.consider("DATABASE_URL", "postgres://app:hunter2@db/app");
+        assert_eq!(
+            r.redact("url=postgres://app:hunter2@db/app"),
+            "url=<redacted>"
+        );
     }
 
     #[test]

@@ -738,3 +738,14 @@ fn the_manifest_reference_covers_the_schema() {
         assert!(documented, "docs/manifest.md does not document `{k}`");
     }
 }
+
+#[test]
+fn a_symlinked_manifest_is_read() {
+    let e = Env::new();
+    let real = e.base.join("dotfiles-manifest.toml");
+    fs::write(&real, manifest_for("[[targets]]\nclient = \"cursor\"\n")).unwrap();
+    std::os::unix::fs::symlink(&real, e.base.join("mcpconf.toml")).unwrap();
+    let (exit, doc) = e.json(&["plan"]);
+    assert_eq!(exit, 0, "{doc}");
+    assert_eq!(doc["owner"], "openab");
+}
