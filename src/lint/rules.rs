@@ -337,7 +337,9 @@ impl Run<'_> {
             .cloned()
             .collect();
         for k in unknown {
-            let at = self.src(file).map_or((1, 1), |s| s.locate(std::slice::from_ref(&k)));
+            let at = self
+                .src(file)
+                .map_or((1, 1), |s| s.locate(std::slice::from_ref(&k)));
             let hint = suggest(&k, AGENT_FIELDS);
             self.push(
                 "unknown-field",
@@ -1226,5 +1228,23 @@ mod tests {
         let u3 = serde_json::json!({"url": "http://example.com/MCP"});
         assert_eq!(fingerprint(&u1), fingerprint(&u2));
         assert_ne!(fingerprint(&u1), fingerprint(&u3));
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn string_scanners_never_panic(s in "\\PC{0,60}|[${}:a-zA-Z_ \"'\\\\=-]{0,60}") {
+            let _ = references(&s);
+            let _ = secrets::scrub_line(&s);
+            let _ = secrets::classify("API_KEY", &s);
+            let _ = secrets::classify("url", &s);
+            let _ = secrets::strip_references(&s);
+            let _ = normalize_url(&s);
+        }
     }
 }
