@@ -85,6 +85,16 @@ impl Redactor {
         self.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
     }
 
+    /// Remember every secret another redactor holds.
+    pub fn merge(&mut self, other: &Redactor) {
+        for s in &other.secrets {
+            if !self.secrets.contains(s) {
+                self.secrets.push(s.clone());
+            }
+        }
+        self.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    }
+
     /// Walk a JSON value and remember every credential-like string under `env`, `headers`,
     /// `environment`, `http_headers` or any credential-like key.
     pub fn scan(&mut self, v: &Value) {

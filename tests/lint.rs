@@ -584,3 +584,42 @@ fn drift_is_reported_for_an_edited_entry_of_ours_only() {
     fs::remove_file(&m).unwrap();
     assert_eq!(case.positions("drift").len(), 1);
 }
+
+#[test]
+fn duplicate_server_merges_a_project_with_the_user_file_not_with_other_projects() {
+    let case = Case::new("unreadable/negative");
+    let d = case.dir();
+    let entry = r#"{"mcpServers": {"NAME": {"command": "npx", "args": ["-y", "srv"]}}}"#;
+    for (dir, name) in [("p1", "one"), ("p2", "two")] {
+        fs::create_dir_all(d.join(dir).join(".cursor")).unwrap();
+        fs::write(
+            d.join(dir).join(".cursor/mcp.json"),
+            entry.replace("NAME", name),
+        )
+        .unwrap();
+    }
+    // Two projects: not merged by Cursor, so no duplicate.
+    let (_, doc) = case.json(&["p1/.cursor/mcp.json", "p2/.cursor/mcp.json"]);
+    assert_eq!(doc["findings"].as_array().unwrap().len(), 0, "{doc}");
+    // The user file is merged with each project.
+    fs::create_dir_all(d.join("home/.cursor")).unwrap();
+    fs::write(
+        d.join("home/.cursor/mcp.json"),
+        entry.replace("NAME", "user"),
+    )
+    .unwrap();
+    let home = d.join("home/.cursor/mcp.json").display().to_string();
+    let (_, doc) = case.json(&["p1/.cursor/mcp.json", "p2/.cursor/mcp.json", &home]);
+    let dups: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "duplicate-server")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(dups.len(), 2, "{doc}");
+    assert!(
+        dups.iter().all(|m| m.starts_with("server `user`")),
+        "{dups:?}"
+    );
+}

@@ -32,11 +32,17 @@ pub(crate) fn ctx(req: &Request) -> Ctx {
     }
 }
 
-fn push(out: &mut Vec<Input>, input: Input) {
-    if let Some(same) = out
-        .iter_mut()
-        .find(|i| i.path == input.path && i.client.id() == input.client.id())
-    {
+/// Inputs with an index by (path, client), so that adding thousands stays linear.
+#[derive(Default)]
+struct Inputs {
+    list: Vec<Input>,
+    index: std::collections::HashMap<(PathBuf, &'static str), usize>,
+}
+
+fn push(out: &mut Inputs, input: Input) {
+    let key = (input.path.clone(), input.client.id());
+    if let Some(&i) = out.index.get(&key) {
+        let same = &mut out.list[i];
         for s in input.scopes {
             if !same.scopes.contains(&s) {
                 same.scopes.push(s);
@@ -44,12 +50,13 @@ fn push(out: &mut Vec<Input>, input: Input) {
         }
         return;
     }
-    out.push(input);
+    out.index.insert(key, out.list.len());
+    out.list.push(input);
 }
 
 /// Every default file of every client (or of `only`) under the bases; `only_root`: project
 /// files only.
-fn discover(ctx: &Ctx, only: Option<&dyn Dialect>, only_root: bool, out: &mut Vec<Input>) {
+fn discover(ctx: &Ctx, only: Option<&dyn Dialect>, only_root: bool, out: &mut Inputs) {
     for d in dialect::ALL {
         if only.is_some_and(|o| o.id() != d.id()) {
             continue;
@@ -94,17 +101,15 @@ fn match_len(path: &Path, pattern: &str) -> usize {
     if pattern.is_empty() {
         return 0;
     }
-    let pat: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty()).collect();
-    let comps: Vec<String> = path
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    if comps.len() < pat.len() {
-        return 0;
+    let mut comps = path.components().rev();
+    let mut n = 0;
+    for p in pattern.rsplit('/').filter(|s| !s.is_empty()) {
+        match comps.next().and_then(|c| c.as_os_str().to_str()) {
+            Some(c) if wildcard(p, c) => n += 1,
+            _ => return 0,
+        }
     }
-    let tail = &comps[comps.len() - pat.len()..];
-    let ok = pat.iter().zip(tail).all(|(p, c)| wildcard(p, c));
-    if ok { pat.len() } else { 0 }
+    n
 }
 
 /// The client (and its scopes) whose default paths the end of `path` matches, longest match
@@ -134,14 +139,17 @@ pub fn detect_client(path: &Path) -> Option<(&'static dyn Dialect, Vec<&'static 
 /// The files a request names.
 pub(crate) fn inputs(req: &Request) -> Result<Vec<Input>, String> {
     let ctx = ctx(req);
-    let mut out = Vec::new();
+    let mut out = Inputs::default();
     if req.paths.is_empty() {
         discover(&ctx, req.client, false, &mut out);
-        return Ok(out);
+        return Ok(out.list);
     }
+    let cwd = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
     for given in &req.paths {
-        let abs = std::path::absolute(given).map_err(|e| format!("`{}`: {e}", given.display()))?;
-        if abs.is_dir() {
+        let abs = cwd.join(given);
+        let detected = detect_client(&abs);
+        // A path that looks like a client's file is taken for one (no stat for each).
+        if (req.client.is_some() || detected.is_none()) && abs.is_dir() {
             let sub = Ctx {
                 root: abs.clone(),
                 ..ctx.clone()
@@ -149,7 +157,7 @@ pub(crate) fn inputs(req: &Request) -> Result<Vec<Input>, String> {
             discover(&sub, req.client, true, &mut out);
             continue;
         }
-        let (client, scopes) = match (req.client, detect_client(&abs)) {
+        let (client, scopes) = match (req.client, detected) {
             (Some(c), Some((d, s))) if d.id() == c.id() => (c, s),
             (Some(c), _) => (c, vec![c.default_scope().name]),
             (None, Some(found)) => found,
@@ -171,7 +179,7 @@ pub(crate) fn inputs(req: &Request) -> Result<Vec<Input>, String> {
             },
         );
     }
-    Ok(out)
+    Ok(out.list)
 }
 
 #[cfg(test)]

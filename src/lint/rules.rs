@@ -101,6 +101,8 @@ struct Run<'a> {
     req: &'a Request,
     ctx: Ctx,
     files: Vec<Loaded>,
+    /// Index of `files` by resolved path.
+    by_real: std::collections::HashMap<PathBuf, usize>,
     raw: Vec<Raw>,
     /// Values recognised as credentials.
     secrets: Redactor,
@@ -120,21 +122,18 @@ pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
         req,
         ctx: ctx(req),
         files: Vec::new(),
+        by_real: std::collections::HashMap::new(),
         raw: Vec::new(),
         secrets: Redactor::default(),
         wide: Redactor::default(),
     };
-    for input in inputs {
-        r.load(input, true);
+    let outcomes = parallel(&inputs, read_one);
+    for (input, outcome) in inputs.into_iter().zip(outcomes) {
+        r.admit(input, outcome, true);
     }
-    let mut entries = Vec::new();
+    let mut entries = r.check_files();
     for i in 0..r.files.len() {
-        if r.files[i].source.is_some() {
-            r.check_file(i, &mut entries);
-        }
-    }
-    for i in 0..r.files.len() {
-        if r.files[i].secret && r.files[i].mode & 0o077 != 0 {
+        if r.files[i].secret && r.files[i].mode & 0o044 != 0 {
             let mode = r.files[i].mode;
             let shown = r.files[i].input.shown.clone();
             r.push(
@@ -184,41 +183,111 @@ impl Run<'_> {
         });
     }
 
+    /// The per-file checks, on the machine's cores: each thread checks a share of the files
+    /// with a run of its own, and the results are merged in file order.
+    fn check_files(&mut self) -> Vec<Entry> {
+        let files = std::mem::take(&mut self.files);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+        let per = if files.len() < 64 {
+            files.len().max(1)
+        } else {
+            files.len().div_ceil(threads)
+        };
+        let mut chunks: Vec<Vec<Loaded>> = Vec::new();
+        let mut it = files.into_iter().peekable();
+        while it.peek().is_some() {
+            chunks.push(it.by_ref().take(per).collect());
+        }
+        let (req, ctx) = (self.req, &self.ctx);
+        let check = |chunk: Vec<Loaded>| {
+            let mut sub = Run {
+                req,
+                ctx: ctx.clone(),
+                files: chunk,
+                by_real: Default::default(),
+                raw: Vec::new(),
+                secrets: Redactor::default(),
+                wide: Redactor::default(),
+            };
+            let mut entries = Vec::new();
+            for i in 0..sub.files.len() {
+                if sub.files[i].source.is_some() {
+                    sub.check_file(i, &mut entries);
+                }
+            }
+            (sub.files, sub.raw, sub.secrets, sub.wide, entries)
+        };
+        let results: Vec<_> = if chunks.len() < 2 {
+            chunks.into_iter().map(check).collect()
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = chunks
+                    .into_iter()
+                    .map(|c| s.spawn(move || check(c)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                    .collect()
+            })
+        };
+        let mut all = Vec::new();
+        for (files, raw, secrets, wide, entries) in results {
+            let offset = self.files.len();
+            self.files.extend(files);
+            self.raw.extend(raw.into_iter().map(|mut r| {
+                r.file += offset;
+                r
+            }));
+            self.secrets.merge(&secrets);
+            self.wide.merge(&wide);
+            all.extend(entries.into_iter().map(|mut e| {
+                e.file += offset;
+                e
+            }));
+        }
+        all
+    }
+
     /// Read and parse a file; returns its index, or `None` when it does not exist.
     fn load(&mut self, input: Input, report: bool) -> Option<usize> {
-        let real = match fsio::resolve(&input.path) {
-            Ok(r) => r,
-            Err(e) if e.code == "dangling-symlink" => return None,
-            Err(e) => {
-                let i = self.add(input.clone(), input.path.clone(), None, 0, report);
-                self.push("unreadable", i, (1, 1), e.message);
-                return Some(i);
-            }
+        let outcome = read_one(&input);
+        self.admit(input, outcome, report)
+    }
+
+    /// Record what reading a file gave.
+    fn admit(&mut self, input: Input, outcome: Outcome, report: bool) -> Option<usize> {
+        let real = match &outcome {
+            Outcome::Missing => return None,
+            Outcome::Unreadable(real, _) | Outcome::Read { real, .. } => real.clone(),
         };
-        if let Some(i) = self.files.iter().position(|f| f.real == real) {
+        if let Some(&i) = self.by_real.get(&real) {
             if report && !self.files[i].report {
                 self.files[i].report = true;
                 self.files[i].input = input;
             }
             return Some(i);
         }
-        let read = match fsio::read_to_inspect(&real, MAX_FILE) {
-            Ok(None) => return None,
-            Ok(Some(r)) => r,
-            Err(e) => {
-                let i = self.add(input, real, None, 0, report);
-                self.push("unreadable", i, (1, 1), e.message);
-                return Some(i);
-            }
-        };
         let d = input.client;
-        match Source::parse(&read.bytes, d.syntax()) {
-            Ok(src) => Some(self.add(input, real, Some(src), read.meta.mode, report)),
-            Err(e) => {
-                let i = self.add(input, real, None, read.meta.mode, report);
-                self.files[i].text = std::str::from_utf8(&read.bytes)
-                    .ok()
-                    .map(|t| t.trim_start_matches('\u{feff}').to_string());
+        match outcome {
+            Outcome::Missing => None,
+            Outcome::Unreadable(real, message) => {
+                let i = self.add(input, real, None, 0, report);
+                self.push("unreadable", i, (1, 1), message);
+                Some(i)
+            }
+            Outcome::Read {
+                real,
+                mode,
+                parsed: Ok(src),
+            } => Some(self.add(input, real, Some(src), mode, report)),
+            Outcome::Read {
+                real,
+                mode,
+                parsed: Err((e, text)),
+            } => {
+                let i = self.add(input, real, None, mode, report);
+                self.files[i].text = text;
                 let (rule, message) = read_error(d, &e);
                 self.push(rule, i, (e.line, e.column), message);
                 Some(i)
@@ -234,6 +303,7 @@ impl Run<'_> {
         mode: u32,
         report: bool,
     ) -> usize {
+        self.by_real.entry(real.clone()).or_insert(self.files.len());
         self.files.push(Loaded {
             input,
             real,
@@ -370,8 +440,9 @@ impl Run<'_> {
             );
             return;
         };
-        let entry = entry.clone();
-        self.wide.scan(&Value::Object(entry.clone()));
+        let whole = Value::Object(entry.clone());
+        let Value::Object(entry) = &whole else { return };
+        self.wide.scan(&whole);
         // unknown-field
         let known = d.known_fields();
         if !known.is_empty() {
@@ -396,7 +467,7 @@ impl Run<'_> {
         }
         // literal-secret
         let mut strings = Vec::new();
-        walk_strings(&Value::Object(entry.clone()), &mut Vec::new(), &mut strings);
+        walk_strings(&whole, &mut Vec::new(), &mut strings);
         for (rel, key, s, element) in &strings {
             let Some(what) = secrets::classify(key, s) else {
                 continue;
@@ -469,7 +540,7 @@ impl Run<'_> {
             .req
             .legacy
             .iter()
-            .filter(|(_, l)| l.name == name && l.entry == Value::Object(entry.clone()))
+            .filter(|(_, l)| l.name == name && l.entry == whole)
             .map(|(owner, _)| owner.clone())
             .collect();
         for owner in legacy {
@@ -614,6 +685,36 @@ impl Run<'_> {
         }
     }
 
+    /// The project directory of a project-scope file, or `None` for a user file.
+    fn project_of(&self, file: usize) -> Option<String> {
+        let f = &self.files[file];
+        let d = f.input.client;
+        let mut project = None;
+        for scope in d.scopes() {
+            if scope.path.is_empty() {
+                continue;
+            }
+            if scope.base == crate::dialect::Base::Home
+                && d.path(scope, None, &self.ctx) == f.input.path
+            {
+                return None;
+            }
+            if scope.base == crate::dialect::Base::Root && project.is_none() {
+                let n = scope
+                    .default_path()
+                    .split('/')
+                    .filter(|s| !s.is_empty())
+                    .count();
+                let mut dir = f.input.path.as_path();
+                for _ in 0..n {
+                    dir = dir.parent().unwrap_or(dir);
+                }
+                project = Some(dir.display().to_string());
+            }
+        }
+        Some(project.unwrap_or_else(|| f.input.path.display().to_string()))
+    }
+
     /// Entries that start the same server within the files one client merges.
     fn duplicates(&mut self, entries: &[Entry]) {
         let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -624,6 +725,19 @@ impl Run<'_> {
                 claude_keys.insert(e.path[1].clone());
             }
         }
+        let mut project: BTreeMap<usize, Option<String>> = BTreeMap::new();
+        for e in entries {
+            project
+                .entry(e.file)
+                .or_insert_with(|| self.project_of(e.file));
+        }
+        let projects: BTreeSet<(String, String)> = project
+            .iter()
+            .filter_map(|(&f, p)| {
+                let id = self.files[f].input.client.id().to_string();
+                p.clone().map(|p| (id, p))
+            })
+            .collect();
         // Kiro agents' own groups: the settings files first, so a duplicate lands in the agent.
         let agent_files: Vec<usize> = (0..self.files.len())
             .filter(|&i| self.files[i].input.client.multi_file())
@@ -650,10 +764,24 @@ impl Run<'_> {
                 }
                 "json" => keys.push(format!("json:{}", e.file)),
                 "kiro-agent" => keys.push(format!("kiro-agent:{}", e.file)),
-                "kiro" => {
-                    keys.push("kiro".to_string());
+                other => {
+                    // A user file merges with every project's file of the client; a project
+                    // file only with the user's.
+                    match project.get(&e.file).cloned().flatten() {
+                        Some(p) => keys.push(format!("{other}:{p}")),
+                        None => {
+                            keys.extend(
+                                projects
+                                    .iter()
+                                    .filter(|(c, _)| c == other)
+                                    .map(|(c, p)| format!("{c}:{p}")),
+                            );
+                            keys.push(format!("{other}:{root_key}"));
+                        }
+                    }
                     for &a in &agent_files {
-                        if self.files[a].report
+                        if other == "kiro"
+                            && self.files[a].report
                             && self.kiro_settings_for(a).contains(&f.input.path)
                             && self.src(a).and_then(|s| s.root().get("includeMcpJson"))
                                 != Some(&Value::Bool(false))
@@ -662,7 +790,6 @@ impl Run<'_> {
                         }
                     }
                 }
-                other => keys.push(other.to_string()),
             }
             for k in keys {
                 groups.entry(k).or_default().push(idx);
@@ -679,7 +806,7 @@ impl Run<'_> {
                     )
                 });
             }
-            let mut firsts: Vec<(String, usize)> = Vec::new();
+            let mut firsts: BTreeMap<String, Vec<usize>> = BTreeMap::new();
             for &i in &members {
                 let e = &entries[i];
                 let Some(fp) = self
@@ -689,11 +816,9 @@ impl Run<'_> {
                 else {
                     continue;
                 };
-                let earlier = firsts
-                    .iter()
-                    .find(|(f, j)| *f == fp && entries[*j].name != e.name)
-                    .map(|(_, j)| *j);
-                firsts.push((fp.clone(), i));
+                let same = firsts.entry(fp.clone()).or_default();
+                let earlier = same.iter().copied().find(|&j| entries[j].name != e.name);
+                same.push(i);
                 let Some(j) = earlier else { continue };
                 if !seen.insert((i, j)) {
                     continue;
@@ -742,16 +867,28 @@ impl Run<'_> {
         } else {
             self.req.owners.clone()
         };
+        let mut canonical: Option<BTreeMap<String, usize>> = None;
         for owner in owners {
             let Ok((ledger, _)) = engine::load_ledger(&state, &owner) else {
                 continue;
             };
-            for rec in ledger.records.iter().filter(|r| r.kind == Kind::Entry) {
-                let Some(i) = self
-                    .files
+            if ledger.records.is_empty() {
+                continue;
+            }
+            // Ledgers name files by their canonical path.
+            let canonical = canonical.get_or_insert_with(|| {
+                self.files
                     .iter()
-                    .position(|f| f.report && f.real.display().to_string() == rec.file)
-                else {
+                    .enumerate()
+                    .filter(|(_, f)| f.report)
+                    .map(|(i, f)| {
+                        let real = fsio::resolve(&f.real).unwrap_or_else(|_| f.real.clone());
+                        (real.display().to_string(), i)
+                    })
+                    .collect()
+            });
+            for rec in ledger.records.iter().filter(|r| r.kind == Kind::Entry) {
+                let Some(&i) = canonical.get(&rec.file) else {
                     continue;
                 };
                 let Some((mut path, name)) = ledger::split_pointer(&rec.pointer) else {
@@ -848,6 +985,77 @@ impl Run<'_> {
             redactor: self.secrets,
         }
     }
+}
+
+/// What reading one file gave.
+enum Outcome {
+    /// It does not exist (a dangling link counts as absent).
+    Missing,
+    /// It exists but cannot be read: the path and why.
+    Unreadable(PathBuf, String),
+    /// Read (from `real`, its path with a final symbolic link resolved): parsed, or the parse
+    /// error with the text for a code frame.
+    Read {
+        real: PathBuf,
+        mode: u32,
+        parsed: Result<Source, (ReadError, Option<String>)>,
+    },
+}
+
+fn read_one(input: &Input) -> Outcome {
+    let mut path = input.path.clone();
+    let read = match fsio::read_to_inspect(&path, MAX_FILE) {
+        Ok(None) => return Outcome::Missing,
+        Ok(Some(r)) => r,
+        Err(e) if e.code == "not-a-file" => {
+            // Perhaps a symbolic link: follow it (a directory stays unreadable).
+            match fsio::resolve(&path) {
+                Ok(real) if real != path => {
+                    path = real;
+                    match fsio::read_to_inspect(&path, MAX_FILE) {
+                        Ok(None) => return Outcome::Missing,
+                        Ok(Some(r)) => r,
+                        Err(e) => return Outcome::Unreadable(path, e.message),
+                    }
+                }
+                Ok(_) => return Outcome::Unreadable(path, e.message),
+                Err(e) if e.code == "dangling-symlink" => return Outcome::Missing,
+                Err(e) => return Outcome::Unreadable(path, e.message),
+            }
+        }
+        Err(e) => return Outcome::Unreadable(path, e.message),
+    };
+    let parsed = Source::parse(&read.bytes, input.client.syntax()).map_err(|e| {
+        let text = std::str::from_utf8(&read.bytes)
+            .ok()
+            .map(|t| t.trim_start_matches('\u{feff}').to_string());
+        (e, text)
+    });
+    Outcome::Read {
+        real: path,
+        mode: read.meta.mode,
+        parsed,
+    }
+}
+
+/// `f` over `items` on the machine's cores (in order).
+fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if threads < 2 || items.len() < 64 {
+        return items.iter().map(&f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|c| (c, s.spawn(move || c.iter().map(f).collect::<Vec<R>>())))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(c, h)| h.join().unwrap_or_else(|_| c.iter().map(f).collect()))
+            .collect()
+    })
 }
 
 fn read_error(d: &dyn Dialect, e: &ReadError) -> (&'static str, String) {

@@ -37,34 +37,37 @@ fn token_char(c: char) -> bool {
 /// Blank out environment references (`${…}`, `{env:…}`, `$NAME`) so that only literal text
 /// is examined.
 pub fn strip_references(s: &str) -> String {
+    if !s.contains('$') && !s.contains("{env:") {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len());
-    let b: Vec<char> = s.chars().collect();
-    let mut i = 0;
-    while i < b.len() {
-        let rest: String = b[i..].iter().take(5).collect();
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
         if rest.starts_with("${") || rest.starts_with("{env:") {
-            match b[i..].iter().position(|&c| c == '}') {
+            match rest.find('}') {
                 Some(j) => {
                     out.push(' ');
-                    i += j + 1;
+                    rest = &rest[j + 1..];
                     continue;
                 }
                 None => break,
             }
         }
-        if b[i] == '$'
-            && b.get(i + 1)
-                .is_some_and(|c| c.is_ascii_alphabetic() || *c == '_')
-        {
-            i += 1;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == '_') {
-                i += 1;
+        if c == '$' {
+            let n = rest[1..]
+                .char_indices()
+                .take_while(|(k, x)| {
+                    x.is_ascii_alphanumeric() && !(*k == 0 && x.is_ascii_digit()) || *x == '_'
+                })
+                .count();
+            if n > 0 {
+                out.push(' ');
+                rest = &rest[1 + n..];
+                continue;
             }
-            out.push(' ');
-            continue;
         }
-        out.push(b[i]);
-        i += 1;
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
     }
     out
 }
