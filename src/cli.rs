@@ -40,7 +40,7 @@ pub struct Global {
     /// Where ledgers live [default: $MCPCONF_STATE_DIR, else $XDG_STATE_HOME/mcpconf, else ~/.local/state/mcpconf]
     #[arg(long, global = true, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
-    /// Output for people or for programs.
+    /// Output for people or for programs (`sarif` and `github`: lint only).
     #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// Colour (honours NO_COLOR).
@@ -58,6 +58,10 @@ pub enum Format {
     Text,
     /// One JSON document on stdout.
     Json,
+    /// SARIF 2.1.0 (`lint` only).
+    Sarif,
+    /// GitHub Actions workflow commands (`lint` only).
+    Github,
 }
 
 /// Colour choice.
@@ -162,4 +166,27 @@ pub enum Command {
     /// Print the man page (roff), generated from this command line.
     #[command(hide = true)]
     Man,
+    /// Check client config files (for CI): parse errors, duplicate servers, literal secrets, …
+    Lint(LintArgs),
+}
+
+/// `mcpconf lint` options.
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Files to check (a directory: its project files); none: every known client file under
+    /// --root and --home.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// The client that reads the given files [default: detected from each path].
+    #[arg(long, value_name = "ID")]
+    pub client: Option<String>,
+    /// Report RULE as an error (repeatable, or comma-separated).
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub deny: Vec<String>,
+    /// Report RULE as a warning (repeatable, or comma-separated).
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub warn: Vec<String>,
+    /// Do not report RULE (repeatable, or comma-separated).
+    #[arg(long, value_name = "RULE", value_delimiter = ',')]
+    pub allow: Vec<String>,
 }

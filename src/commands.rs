@@ -5,7 +5,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::cli::{Cli, Color, Command, Format};
+use crate::cli::{Cli, Color, Command, Format, LintArgs};
 use crate::dialect::{self, Base, PinSupport};
 use crate::engine::{self, Exit, Mode, Report, Settings};
 use crate::fsio;
@@ -31,6 +31,17 @@ pub fn run(cli: Cli) -> u8 {
             }
         },
     };
+    if matches!(g.format, Format::Sarif | Format::Github)
+        && !matches!(cli.command, Command::Lint(_))
+    {
+        eprintln!(
+            "error: `--format sarif` and `--format github` are for `mcpconf lint` only; use `text` or `json`"
+        );
+        return Exit::Usage as u8;
+    }
+    if let Command::Lint(args) = &cli.command {
+        return run_lint(&cli, args, style);
+    }
     match &cli.command {
         Command::Schema => {
             print!("{SCHEMA}");
@@ -239,6 +250,7 @@ pub fn run(cli: Cli) -> u8 {
         | Command::Completions { .. }
         | Command::Man
         | Command::Import { .. } => 0,
+        Command::Lint(_) => 0,
     }
 }
 
@@ -670,4 +682,109 @@ fn run_probe(
         }
     }
     code
+}
+
+/// `mcpconf lint`: exit 1 when an error-level finding exists, 2 on a usage error.
+fn run_lint(cli: &Cli, args: &LintArgs, style: Style) -> u8 {
+    use crate::lint::{self, Severity, render};
+    let g = &cli.global;
+    let usage = |m: &str| {
+        eprintln!("error: {m}");
+        Exit::Usage as u8
+    };
+    let settings = match settings(cli) {
+        Ok(s) => s,
+        Err(m) => return usage(&m),
+    };
+    // The manifest is optional for lint; one named explicitly must exist and be valid.
+    let manifest = if g.manifest.is_some() || settings.manifest.exists() {
+        match engine::load_manifest(&settings.manifest) {
+            Ok(m) => Some(m),
+            Err(r) => {
+                eprint!(
+                    "{}",
+                    output::errors_text(&r.errors, &Redactor::default(), style)
+                );
+                return Exit::Usage as u8;
+            }
+        }
+    } else {
+        None
+    };
+    let mut config = lint::Config::default();
+    if let Some(m) = &manifest {
+        for (list, level) in [
+            (&m.lint.deny, Severity::Error),
+            (&m.lint.warn, Severity::Warning),
+            (&m.lint.allow, Severity::Off),
+        ] {
+            for rule in list {
+                if let Err(e) = config.set(rule, level) {
+                    return usage(&e);
+                }
+            }
+        }
+    }
+    let mut given: Vec<&str> = Vec::new();
+    for (list, level, flag) in [
+        (&args.deny, Severity::Error, "--deny"),
+        (&args.warn, Severity::Warning, "--warn"),
+        (&args.allow, Severity::Off, "--allow"),
+    ] {
+        for rule in list {
+            if let Err(e) = config.set(rule, level) {
+                return usage(&e);
+            }
+            if given.contains(&rule.as_str()) {
+                return usage(&format!(
+                    "rule `{rule}` is given more than one severity (last: {flag}); give it one"
+                ));
+            }
+            given.push(rule);
+        }
+    }
+    let client = match &args.client {
+        None => None,
+        Some(id) => match dialect::lookup(id) {
+            Some(d) => Some(d),
+            None => {
+                let ids = dialect::ids();
+                let hint = match crate::manifest::closest(id, ids.iter().copied()) {
+                    Some(c) => format!("did you mean `{c}`?"),
+                    None => format!("known clients: {}", ids.join(", ")),
+                };
+                return usage(&format!("unknown client `{id}`; {hint}"));
+            }
+        },
+    };
+    let req = lint::Request {
+        root: settings.root.clone(),
+        home: settings.home.clone(),
+        codex_home: settings.codex_home.clone(),
+        paths: args.paths.clone(),
+        client,
+        state_dir: Some(settings.state_dir.clone()),
+        owners: manifest.iter().map(|m| m.owner.clone()).collect(),
+        legacy: manifest
+            .iter()
+            .flat_map(|m| m.legacy.iter().map(|l| (m.owner.clone(), l.clone())))
+            .collect(),
+        config,
+    };
+    let report = match lint::lint(&req) {
+        Ok(r) => r,
+        Err(m) => return usage(&m),
+    };
+    let text = match g.format {
+        Format::Text => render::text(&report, style.color),
+        Format::Json => render::json(&report),
+        Format::Sarif => render::sarif(&report, &settings.root),
+        Format::Github => render::github(&report, &settings.root),
+    };
+    print!("{}", report.redactor.redact(&text));
+    if report.has_errors() {
+        Exit::Found as u8
+    } else {
+        Exit::Ok as u8
+    }
 }

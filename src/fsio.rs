@@ -559,6 +559,38 @@ pub fn read(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsError> {
     }))
 }
 
+/// Reads a file only to inspect it (`mcpconf lint`): like [`read`], but a file with several
+/// hard links is accepted, since nothing will replace it. Same errors otherwise.
+pub fn read_to_inspect(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsError> {
+    match read(path, max_len) {
+        Err(e) if e.code == "hard-link" => {}
+        other => return other,
+    }
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if is_missing(&e) => return Ok(None),
+        Err(e) => return Err(read_error(path, e)),
+    };
+    let meta = file.metadata().map_err(|e| read_error(path, e))?;
+    if !meta.file_type().is_file() || meta.size() > max_len {
+        return read(path, max_len);
+    }
+    let mut bytes = Vec::new();
+    (&file)
+        .take(max_len)
+        .read_to_end(&mut bytes)
+        .map_err(|e| read_error(path, e))?;
+    Ok(Some(ReadFile {
+        bytes,
+        stamp: Stamp::of(&meta),
+        meta: FileMeta::of(&meta),
+    }))
+}
+
 /// Current [`Stamp`] of `path` (without following a final symlink), or `None` if it is missing.
 ///
 /// Used to detect a foreign writer between [`read`] and the rename in [`replace`].

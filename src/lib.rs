@@ -9,6 +9,7 @@
 //! - [`dialect`]: how each client spells an entry and where its files live;
 //! - [`document`] / [`jsondoc`]: fail-closed parsing and format-preserving edits;
 //! - [`ledger`]: ownership proof by content digest;
+//! - [`lint`]: rules over client config files, for CI;
 //! - [`fsio`]: every file system access (atomic replace, locks);
 //! - [`redact`], [`output`]: what may be shown, and how;
 //! - [`probe`]: a small MCP client that starts the declared servers and checks tool pins.
@@ -24,6 +25,7 @@ pub mod import;
 pub mod jsonarray;
 pub mod jsondoc;
 pub mod ledger;
+pub mod lint;
 pub mod manifest;
 pub mod output;
 pub mod plan;

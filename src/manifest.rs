@@ -26,6 +26,8 @@ pub struct Manifest {
     pub targets: Vec<Target>,
     /// Exact shapes this owner wrote before the ledger existed.
     pub legacy: Vec<Legacy>,
+    /// The `[lint]` table: severity per rule for `mcpconf lint`.
+    pub lint: LintSettings,
     /// `sha256:<hex>` of the manifest bytes (saved plans compare it).
     pub digest: String,
 }
@@ -105,6 +107,18 @@ pub struct Legacy {
     pub grants: Vec<String>,
 }
 
+/// The manifest's `[lint]` table: rule ids whose severity `mcpconf lint` changes (the command
+/// line's `--deny` / `--warn` / `--allow` win over it).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LintSettings {
+    /// Rules reported as errors.
+    pub deny: Vec<String>,
+    /// Rules reported as warnings.
+    pub warn: Vec<String>,
+    /// Rules not reported.
+    pub allow: Vec<String>,
+}
+
 /// A manifest error: always names the line and column.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ManifestError {
@@ -139,7 +153,8 @@ impl Manifest {
     }
 }
 
-const TOP_KEYS: &[&str] = &["owner", "servers", "targets", "legacy"];
+const TOP_KEYS: &[&str] = &["owner", "servers", "targets", "legacy", "lint"];
+const LINT_KEYS: &[&str] = &["deny", "warn", "allow"];
 const SERVER_KEYS: &[&str] = &[
     "command",
     "args",
@@ -257,12 +272,18 @@ pub fn parse(text: &str) -> Result<Manifest, ManifestError> {
         }
     }
 
+    let lint = match table.get("lint") {
+        Some(item) => p.lint(item)?,
+        None => LintSettings::default(),
+    };
+
     let digest = format!("sha256:{}", hex(&Sha256::digest(text.as_bytes())));
     Ok(Manifest {
         owner,
         servers,
         targets,
         legacy,
+        lint,
         digest,
     })
 }
@@ -654,6 +675,32 @@ impl Parser<'_> {
             auto_approve,
             at,
         })
+    }
+
+    fn lint(&self, item: &Item) -> Result<LintSettings, ManifestError> {
+        let t = self.table_keys(item, LINT_KEYS, "`[lint]`")?;
+        let mut out = LintSettings::default();
+        let mut seen: Vec<String> = Vec::new();
+        for (key, list) in [
+            ("deny", &mut out.deny),
+            ("warn", &mut out.warn),
+            ("allow", &mut out.allow),
+        ] {
+            let Some(i) = t.get(key) else { continue };
+            for rule in self.string_list(i, &format!("lint.{key}"))? {
+                crate::lint::check_rule(&rule)
+                    .map_err(|m| self.err_item(i, format!("`lint.{key}`: {m}")))?;
+                if seen.contains(&rule) {
+                    return Err(self.err_item(
+                        i,
+                        format!("`[lint]` names rule `{rule}` more than once; give each rule one severity"),
+                    ));
+                }
+                seen.push(rule.clone());
+                list.push(rule);
+            }
+        }
+        Ok(out)
     }
 
     fn legacy(&self, t: &toml_edit::Table) -> Result<Legacy, ManifestError> {

@@ -85,6 +85,17 @@ pub fn only_references(value: &str) -> bool {
             .any(|w| rest.eq_ignore_ascii_case(w))
 }
 
+/// Values too plain to be credentials even under a credential-like name (`AUTH_MODE =
+/// "oauth"`, `TOKEN_TTL = "3600"`): scrubbing them would garble unrelated output.
+fn trivial(value: &str) -> bool {
+    let v = value.trim();
+    v.len() < 6
+        || (v.len() <= 10
+            && v.chars()
+                .all(|c| c.is_ascii_lowercase() || c == '-' || c == '_'))
+        || v.chars().all(|c| c.is_ascii_digit())
+}
+
 /// Collects secrets and scrubs them from text.
 #[derive(Debug, Default, Clone)]
 pub struct Redactor {
@@ -96,7 +107,7 @@ impl Redactor {
     pub fn consider(&mut self, name: &str, value: &str) {
         if (credential_name(name) || secret_value(value))
             && !only_references(value)
-            && value.trim().len() >= 4
+            && !trivial(value)
         {
             self.add(value);
         }
@@ -117,6 +128,16 @@ impl Redactor {
         for f in forms {
             if !f.is_empty() && !self.secrets.contains(&f) {
                 self.secrets.push(f);
+            }
+        }
+        self.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    }
+
+    /// Remember every secret another redactor holds.
+    pub fn merge(&mut self, other: &Redactor) {
+        for s in &other.secrets {
+            if !self.secrets.contains(s) {
+                self.secrets.push(s.clone());
             }
         }
         self.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
@@ -181,6 +202,9 @@ mod tests {
         assert!(secret_value("ghp_0123456789abcdef"));
         assert!(!secret_value("sk-"));
         let mut r = Redactor::default();
+        r.consider("AUTH_MODE", "oauth");
+        r.consider("TOKEN_TTL", "3600000");
+        assert_eq!(r.redact("oauth 3600000"), "oauth 3600000");
         r.consider("DATABASE_URL", "postgres://app:hunter2@db/app");
         assert_eq!(
             r.redact("url=postgres://app:hunter2@db/app"),

@@ -1,0 +1,293 @@
+//! `mcpconf lint`: checks client config files for what breaks an agent or leaks a secret, for CI
+//! and for an operator's machine.
+//!
+//! Pure rules over parsed documents; the only I/O is reading the files (through
+//! [`crate::fsio`]). Nothing here prints: [`render`] turns a [`LintReport`] into text, JSON,
+//! SARIF or GitHub workflow commands, and the command layer prints that.
+//!
+//! Every rule has a stable id (see [`RULES`]), a default severity that can be changed per rule
+//! ([`Config`]), and a page in `docs/lint/<rule>.md` whose text is also the SARIF help.
+
+mod discover;
+pub mod render;
+mod rules;
+mod secrets;
+mod source;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::dialect::Dialect;
+use crate::manifest::Legacy;
+use crate::redact::Redactor;
+
+pub use discover::detect_client;
+
+/// How much a finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Not reported at all (`--allow RULE`).
+    Off,
+    /// Reported; does not fail the run.
+    Warning,
+    /// Reported; the run exits 1.
+    Error,
+}
+
+impl Severity {
+    /// `error`, `warning` or `off`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Off => "off",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// A rule's metadata.
+#[derive(Debug, Clone, Copy)]
+pub struct RuleInfo {
+    /// Stable kebab-case id.
+    pub id: &'static str,
+    /// Severity unless configured otherwise.
+    pub default: Severity,
+    /// One line: what the rule finds.
+    pub summary: &'static str,
+    /// The rule's documentation page (Markdown): what, why, how to fix, an example.
+    pub help: &'static str,
+}
+
+macro_rules! rule {
+    ($id:literal, $sev:ident, $summary:literal) => {
+        RuleInfo {
+            id: $id,
+            default: Severity::$sev,
+            summary: $summary,
+            help: include_str!(concat!("../../docs/lint/", $id, ".md")),
+        }
+    };
+}
+
+/// Every rule, in documentation order.
+pub static RULES: &[RuleInfo] = &[
+    rule!(
+        "parse-error",
+        Error,
+        "the file does not parse in its client's syntax"
+    ),
+    rule!(
+        "not-an-object",
+        Error,
+        "the root, the servers container or an entry is not an object"
+    ),
+    rule!("duplicate-key", Error, "the same key twice in one object"),
+    rule!("unreadable", Error, "the file exists but cannot be read"),
+    rule!(
+        "duplicate-server",
+        Warning,
+        "two entries that start the same server (same command and arguments, or same URL)"
+    ),
+    rule!(
+        "literal-secret",
+        Error,
+        "a credential written literally instead of an environment reference"
+    ),
+    rule!(
+        "secret-file-mode",
+        Error,
+        "a file holding a literal secret that group or others can read"
+    ),
+    rule!(
+        "unknown-field",
+        Warning,
+        "a field this client does not know"
+    ),
+    rule!(
+        "placeholder-syntax",
+        Warning,
+        "an environment reference in a syntax this client does not expand"
+    ),
+    rule!(
+        "dangling-grant",
+        Warning,
+        "a grant for a server that the agent cannot see"
+    ),
+    rule!(
+        "drift",
+        Warning,
+        "an entry mcpconf wrote that was edited since"
+    ),
+    rule!(
+        "stale-legacy",
+        Warning,
+        "an entry of an old shape the manifest declares as legacy, still present"
+    ),
+];
+
+/// A rule by id.
+pub fn rule(id: &str) -> Option<&'static RuleInfo> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// A rule id, or a sentence naming the closest one.
+pub fn check_rule(id: &str) -> Result<&'static str, String> {
+    match rule(id) {
+        Some(r) => Ok(r.id),
+        None => {
+            let hint = match crate::manifest::closest(id, RULES.iter().map(|r| r.id)) {
+                Some(c) => format!("did you mean `{c}`?"),
+                None => format!(
+                    "the rules are {}",
+                    RULES
+                        .iter()
+                        .map(|r| format!("`{}`", r.id))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            Err(format!("unknown lint rule `{id}`; {hint}"))
+        }
+    }
+}
+
+/// Severity per rule.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Config {
+    levels: BTreeMap<&'static str, Severity>,
+}
+
+impl Config {
+    /// Set a rule's severity; an unknown rule is an error naming the closest one.
+    pub fn set(&mut self, id: &str, level: Severity) -> Result<(), String> {
+        let id = check_rule(id)?;
+        self.levels.insert(id, level);
+        Ok(())
+    }
+
+    /// The severity a rule has under this configuration.
+    pub fn level(&self, id: &str) -> Severity {
+        self.levels
+            .get(id)
+            .copied()
+            .or_else(|| rule(id).map(|r| r.default))
+            .unwrap_or(Severity::Warning)
+    }
+}
+
+/// One problem found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// The rule's stable id.
+    pub rule: &'static str,
+    /// Error or warning.
+    pub severity: Severity,
+    /// The file, absolute or as given on the command line.
+    pub path: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column (characters).
+    pub column: usize,
+    /// What is wrong and how to fix it. Never contains a secret value.
+    pub message: String,
+    /// The text of the offending line, for code frames, with credential-like values already
+    /// replaced by `<redacted>`.
+    #[serde(skip)]
+    pub source_line: Option<String>,
+    /// The 1-based column of the finding in `source_line` (it moves when a value before it is
+    /// redacted).
+    #[serde(skip)]
+    pub source_column: usize,
+}
+
+/// What to lint and with which settings.
+#[derive(Clone)]
+pub struct Request {
+    /// Base of project files.
+    pub root: PathBuf,
+    /// Base of user files.
+    pub home: PathBuf,
+    /// `$CODEX_HOME`, when set.
+    pub codex_home: Option<PathBuf>,
+    /// Files (or directories, linted as a project root) given on the command line; empty:
+    /// discover every known client file under `root` and `home`.
+    pub paths: Vec<PathBuf>,
+    /// The client of the given paths, instead of detecting it from each path.
+    pub client: Option<&'static dyn Dialect>,
+    /// The ledger directory, for `drift`.
+    pub state_dir: Option<PathBuf>,
+    /// Owners whose ledgers are checked for `drift`; empty: every ledger in the state dir.
+    pub owners: Vec<String>,
+    /// Legacy shapes from the manifest, with their owner, for `stale-legacy`.
+    pub legacy: Vec<(String, Legacy)>,
+    /// Severity per rule.
+    pub config: Config,
+}
+
+/// The outcome of a lint run.
+#[derive(Debug, Clone, Default)]
+pub struct LintReport {
+    /// Findings, by file (in the order the files were checked), then line and column.
+    pub findings: Vec<Finding>,
+    /// The files that were checked (existing ones), as shown.
+    pub files: Vec<String>,
+    /// Every value recognised as a credential, to scrub from any output (code frames are
+    /// scrubbed more widely before they get here).
+    pub redactor: Redactor,
+}
+
+impl LintReport {
+    /// Whether any finding is an error (the run exits 1).
+    pub fn has_errors(&self) -> bool {
+        self.findings.iter().any(|f| f.severity == Severity::Error)
+    }
+}
+
+/// Lint; `Err` is a usage error (a path whose client cannot be told).
+pub fn lint(req: &Request) -> Result<LintReport, String> {
+    let inputs = discover::inputs(req)?;
+    Ok(rules::run(req, inputs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schema_lists_exactly_the_rules() {
+        let schema: serde_json::Value = serde_json::from_str(crate::commands::SCHEMA).unwrap();
+        let listed: Vec<&str> = schema["$defs"]["lintRules"]["items"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        let ids: Vec<&str> = RULES.iter().map(|r| r.id).collect();
+        assert_eq!(listed, ids);
+    }
+
+    #[test]
+    fn config_overrides_defaults_and_names_the_closest_rule() {
+        let mut c = Config::default();
+        assert_eq!(c.level("duplicate-server"), Severity::Warning);
+        c.set("duplicate-server", Severity::Error).unwrap();
+        assert_eq!(c.level("duplicate-server"), Severity::Error);
+        c.set("literal-secret", Severity::Off).unwrap();
+        assert_eq!(c.level("literal-secret"), Severity::Off);
+        let e = c.set("literal-secrets", Severity::Off).unwrap_err();
+        assert!(e.contains("did you mean `literal-secret`?"), "{e}");
+    }
+
+    #[test]
+    fn every_rule_has_a_documentation_page() {
+        for r in RULES {
+            assert!(r.help.starts_with(&format!("# `{}`", r.id)), "{}", r.id);
+            for section in ["## Why", "## How to fix", "## Example"] {
+                assert!(r.help.contains(section), "{} lacks {section}", r.id);
+            }
+        }
+    }
+}

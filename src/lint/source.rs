@@ -1,0 +1,199 @@
+//! A parsed file with positions: JSON through [`crate::jsondoc`] (fail closed, with the
+//! position of the first problem), TOML through `toml_edit` (which keeps spans). Lint only
+//! reads, so a TOML file mcpconf could not edit byte for byte is still linted.
+
+use serde_json::Value;
+
+use crate::dialect::Syntax;
+use crate::document::{Doc, ReadError};
+use crate::jsondoc::JsonDoc;
+use crate::manifest::line_col;
+
+/// A parsed document.
+pub(crate) struct Source {
+    text: String,
+    kind: Kind,
+}
+
+enum Kind {
+    Json(Box<JsonDoc>),
+    Toml(Box<toml_edit::Document<String>>, Value),
+}
+
+impl Source {
+    /// Parse bytes in a client's syntax.
+    pub fn parse(bytes: &[u8], syntax: Syntax) -> Result<Source, ReadError> {
+        if syntax == Syntax::Toml {
+            return parse_toml(bytes);
+        }
+        match Doc::parse(bytes, syntax)? {
+            Doc::Json(d) => Ok(Source {
+                text: d.text().to_string(),
+                kind: Kind::Json(Box::new(d)),
+            }),
+            Doc::Toml(_) => Err(ReadError {
+                code: "parse-error",
+                message: "unexpected TOML document".into(),
+                line: 1,
+                column: 1,
+            }),
+        }
+    }
+
+    /// The root value.
+    pub fn root(&self) -> &Value {
+        match &self.kind {
+            Kind::Json(d) => d.value(),
+            Kind::Toml(_, v) => v,
+        }
+    }
+
+    /// The value at a key path.
+    pub fn get(&self, path: &[String]) -> Option<&Value> {
+        let mut cur = self.root();
+        for k in path {
+            cur = cur.as_object()?.get(k)?;
+        }
+        Some(cur)
+    }
+
+    /// Line and column of the key of the member at `path`, or of the nearest ancestor that has
+    /// one; 1:1 for the root.
+    pub fn locate(&self, path: &[String]) -> (usize, usize) {
+        for n in (1..=path.len()).rev() {
+            if let Some(at) = self.key_location(&path[..n]) {
+                return at;
+            }
+        }
+        (1, 1)
+    }
+
+    fn key_location(&self, path: &[String]) -> Option<(usize, usize)> {
+        match &self.kind {
+            Kind::Json(d) => d.location(path),
+            Kind::Toml(d, _) => {
+                let (last, parents) = path.split_last()?;
+                let mut table: &dyn toml_edit::TableLike = d.as_table();
+                for p in parents {
+                    table = table.get(p)?.as_table_like()?;
+                }
+                let span = table.key(last)?.span()?;
+                Some(line_col(&self.text, span.start))
+            }
+        }
+    }
+
+    /// Line and column of the string element `needle` inside the array at `path`, else of the
+    /// array's key.
+    pub fn locate_element(&self, path: &[String], needle: &str) -> (usize, usize) {
+        if let Kind::Json(d) = &self.kind
+            && let Some((start, end)) = d.value_span(path)
+            && let Some(span) = self.text.get(start..end)
+        {
+            let quoted = Value::String(needle.to_string()).to_string();
+            if let Some(i) = span.find(&quoted) {
+                return line_col(&self.text, start + i);
+            }
+        }
+        if let Kind::Toml(d, _) = &self.kind {
+            let mut item: Option<&toml_edit::Item> = None;
+            let mut table: Option<&dyn toml_edit::TableLike> = Some(d.as_table());
+            for p in path {
+                let it = table.and_then(|t| t.get(p));
+                item = it;
+                table = it.and_then(|i| i.as_table_like());
+            }
+            if let Some(arr) = item.and_then(|i| i.as_array()) {
+                for v in arr.iter() {
+                    if v.as_str() == Some(needle)
+                        && let Some(span) = v.span()
+                    {
+                        return line_col(&self.text, span.start);
+                    }
+                }
+            }
+        }
+        self.locate(path)
+    }
+
+    /// The text of a 1-based line (without its line ending).
+    pub fn line_text(&self, line: usize) -> Option<String> {
+        self.text
+            .split('\n')
+            .nth(line.checked_sub(1)?)
+            .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
+    }
+}
+
+fn parse_toml(bytes: &[u8]) -> Result<Source, ReadError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let ok = bytes.get(..e.valid_up_to()).unwrap_or_default();
+        let (line, column) = line_col(&String::from_utf8_lossy(ok), e.valid_up_to());
+        ReadError {
+            code: "invalid-utf8",
+            message: format!(
+                "the file is not valid UTF-8 (bad byte at offset {})",
+                e.valid_up_to()
+            ),
+            line,
+            column,
+        }
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text).to_string();
+    let doc = toml_edit::Document::parse(text.clone()).map_err(|e| {
+        let (line, column) = e.span().map(|s| line_col(&text, s.start)).unwrap_or((1, 1));
+        let msg = e.message().trim().trim_end_matches('.').to_string();
+        ReadError {
+            code: if msg.contains("duplicate key") {
+                "duplicate-key"
+            } else {
+                "parse-error"
+            },
+            message: format!("invalid TOML: {msg}"),
+            line,
+            column,
+        }
+    })?;
+    let root = table_json(doc.as_table());
+    Ok(Source {
+        text,
+        kind: Kind::Toml(Box::new(doc), root),
+    })
+}
+
+fn table_json(t: &dyn toml_edit::TableLike) -> Value {
+    Value::Object(
+        t.iter()
+            .filter_map(|(k, v)| Some((k.to_string(), item_json(v)?)))
+            .collect(),
+    )
+}
+
+fn item_json(item: &toml_edit::Item) -> Option<Value> {
+    use toml_edit::Item;
+    match item {
+        Item::None => None,
+        Item::Value(v) => Some(value_json(v)),
+        Item::Table(t) => Some(table_json(t)),
+        Item::ArrayOfTables(a) => Some(Value::Array(a.iter().map(|t| table_json(t)).collect())),
+    }
+}
+
+fn value_json(v: &toml_edit::Value) -> Value {
+    use toml_edit::Value as T;
+    match v {
+        T::String(s) => Value::String(s.value().clone()),
+        T::Integer(i) => Value::from(*i.value()),
+        T::Float(f) => serde_json::Number::from_f64(*f.value())
+            .map(Value::Number)
+            .unwrap_or(Value::Null),
+        T::Boolean(b) => Value::Bool(*b.value()),
+        T::Datetime(d) => Value::String(d.value().to_string()),
+        T::Array(a) => Value::Array(a.iter().map(value_json).collect()),
+        T::InlineTable(t) => Value::Object(
+            t.iter()
+                .map(|(k, v)| (k.to_string(), value_json(v)))
+                .collect(),
+        ),
+    }
+}

@@ -1,0 +1,625 @@
+//! `mcpconf lint` over the fixture tree `tests/lint_fixtures/<rule>/{positive,negative}`: each
+//! case is copied to a scratch directory (`root/` is `--root`, `home/` is `--home`, a
+//! `mcpconf.toml` is the manifest) and linted; `expect` lists the exact `path:line:column` of
+//! the rule's findings (empty for the near-miss that must not fire). Also: output snapshots,
+//! secrets never printed, discovery over a scratch HOME, SARIF structure, exit codes, drift.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint_fixtures")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else {
+            fs::copy(e.path(), &dst).unwrap();
+            fs::set_permissions(&dst, fs::Permissions::from_mode(0o644)).unwrap();
+        }
+    }
+}
+
+/// A scratch copy of a fixture case.
+struct Case {
+    tmp: tempfile::TempDir,
+}
+
+impl Case {
+    fn new(rel: &str) -> Case {
+        let tmp = tempfile::Builder::new()
+            .prefix("mcpconf-lint-")
+            .tempdir()
+            .unwrap();
+        copy_dir(&fixtures().join(rel), tmp.path());
+        for d in ["root", "home", "state"] {
+            fs::create_dir_all(tmp.path().join(d)).unwrap();
+        }
+        if let Ok(list) = fs::read_to_string(tmp.path().join("chmod-600")) {
+            for f in list.lines().filter(|l| !l.is_empty()) {
+                fs::set_permissions(tmp.path().join(f), fs::Permissions::from_mode(0o600)).unwrap();
+            }
+        }
+        Case { tmp }
+    }
+
+    fn dir(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    fn cmd(&self, extra: &[&str]) -> Command {
+        let d = self.dir();
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mcpconf"));
+        c.current_dir(d)
+            .env_remove("MCPCONF_MANIFEST")
+            .env_remove("MCPCONF_STATE_DIR")
+            .env_remove("CODEX_HOME")
+            .env("NO_COLOR", "1")
+            .arg("lint")
+            .arg("--root")
+            .arg(d.join("root"))
+            .arg("--home")
+            .arg(d.join("home"))
+            .arg("--state-dir")
+            .arg(d.join("state"));
+        if d.join("mcpconf.toml").exists() {
+            c.arg("-m").arg(d.join("mcpconf.toml"));
+        }
+        c.args(extra);
+        c
+    }
+
+    fn run(&self, extra: &[&str]) -> Output {
+        self.cmd(extra).output().unwrap()
+    }
+
+    fn json(&self, extra: &[&str]) -> (i32, Value) {
+        let mut args = vec!["--format", "json"];
+        args.extend_from_slice(extra);
+        let out = self.run(&args);
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): {}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (out.status.code().unwrap(), doc)
+    }
+
+    /// `path:line:column` (path relative to the case) of every finding of `rule`, sorted.
+    fn positions(&self, rule: &str) -> Vec<String> {
+        let (_, doc) = self.json(&[]);
+        let prefix = format!("{}/", self.dir().display());
+        let mut out: Vec<String> = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == rule)
+            .map(|f| {
+                format!(
+                    "{}:{}:{}",
+                    f["path"].as_str().unwrap().trim_start_matches(&prefix),
+                    f["line"],
+                    f["column"]
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+const RULES: &[&str] = &[
+    "parse-error",
+    "not-an-object",
+    "duplicate-key",
+    "unreadable",
+    "duplicate-server",
+    "literal-secret",
+    "secret-file-mode",
+    "unknown-field",
+    "placeholder-syntax",
+    "dangling-grant",
+    "stale-legacy",
+];
+
+#[test]
+fn every_rule_fires_on_its_positive_case_and_not_on_its_near_miss() {
+    let mut failures = Vec::new();
+    for rule in RULES {
+        for kind in ["positive", "negative"] {
+            let rel = format!("{rule}/{kind}");
+            let expect: Vec<String> = {
+                let mut v: Vec<String> = fs::read_to_string(fixtures().join(&rel).join("expect"))
+                    .unwrap()
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(str::to_string)
+                    .collect();
+                v.sort();
+                v
+            };
+            assert_eq!(kind == "positive", !expect.is_empty(), "{rel}/expect");
+            let got = Case::new(&rel).positions(rule);
+            if got != expect {
+                failures.push(format!("{rel}: expected {expect:?}, got {got:?}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn messages_say_how_to_fix() {
+    let case = Case::new("unknown-field/positive");
+    let (_, doc) = case.json(&[]);
+    let msgs: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        msgs.iter().any(|m| m.contains("did you mean `command`?")),
+        "{msgs:?}"
+    );
+    assert!(
+        msgs.iter().any(|m| m.contains("did you mean `args`?")),
+        "{msgs:?}"
+    );
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("did you mean `allowedTools`?")),
+        "{msgs:?}"
+    );
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("did you mean `disabledTools`?")),
+        "{msgs:?}"
+    );
+
+    let case = Case::new("placeholder-syntax/positive");
+    let (_, doc) = case.json(&[]);
+    let text = doc.to_string();
+    assert!(text.contains("write `${env:API_TOKEN}`"), "{text}");
+    assert!(text.contains("write `{env:DB_URL}`"), "{text}");
+    assert!(text.contains("only in env values and headers"), "{text}");
+
+    let case = Case::new("dangling-grant/positive");
+    let (_, doc) = case.json(&[]);
+    assert!(doc.to_string().contains("did you mean `@github`?"), "{doc}");
+}
+
+/// Replace the scratch directory in output, so snapshots are stable.
+fn normalise(text: &str, case: &Case) -> String {
+    let d = case.dir().display().to_string();
+    let uri = format!("file://{d}");
+    text.replace(&uri, "file://<TMP>").replace(&d, "<TMP>")
+}
+
+fn snapshot(name: &str, actual: &str) {
+    let path = fixtures().join("snapshots").join(name);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_SNAPSHOTS=1)", path.display()));
+    assert_eq!(
+        actual, expected,
+        "snapshot {name} differs (UPDATE_SNAPSHOTS=1 rewrites it)"
+    );
+}
+
+#[test]
+fn output_formats_match_their_snapshots() {
+    let case = Case::new("snapshot");
+    for (format, file) in [
+        ("text", "text.txt"),
+        ("json", "findings.json"),
+        ("sarif", "findings.sarif"),
+        ("github", "github.txt"),
+    ] {
+        let out = case.run(&["--format", format]);
+        assert_eq!(out.status.code(), Some(1), "{format}");
+        snapshot(
+            file,
+            &normalise(&String::from_utf8(out.stdout).unwrap(), &case),
+        );
+    }
+}
+
+/// Every secret written in the `secrets` fixture (and its escaped or bare-token forms).
+const SECRETS: &[&str] = &[
+    "ghp_R8x2Lq9ZtY4mN7vB3cK6wP1sD5fG0hJ2aE8u",
+    "7f3a9c2e41b86d05f9e2a7c4b1d8e6f3",
+    "sk-proj-Q2w8Er4Ty6Ui1Op3As5Df7Gh9Jk",
+    "Zq7#kP2v!Lm9@xR4wT8s",
+    "hunter2hunter2",
+    "xoxb-1234567890-abcdefghij",
+    "AKIAIOSFODNN7EXAMPLE",
+    "s3cr3t-p4ss",
+    "minified-9f8e7d6c5b4a",
+];
+
+#[test]
+fn no_output_format_contains_a_secret_value() {
+    let case = Case::new("secrets");
+    let (_, doc) = case.json(&[]);
+    let found = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "literal-secret")
+        .count();
+    assert_eq!(
+        found, 7,
+        "the fixture's literal secrets must be found: {doc}"
+    );
+    for format in ["text", "json", "sarif", "github"] {
+        for color in ["never", "always"] {
+            let out = case.run(&["--format", format, "--color", color]);
+            let all = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            for s in SECRETS {
+                assert!(!all.contains(s), "{format}: `{s}` printed:\n{all}");
+            }
+            if format == "text" {
+                assert!(all.contains("<redacted>"), "{all}");
+            }
+        }
+    }
+}
+
+#[test]
+fn discovery_finds_every_client_file_under_root_and_home() {
+    let case = Case::new("discovery");
+    let (code, doc) = case.json(&[]);
+    assert_eq!(code, 0, "{doc}");
+    let mut paths: Vec<String> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            f["path"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches(&format!("{}/", case.dir().display()))
+                .to_string()
+        })
+        .collect();
+    paths.sort();
+    paths.dedup();
+    // Each file holds one unknown field; the decoy outside the clients' paths is not linted.
+    assert_eq!(
+        paths,
+        vec![
+            "home/.claude.json",
+            "home/.codex/config.toml",
+            "home/.config/Code/User/mcp.json",
+            "home/.kiro/agents/helper.json",
+            "root/.cursor/mcp.json",
+            "root/.gemini/settings.json",
+            "root/.kiro/agents/a.json",
+            "root/.kiro/agents/b.json",
+            "root/.mcp.json",
+            "root/.zed/settings.json",
+        ]
+    );
+    let out = case.run(&[]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("in 10 files (10 checked)"), "{text}");
+    // The local scope of ~/.claude.json is checked too.
+    assert!(
+        doc.to_string().contains("unknown field `urll`"),
+        "projects[…].mcpServers not linted: {doc}"
+    );
+    // --client narrows discovery.
+    let (_, only) = case.json(&["--client", "kiro-agent"]);
+    assert_eq!(only["findings"].as_array().unwrap().len(), 3, "{only}");
+    // A directory argument lints its project files only.
+    let root = case.dir().join("root").display().to_string();
+    let (_, dir) = case.json(&[&root]);
+    assert!(
+        dir["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["path"].as_str().unwrap().contains("/root/")),
+        "{dir}"
+    );
+    assert_eq!(dir["findings"].as_array().unwrap().len(), 6, "{dir}");
+}
+
+#[test]
+fn paths_are_shown_as_given_and_clients_detected() {
+    let case = Case::new("unknown-field/positive");
+    let out = case
+        .cmd(&[
+            "--format",
+            "json",
+            "root/.cursor/mcp.json",
+            "root/.kiro/agents/dev.json",
+        ])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let paths: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        vec![
+            "root/.cursor/mcp.json",
+            "root/.cursor/mcp.json",
+            "root/.kiro/agents/dev.json",
+            "root/.kiro/agents/dev.json"
+        ]
+    );
+    // A name no client uses needs --client.
+    fs::write(
+        case.dir().join("servers.json"),
+        r#"{"mcpServers": {"a": {"comand": "x"}}}"#,
+    )
+    .unwrap();
+    let out = case.run(&["servers.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--client"));
+    let (code, doc) = case.json(&["--client", "json", "servers.json"]);
+    assert_eq!(code, 0);
+    assert_eq!(doc["findings"][0]["rule"], "unknown-field");
+    assert_eq!(doc["findings"][0]["path"], "servers.json");
+    // A named file that does not exist is not a finding.
+    let (code, doc) = case.json(&["root/.mcp.json"]);
+    assert_eq!((code, doc["findings"].as_array().unwrap().len()), (0, 0));
+}
+
+#[test]
+fn sarif_has_the_structure_code_scanning_needs() {
+    let case = Case::new("snapshot");
+    let out = case.run(&["--format", "sarif"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["version"], "2.1.0");
+    assert!(doc["$schema"].as_str().unwrap().contains("sarif-2.1.0"));
+    let runs = doc["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    let run = &runs[0];
+    let driver = &run["tool"]["driver"];
+    assert_eq!(driver["name"], "mcpconf");
+    let rules = driver["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), 12);
+    let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    for r in rules {
+        assert!(!r["shortDescription"]["text"].as_str().unwrap().is_empty());
+        let help = r["help"]["text"].as_str().unwrap();
+        assert!(help.contains("## How to fix"), "{help}");
+        assert!(
+            ["error", "warning"].contains(&r["defaultConfiguration"]["level"].as_str().unwrap())
+        );
+    }
+    let bases = run["originalUriBaseIds"].as_object().unwrap();
+    let results = run["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for res in results {
+        let id = res["ruleId"].as_str().unwrap();
+        let idx = res["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(ids[idx], id);
+        assert!(["error", "warning", "note", "none"].contains(&res["level"].as_str().unwrap()));
+        assert!(!res["message"]["text"].as_str().unwrap().is_empty());
+        let loc = &res["locations"][0]["physicalLocation"];
+        let art = &loc["artifactLocation"];
+        let uri = art["uri"].as_str().unwrap();
+        match art["uriBaseId"].as_str() {
+            Some(base) => {
+                assert!(bases.contains_key(base), "{base}");
+                assert!(!uri.starts_with('/') && !uri.contains("://"), "{uri}");
+                assert!(bases[base]["uri"].as_str().unwrap().ends_with('/'));
+            }
+            None => assert!(uri.starts_with("file:///"), "{uri}"),
+        }
+        assert!(loc["region"]["startLine"].as_u64().unwrap() >= 1);
+        assert!(loc["region"]["startColumn"].as_u64().unwrap() >= 1);
+    }
+}
+
+fn code(out: &Output) -> i32 {
+    out.status.code().unwrap()
+}
+
+#[test]
+fn exit_codes_follow_severity() {
+    // Warnings only: 0; an error: 1.
+    let warn = Case::new("unknown-field/positive");
+    assert_eq!(code(&warn.run(&[])), 0);
+    assert_eq!(code(&warn.run(&["--deny", "unknown-field"])), 1);
+    let err = Case::new("duplicate-key/positive");
+    assert_eq!(code(&err.run(&[])), 1);
+    assert_eq!(code(&err.run(&["--allow", "duplicate-key"])), 0);
+    assert_eq!(code(&err.run(&["--warn", "duplicate-key"])), 0);
+    let (_, doc) = err.json(&["--warn", "duplicate-key"]);
+    assert_eq!(doc["findings"][0]["severity"], "warning");
+    let (_, doc) = err.json(&["--allow", "duplicate-key"]);
+    assert_eq!(doc["findings"].as_array().unwrap().len(), 0);
+    let clean = Case::new("duplicate-key/negative");
+    assert_eq!(code(&clean.run(&[])), 0);
+
+    // Usage errors: 2, naming the closest rule.
+    let out = warn.run(&["--deny", "unknown-feild"]);
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `unknown-field`?"));
+    let out = warn.run(&["--deny", "unknown-field", "--allow", "unknown-field"]);
+    assert_eq!(code(&out), 2);
+    let out = warn.run(&["--client", "cursr"]);
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `cursor`?"));
+    // sarif/github belong to lint only.
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        .args(["clients", "--format", "sarif"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("lint"));
+}
+
+const MANIFEST: &str = r#"owner = "openab"
+
+[servers.openab]
+url = "http://127.0.0.1:8848/mcp"
+
+[[targets]]
+client = "cursor"
+"#;
+
+#[test]
+fn the_manifest_lint_table_sets_severities() {
+    let case = Case::new("unknown-field/positive");
+    let m = case.dir().join("mcpconf.toml");
+    fs::write(
+        &m,
+        format!("{MANIFEST}\n[lint]\ndeny = [\"unknown-field\"]\n"),
+    )
+    .unwrap();
+    assert_eq!(code(&case.run(&[])), 1);
+    // The command line wins.
+    assert_eq!(code(&case.run(&["--warn", "unknown-field"])), 0);
+    fs::write(
+        &m,
+        format!("{MANIFEST}\n[lint]\nallow = [\"unknown-field\"]\n"),
+    )
+    .unwrap();
+    let (c, doc) = case.json(&[]);
+    assert_eq!((c, doc["findings"].as_array().unwrap().len()), (0, 0));
+    // Unknown rules and keys are manifest errors naming the fix.
+    for (table, needle) in [
+        (
+            "[lint]\ndeny = [\"unknown-fields\"]\n",
+            "did you mean `unknown-field`?",
+        ),
+        ("[lint]\ndenny = [\"drift\"]\n", "did you mean `deny`?"),
+        (
+            "[lint]\ndeny = [\"drift\"]\nallow = [\"drift\"]\n",
+            "more than once",
+        ),
+    ] {
+        fs::write(&m, format!("{MANIFEST}\n{table}")).unwrap();
+        let out = case.run(&[]);
+        assert_eq!(code(&out), 2, "{table}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{table}: {err}");
+    }
+}
+
+#[test]
+fn drift_is_reported_for_an_edited_entry_of_ours_only() {
+    let case = Case::new("unreadable/negative");
+    let d = case.dir();
+    let m = d.join("mcpconf.toml");
+    fs::write(
+        &m,
+        format!("{MANIFEST}\n[servers.browser]\ncommand = \"agent-browser\"\n"),
+    )
+    .unwrap();
+    let apply = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        .current_dir(d)
+        .arg("apply")
+        .arg("--yes")
+        .arg("-m")
+        .arg(&m)
+        .arg("--root")
+        .arg(d.join("root"))
+        .arg("--home")
+        .arg(d.join("home"))
+        .arg("--state-dir")
+        .arg(d.join("state"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        code(&apply),
+        0,
+        "{}",
+        String::from_utf8_lossy(&apply.stderr)
+    );
+    // Intact: no drift (near miss).
+    assert_eq!(case.positions("drift"), Vec::<String>::new());
+    // Edit one entry by hand.
+    let file = d.join("root/.cursor/mcp.json");
+    let text = fs::read_to_string(&file).unwrap();
+    let edited = text.replace("agent-browser", "agent-browser-v2");
+    assert_ne!(text, edited);
+    fs::write(&file, &edited).unwrap();
+    let line = edited
+        .lines()
+        .position(|l| l.contains("\"browser\""))
+        .unwrap()
+        + 1;
+    let col = edited
+        .lines()
+        .nth(line - 1)
+        .unwrap()
+        .find("\"browser\"")
+        .unwrap()
+        + 1;
+    assert_eq!(
+        case.positions("drift"),
+        vec![format!("root/.cursor/mcp.json:{line}:{col}")]
+    );
+    // Without a manifest, every ledger in the state dir is read.
+    fs::remove_file(&m).unwrap();
+    assert_eq!(case.positions("drift").len(), 1);
+}
+
+#[test]
+fn duplicate_server_merges_a_project_with_the_user_file_not_with_other_projects() {
+    let case = Case::new("unreadable/negative");
+    let d = case.dir();
+    let entry = r#"{"mcpServers": {"NAME": {"command": "npx", "args": ["-y", "srv"]}}}"#;
+    for (dir, name) in [("p1", "one"), ("p2", "two")] {
+        fs::create_dir_all(d.join(dir).join(".cursor")).unwrap();
+        fs::write(
+            d.join(dir).join(".cursor/mcp.json"),
+            entry.replace("NAME", name),
+        )
+        .unwrap();
+    }
+    // Two projects: not merged by Cursor, so no duplicate.
+    let (_, doc) = case.json(&["p1/.cursor/mcp.json", "p2/.cursor/mcp.json"]);
+    assert_eq!(doc["findings"].as_array().unwrap().len(), 0, "{doc}");
+    // The user file is merged with each project.
+    fs::create_dir_all(d.join("home/.cursor")).unwrap();
+    fs::write(
+        d.join("home/.cursor/mcp.json"),
+        entry.replace("NAME", "user"),
+    )
+    .unwrap();
+    let home = d.join("home/.cursor/mcp.json").display().to_string();
+    let (_, doc) = case.json(&["p1/.cursor/mcp.json", "p2/.cursor/mcp.json", &home]);
+    let dups: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "duplicate-server")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(dups.len(), 2, "{doc}");
+    assert!(
+        dups.iter().all(|m| m.starts_with("server `user`")),
+        "{dups:?}"
+    );
+}
