@@ -163,35 +163,23 @@ fn run_apply(
     finish(&report, &red, json, style, report.applied)
 }
 
-/// Add every credential found in the files read to the redactor.
+/// Add every credential found in the files read to the redactor: one streaming pass over each
+/// file's bytes (before and after), building nothing but the credential-like members found.
 fn scan_files(r: &Report, base: &Redactor) -> Option<Redactor> {
     let mut red = base.clone();
     for f in &r.files {
-        for bytes in [&f.old, &f.new].into_iter().flatten() {
-            let text = String::from_utf8_lossy(bytes);
-            let stripped = text.trim_start_matches('\u{feff}');
-            // Best effort: JSONC files may not parse with serde_json; then scan line by line.
-            match serde_json::from_str::<serde_json::Value>(stripped) {
-                Ok(v) => red.scan(&v),
-                Err(_) => scan_lines(&mut red, stripped),
-            }
+        let old = f.old.as_ref().map(|d| d.bytes());
+        for bytes in [old, f.new.as_deref()].into_iter().flatten() {
+            mcpconf_scan(bytes, &mut red);
         }
     }
     Some(red)
 }
 
-/// Fallback secret scan: `"Name": "value"` pairs on one line.
-fn scan_lines(red: &mut Redactor, text: &str) {
-    for line in text.lines() {
-        let parts: Vec<&str> = line.split('"').collect();
-        let mut i = 1;
-        while i + 2 < parts.len() {
-            if parts[i + 1].trim() == ":" {
-                red.consider(parts[i], parts[i + 2]);
-            }
-            i += 2;
-        }
-    }
+fn mcpconf_scan(bytes: &[u8], red: &mut Redactor) {
+    crate::jsondoc::string_members(bytes, crate::redact::credential_name, |k, v| {
+        red.consider(k, v)
+    });
 }
 
 fn finish(r: &Report, red: &Redactor, json: bool, style: Style, done: bool) -> u8 {

@@ -38,7 +38,12 @@ fn json_syntax(s: Syntax) -> jsondoc::Syntax {
 impl Doc {
     /// Parse a file's bytes in a client's syntax, failing closed.
     pub fn parse(bytes: &[u8], syntax: Syntax) -> Result<Doc, ReadError> {
-        JsonDoc::parse(bytes, json_syntax(syntax))
+        Doc::parse_vec(bytes.to_vec(), syntax)
+    }
+
+    /// [`Doc::parse`] taking ownership of the bytes, which the document then holds (no copy).
+    pub fn parse_vec(bytes: Vec<u8>, syntax: Syntax) -> Result<Doc, ReadError> {
+        JsonDoc::parse_vec(bytes, json_syntax(syntax))
             .map(|inner| Doc { inner })
             .map_err(|e| ReadError {
                 code: e.code,
@@ -55,14 +60,20 @@ impl Doc {
         s.into_bytes()
     }
 
-    /// The whole root value.
-    pub fn root(&self) -> &Value {
+    /// The whole root value, built on demand (costly for a big file: prefer [`Doc::get`]).
+    pub fn root(&self) -> Value {
         self.inner.value()
     }
 
-    /// The value at a path of object keys.
-    pub fn get(&self, path: &[String]) -> Option<&Value> {
+    /// The value at a path of object keys; only that value is built.
+    pub fn get(&self, path: &[String]) -> Option<Value> {
         self.inner.get(path)
+    }
+
+    /// The kind of the value at a path (`"an object"`, `"an array"`, `"a string"`, `"a number"`,
+    /// `"a boolean"` or `"null"`), without building it.
+    pub fn kind(&self, path: &[String]) -> Option<&'static str> {
+        self.inner.kind(path)
     }
 
     /// Set an entry, creating containers; returns opaque undo hints.
@@ -101,10 +112,7 @@ impl Doc {
     /// Index of an entry among its container's entries, in document order (to remove the
     /// entries that come last first).
     pub fn position(&self, container: &[String], name: &str) -> Option<usize> {
-        self.get(container)?
-            .as_object()?
-            .keys()
-            .position(|k| k == name)
+        self.inner.position(container, name)
     }
 
     /// 1-based line and column of the entry at `path`, if it exists.
@@ -112,9 +120,24 @@ impl Doc {
         self.inner.location(path)
     }
 
+    /// The file's bytes (shared with every clone of this document until one is edited).
+    pub fn bytes(&self) -> &[u8] {
+        self.inner.bytes()
+    }
+
     /// The bytes to write.
     pub fn to_bytes(&self) -> Vec<u8> {
         self.inner.to_bytes()
+    }
+
+    /// The bytes to write, without a copy when no clone shares them.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.inner.into_bytes()
+    }
+
+    /// Whether two documents hold the same bytes (cheap when nothing was edited).
+    pub fn same_bytes(&self, other: &Doc) -> bool {
+        self.inner.same_bytes(&other.inner)
     }
 }
 

@@ -489,11 +489,8 @@ fn read_current(spec: &Spec) -> Read {
             stamp: None,
         },
         Ok(Some(r)) => {
-            let current = match Doc::parse(&r.bytes, spec.syntax) {
-                Ok(doc) => Current::Present {
-                    doc,
-                    bytes: r.bytes,
-                },
+            let current = match Doc::parse_vec(r.bytes, spec.syntax) {
+                Ok(doc) => Current::Present { doc },
                 Err(e) => {
                     let mut e = PlanError::from(e);
                     e.message = format!(
@@ -880,7 +877,7 @@ pub fn status(settings: &Settings, owner: &str) -> Result<Vec<RecordStatus>, Box
             .map(|d| d.syntax())
             .unwrap_or(Syntax::Jsonc);
         let doc = match fsio::read(Path::new(&file), MAX_FILE) {
-            Ok(Some(r)) => Doc::parse(&r.bytes, syntax).map(Some).map_err(|_| ()),
+            Ok(Some(r)) => Doc::parse_vec(r.bytes, syntax).map(Some).map_err(|_| ()),
             Ok(None) => Ok(None),
             Err(_) => Err(()),
         };
@@ -891,7 +888,7 @@ pub fn status(settings: &Settings, owner: &str) -> Result<Vec<RecordStatus>, Box
                 Ok(Some(d)) => {
                     let v = ledger::split_pointer(&r.pointer).and_then(|(mut c, n)| {
                         c.push(n);
-                        d.get(&c).cloned()
+                        d.get(&c)
                     });
                     match r.ownership(v.as_ref()) {
                         ledger::Ownership::Intact => "intact",

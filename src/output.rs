@@ -26,24 +26,29 @@ impl Style {
     }
 }
 
+/// Files above this size are diffed only around the bytes that differ.
+const WINDOW_ABOVE: usize = 64 * 1024;
+
 /// A unified diff of one file (paths as headers; `/dev/null` for a missing side).
 pub fn diff(fp: &FilePlan) -> String {
     if !fp.writes() {
         return String::new();
     }
-    let old = fp
-        .old
-        .as_deref()
-        .map(|b| String::from_utf8_lossy(b).into_owned())
-        .unwrap_or_default();
-    let new = if fp.delete {
-        String::new()
+    let old_b: &[u8] = fp.old.as_ref().map(|d| d.bytes()).unwrap_or_default();
+    let new_b: &[u8] = if fp.delete {
+        &[]
     } else {
-        fp.new
-            .as_deref()
-            .map(|b| String::from_utf8_lossy(b).into_owned())
-            .unwrap_or_default()
+        fp.new.as_deref().unwrap_or_default()
     };
+    // A big file changed in one place: diff only that place (plus context), and shift the
+    // hunk headers by the lines before it. Bytes outside the window are identical.
+    let (old_w, new_w, shift) = if old_b.len().max(new_b.len()) > WINDOW_ABOVE {
+        window(old_b, new_b)
+    } else {
+        (old_b, new_b, 0)
+    };
+    let old = String::from_utf8_lossy(old_w).into_owned();
+    let new = String::from_utf8_lossy(new_w).into_owned();
     let path = fp.path.display().to_string();
     let a = if fp.old.is_some() {
         path.as_str()
@@ -55,11 +60,84 @@ pub fn diff(fp: &FilePlan) -> String {
     } else {
         path.as_str()
     };
-    similar::TextDiff::from_lines(&old, &new)
+    let text = similar::TextDiff::from_lines(&old, &new)
         .unified_diff()
         .context_radius(3)
         .header(a, b)
-        .to_string()
+        .to_string();
+    if shift == 0 {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in text.split_inclusive('\n') {
+        match shift_hunk_header(line, shift) {
+            Some(h) => out.push_str(&h),
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// The parts of `old` and `new` that differ, widened to whole lines plus four lines of context
+/// on each side, and the number of lines before them.
+fn window<'a>(old: &'a [u8], new: &'a [u8]) -> (&'a [u8], &'a [u8], usize) {
+    let p = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let max_q = old.len().min(new.len()) - p;
+    let q = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(max_q)
+        .take_while(|(a, b)| a == b)
+        .count();
+    // Back to the start of p's line, then four more lines.
+    let mut s = p;
+    for i in 0..5 {
+        if i > 0 {
+            if s == 0 {
+                break;
+            }
+            s -= 1;
+        }
+        while s > 0 && old[s - 1] != b'\n' {
+            s -= 1;
+        }
+    }
+    // Forward past the end of the last differing line, then four more lines (in the common
+    // suffix, so by the same number of bytes in both).
+    let oe = old.len() - q;
+    let mut e = oe;
+    for _ in 0..5 {
+        while e < old.len() && old[e] != b'\n' {
+            e += 1;
+        }
+        if e < old.len() {
+            e += 1;
+        }
+    }
+    let k = e - oe;
+    let ne = (new.len() - q + k).min(new.len());
+    let shift = old[..s].iter().filter(|&&c| c == b'\n').count();
+    (&old[s..e], &new[s..ne], shift)
+}
+
+/// `@@ -a,b +c,d @@` with `shift` added to `a` and `c`; `None` for any other line.
+fn shift_hunk_header(line: &str, shift: usize) -> Option<String> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (ranges, tail) = rest.split_once(" @@")?;
+    let (old, new) = ranges.split_once(" +")?;
+    let bump = |r: &str| -> Option<String> {
+        let (start, len) = match r.split_once(',') {
+            Some((s, l)) => (s, Some(l)),
+            None => (r, None),
+        };
+        let start: usize = start.parse().ok()?;
+        Some(match len {
+            Some(l) => format!("{},{l}", start + shift),
+            None => format!("{}", start + shift),
+        })
+    };
+    Some(format!("@@ -{} +{} @@{tail}", bump(old)?, bump(new)?))
 }
 
 #[derive(Serialize)]

@@ -38,10 +38,8 @@ pub enum Current {
     Missing,
     /// A file that parsed.
     Present {
-        /// The parsed document.
+        /// The parsed document (it holds the bytes as read: [`Doc::bytes`]).
         doc: Doc,
-        /// Its bytes as read.
-        bytes: Vec<u8>,
     },
     /// A file that cannot be edited safely.
     Refused(PlanError),
@@ -173,8 +171,9 @@ pub struct FilePlan {
     pub errors: Vec<PlanError>,
     /// Things the user should know (e.g. pins a client cannot enforce).
     pub notes: Vec<String>,
-    /// Bytes before (None if the file does not exist).
-    pub old: Option<Vec<u8>>,
+    /// The file before, as read (None if the file does not exist); its bytes are
+    /// [`Doc::bytes`], shared with the document read, not copied.
+    pub old: Option<Doc>,
     /// Bytes to write, when the file changes.
     pub new: Option<Vec<u8>>,
     /// Remove the file (mcpconf created it and nothing else is left).
@@ -212,7 +211,7 @@ pub fn plan_file(input: &FileInput, opts: Options) -> FilePlan {
             fp
         }
         Current::Missing => plan_missing(input, fp),
-        Current::Present { doc, bytes } => plan_present(input, opts, doc, bytes, fp),
+        Current::Present { doc } => plan_present(input, opts, doc, fp),
     }
 }
 
@@ -299,14 +298,8 @@ fn refuse(
     });
 }
 
-fn plan_present(
-    input: &FileInput,
-    opts: Options,
-    original: &Doc,
-    bytes: &[u8],
-    mut fp: FilePlan,
-) -> FilePlan {
-    fp.old = Some(bytes.to_vec());
+fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePlan) -> FilePlan {
+    fp.old = Some(original.clone());
     let mut doc = original.clone();
     let shown = input.path.display().to_string();
     let created_file = input.records.iter().any(|r| r.created_file);
@@ -322,7 +315,7 @@ fn plan_present(
         }
         let mut path = w.container.clone();
         path.push(w.server.clone());
-        let current = doc.get(&path).cloned();
+        let current = doc.get(&path);
         let record = input.records.iter().find(|r| r.pointer == pointer);
         let legacy = input
             .legacy
@@ -471,7 +464,7 @@ fn plan_present(
         };
         let mut path = container.clone();
         path.push(name.clone());
-        let current = doc.get(&path).cloned();
+        let current = doc.get(&path);
         match r.ownership(current.as_ref()) {
             Ownership::Missing => fp.ledger.push(LedgerOp::Remove(r.pointer.clone())),
             Ownership::Intact => match doc.remove(&container, &name, hints.as_ref()) {
@@ -509,7 +502,7 @@ fn plan_present(
             }
             let mut path = c.clone();
             path.push(l.name.clone());
-            if doc.get(&path) == Some(&l.entry) {
+            if doc.get(&path).as_ref() == Some(&l.entry) {
                 match doc.remove(c, &l.name, None) {
                     Ok(()) => fp.actions.push(Action {
                         op: "legacy-remove",
@@ -527,12 +520,11 @@ fn plan_present(
         fp.ledger.clear();
         return fp;
     }
-    let new = doc.to_bytes();
-    if created_file && kept_records == 0 && only_empty_objects(doc.root()) {
+    if created_file && kept_records == 0 && only_empty_objects(&doc.root()) {
         fp.delete = true;
         fp.status = Status::Changed;
-    } else if new != bytes {
-        fp.new = Some(new);
+    } else if !doc.same_bytes(original) {
+        fp.new = Some(doc.into_bytes());
         fp.status = Status::Changed;
     }
     fp
@@ -545,15 +537,15 @@ fn owner_of(input: &FileInput) -> &str {
 /// Every container on the way must be an object (or absent).
 fn check_containers(doc: &Doc, container: &[String]) -> Result<(), PlanError> {
     for i in 1..=container.len() {
-        if let Some(v) = doc.get(&container[..i])
-            && !v.is_object()
+        if let Some(kind) = doc.kind(&container[..i])
+            && kind != "an object"
         {
             return Err(PlanError {
                 code: "not-an-object",
                 message: format!(
                     "`{}` must be an object that holds servers, but it is {}",
                     container[..i].join("."),
-                    kind_of(v)
+                    kind
                 ),
                 line: 1,
                 column: 1,
@@ -561,17 +553,6 @@ fn check_containers(doc: &Doc, container: &[String]) -> Result<(), PlanError> {
         }
     }
     Ok(())
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn only_empty_objects(v: &Value) -> bool {
@@ -609,7 +590,6 @@ mod tests {
         } else {
             Current::Present {
                 doc: Doc::parse(text, Syntax::Jsonc).expect("fixture parses"),
-                bytes: text.to_vec(),
             }
         };
         FileInput {
@@ -699,7 +679,7 @@ mod tests {
 
             let doc = Doc::parse(&applied, Syntax::Jsonc).expect("output parses");
             for w in &wants {
-                prop_assert_eq!(doc.get(&["mcpServers".to_string(), w.server.clone()]), Some(&w.value));
+                prop_assert_eq!(doc.get(&["mcpServers".to_string(), w.server.clone()]), Some(w.value.clone()));
             }
             if !text.is_empty() {
                 let old = Doc::parse(text.as_bytes(), Syntax::Jsonc).unwrap();
@@ -707,7 +687,7 @@ mod tests {
                 for w in &wants {
                     insert_at(&mut expected, &w.container, &w.server, w.value.clone());
                 }
-                prop_assert_eq!(doc.root(), &expected);
+                prop_assert_eq!(doc.root(), expected);
             }
 
             let again = plan_file(&input(&applied, wants.clone(), records.clone()), Options::default());
