@@ -163,18 +163,29 @@ fn run_apply(
     finish(&report, &red, json, style, report.applied)
 }
 
-/// Add every credential found in the files read to the redactor: one streaming pass over each
-/// file's bytes (before and after), building nothing but the credential-like members found.
+/// Add every credential found in the files that are shown (those that change) to the
+/// redactor: one streaming pass over each file's bytes, before and after, building nothing but
+/// the credential-like members found. A file that does not change shows none of its content.
+/// Above [`SCAN_WHOLE_FILE`] only the part that a diff shows (with context) is scanned.
 fn scan_files(r: &Report, base: &Redactor) -> Option<Redactor> {
     let mut red = base.clone();
-    for f in &r.files {
-        let old = f.old.as_ref().map(|d| d.bytes());
-        for bytes in [old, f.new.as_deref()].into_iter().flatten() {
-            mcpconf_scan(bytes, &mut red);
-        }
+    for f in r.files.iter().filter(|f| f.writes()) {
+        let old = f.old.as_ref().map(|d| d.bytes()).unwrap_or_default();
+        let new = f.new.as_deref().unwrap_or_default();
+        let (old, new) = if old.len().max(new.len()) > SCAN_WHOLE_FILE {
+            let (o, n, _) = output::window(old, new);
+            (o, n)
+        } else {
+            (old, new)
+        };
+        mcpconf_scan(old, &mut red);
+        mcpconf_scan(new, &mut red);
     }
     Some(red)
 }
+
+/// Files up to this size are scanned whole for credentials.
+const SCAN_WHOLE_FILE: usize = 8 << 20;
 
 fn mcpconf_scan(bytes: &[u8], red: &mut Redactor) {
     crate::jsondoc::string_members(bytes, crate::redact::credential_name, |k, v| {

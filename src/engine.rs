@@ -668,9 +668,9 @@ pub fn apply(
         Err(r) => return *r,
     };
     let (specs, reads, mut plans) = plan_all(settings, manifest, owner, &ledger, mode);
-    let mut report = Report::from_plans(owner, plans.clone());
-    if report.exit != Exit::Ok {
-        return report;
+    // (No clone of the plans: their new bytes can be as big as the files.)
+    if plans.iter().any(|p| p.status == Status::Refused) {
+        return Report::from_plans(owner, plans);
     }
     if let Some(first) = &shown {
         let same = first.files.len() == plans.len()
@@ -680,6 +680,7 @@ pub fn apply(
                 .zip(&plans)
                 .all(|(a, b)| a.key == b.key && a.new == b.new && a.delete == b.delete);
         if !same {
+            let mut report = Report::from_plans(owner, plans);
             report.exit = Exit::Refused;
             report.changed = false;
             report.errors.push(ErrorEntry {

@@ -186,7 +186,14 @@ impl JsonDoc {
     /// must accept the same text (defence in depth).
     pub fn parse_vec(bytes: Vec<u8>, syntax: Syntax) -> Result<JsonDoc, ReadError> {
         let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
-        let buf = match String::from_utf8(bytes) {
+        // A fast (SIMD) check first; std's gives the position of a bad byte.
+        let checked = simdutf8::basic::from_utf8(&bytes).is_ok();
+        let buf = match if checked {
+            // SAFETY: `bytes` was just checked to be valid UTF-8.
+            Ok(unsafe { String::from_utf8_unchecked(bytes) })
+        } else {
+            String::from_utf8(bytes)
+        } {
             Ok(t) => t,
             Err(e) => {
                 let body = e.as_bytes().get(start..).unwrap_or(&[]);
@@ -205,7 +212,9 @@ impl JsonDoc {
         };
         let text = buf.get(start..).unwrap_or("");
         let parsed = parse_core(text, syntax, Mode::VALIDATE)?;
-        serde_accepts(text, &parsed.blanks)?;
+        if text.len() <= SERDE_WHOLE_FILE {
+            serde_accepts(text, &parsed.blanks)?;
+        }
         let Some(root) = parsed.tree.objs.into_iter().next() else {
             return Err(ReadError {
                 code: "not-an-object",
@@ -826,6 +835,10 @@ fn blank_out(bytes: &mut [u8], blanks: &[(usize, usize)]) {
     }
 }
 
+/// Up to this size serde_json must also accept the whole file when it is read (defence in
+/// depth; above it, only each edited object is cross-checked, to keep big files fast).
+pub const SERDE_WHOLE_FILE: usize = 8 << 20;
+
 /// Below this size the edited object is also read by serde_json and both values compared;
 /// above it serde_json only has to accept it.
 const CROSS_CHECK_VALUES: usize = 4 << 20;
@@ -1141,6 +1154,19 @@ struct Parser<'a> {
     blanks: Vec<(usize, usize)>,
 }
 
+/// Bytes that end a run of plain string content: `"`, `\\` and control characters.
+static STRING_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
@@ -1351,7 +1377,7 @@ impl<'a> Parser<'a> {
             let rest = self.b.get(self.pos..).unwrap_or(&[]);
             let n = rest
                 .iter()
-                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+                .position(|&c| STRING_STOP[usize::from(c)])
                 .unwrap_or(rest.len());
             self.pos += n;
             match self.peek() {
@@ -3595,7 +3621,89 @@ mod tests {
                 prop_assert_eq!(mine[1].as_ref().map(|x| x.value()).ok(), Some(d.value()));
                 prop_assert_eq!(mine[2].as_ref().map(|x| x.value()).ok(), Some(d.value()));
             }
+            same_as_builder(&bytes)?;
         }
+
+        /// 6. the validating pass and the building parser decide identically, with the same
+        /// error (code, message, position), on generated documents too.
+        #[test]
+        fn prop_validate_equals_build((bytes, _f, _c) in gen_doc()) {
+            same_as_builder(&bytes)?;
+        }
+    }
+
+    /// The validating pass that [`JsonDoc::parse`] uses and the building parser agree exactly,
+    /// and so do the shallow member listing of the root and the built tree's root.
+    fn same_as_builder(bytes: &[u8]) -> Result<(), TestCaseError> {
+        let body = bytes.strip_prefix(BOM).unwrap_or(bytes);
+        let Ok(text) = std::str::from_utf8(body) else {
+            return Ok(());
+        };
+        for s in [Syntax::Json, Syntax::JsonComments, Syntax::Jsonc] {
+            let v = parse_core(text, s, Mode::VALIDATE);
+            let b = parse_only(text, s);
+            match (&v, &b) {
+                (Ok(v), Ok(b)) => {
+                    let (vr, br) = (&v.tree.objs[0], &b.tree.objs[0]);
+                    prop_assert_eq!(
+                        (vr.open, vr.close, vr.members.len()),
+                        (br.open, br.close, br.members.len())
+                    );
+                    for (x, y) in vr.members.iter().zip(&br.members) {
+                        prop_assert_eq!(
+                            (
+                                &x.key,
+                                x.key_start,
+                                x.key_end,
+                                x.value_start,
+                                x.value_end,
+                                x.comma
+                            ),
+                            (
+                                &y.key,
+                                y.key_start,
+                                y.key_end,
+                                y.value_start,
+                                y.value_end,
+                                y.comma
+                            )
+                        );
+                    }
+                    let sh = shallow(text, br.open, s, None).unwrap();
+                    for (x, y) in sh.members.iter().zip(&br.members) {
+                        prop_assert_eq!(
+                            (
+                                &x.key,
+                                x.key_start,
+                                x.key_end,
+                                x.value_start,
+                                x.value_end,
+                                x.comma
+                            ),
+                            (
+                                &y.key,
+                                y.key_start,
+                                y.key_end,
+                                y.value_start,
+                                y.value_end,
+                                y.comma
+                            )
+                        );
+                    }
+                    prop_assert_eq!(sh.members.len(), br.members.len());
+                    prop_assert_eq!(v.blanks.clone(), b.blanks.clone());
+                }
+                (Err(x), Err(y)) => prop_assert_eq!(x, y),
+                _ => prop_assert!(
+                    false,
+                    "validate {:?} but build {:?}: {}",
+                    v.as_ref().err(),
+                    b.as_ref().err(),
+                    show(bytes)
+                ),
+            }
+        }
+        Ok(())
     }
 
     /// Rough timing on a ~20 MB `~/.claude.json`-like file: `cargo test --release -- --ignored`.

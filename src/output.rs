@@ -80,14 +80,31 @@ pub fn diff(fp: &FilePlan) -> String {
 
 /// The parts of `old` and `new` that differ, widened to whole lines plus four lines of context
 /// on each side, and the number of lines before them.
-fn window<'a>(old: &'a [u8], new: &'a [u8]) -> (&'a [u8], &'a [u8], usize) {
-    let p = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let max_q = old.len().min(new.len()) - p;
-    let q = old
+pub(crate) fn window<'a>(old: &'a [u8], new: &'a [u8]) -> (&'a [u8], &'a [u8], usize) {
+    const CHUNK: usize = 4096;
+    let max = old.len().min(new.len());
+    // Common prefix, compared a chunk at a time (memcmp), then byte by byte.
+    let mut p = 0;
+    while p + CHUNK <= max && old[p..p + CHUNK] == new[p..p + CHUNK] {
+        p += CHUNK;
+    }
+    p += old[p..max]
+        .iter()
+        .zip(&new[p..max])
+        .take_while(|(a, b)| a == b)
+        .count();
+    let max_q = max - p;
+    let mut q = 0;
+    while q + CHUNK <= max_q
+        && old[old.len() - q - CHUNK..old.len() - q] == new[new.len() - q - CHUNK..new.len() - q]
+    {
+        q += CHUNK;
+    }
+    q += old[..old.len() - q]
         .iter()
         .rev()
-        .zip(new.iter().rev())
-        .take(max_q)
+        .zip(new[..new.len() - q].iter().rev())
+        .take(max_q - q)
         .take_while(|(a, b)| a == b)
         .count();
     // Back to the start of p's line, then four more lines.
@@ -362,4 +379,58 @@ pub fn status_text(owner: &str, records: &[RecordStatus], json: bool) -> String 
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::Syntax;
+    use crate::document::Doc;
+
+    fn plan(old: &[u8], new: &[u8]) -> FilePlan {
+        FilePlan {
+            path: "/x/f.json".into(),
+            key: "/x/f.json".into(),
+            client: "json",
+            status: Status::Changed,
+            actions: Vec::new(),
+            errors: Vec::new(),
+            notes: Vec::new(),
+            old: Some(Doc::parse(old, Syntax::Json).unwrap()),
+            new: Some(new.to_vec()),
+            delete: false,
+            ledger: Vec::new(),
+        }
+    }
+
+    /// A big file's diff is computed on a window around the change, with the same result as
+    /// the diff of the whole file.
+    #[test]
+    fn windowed_diff_equals_whole_diff() {
+        let mut old = String::from("{\n  \"a\": [\n");
+        for i in 0..6000 {
+            old.push_str(&format!("    \"line {i}\",\n"));
+        }
+        old.push_str("    \"end\"\n  ]\n}");
+        for (at, with) in [
+            (0, "{ \"z\": 1,\n"),
+            (50_000, "    \"new\",\n"),
+            (old.len() - 1, "\n}"),
+        ] {
+            let at = old[..at].rfind('\n').map_or(0, |i| i + 1);
+            let mut new = old.clone();
+            new.insert_str(at, with);
+            if Doc::parse(new.as_bytes(), Syntax::Json).is_err() {
+                new = old.replacen("\"line 7\"", "\"line seven\"", 1);
+            }
+            let fp = plan(old.as_bytes(), new.as_bytes());
+            let whole = similar::TextDiff::from_lines(&old, &new)
+                .unified_diff()
+                .context_radius(3)
+                .header("/x/f.json", "/x/f.json")
+                .to_string();
+            assert!(old.len() > WINDOW_ABOVE);
+            assert_eq!(diff(&fp), whole);
+        }
+    }
 }
