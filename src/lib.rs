@@ -19,6 +19,8 @@ pub mod dialect;
 pub mod document;
 pub mod engine;
 pub mod fsio;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod jsondoc;
 pub mod ledger;
 pub mod manifest;
