@@ -2503,6 +2503,16 @@ fn own_line_end(b: &[u8], m: &MemSpan, next: usize) -> Option<usize> {
     let mut end = None;
     while let Some(it) = iter.next() {
         match it.kind {
+            // A lone `\r` ends a `//` comment, so it is a line break here too: the member's
+            // line ends before it (found by fuzzing: removal swallowed a lone `\r` after it).
+            Gap::Space
+                if let Some(i) = b
+                    .get(it.start..it.end)
+                    .and_then(|s| s.iter().position(|&c| c == b'\r')) =>
+            {
+                end = Some(it.start + i);
+                break;
+            }
             Gap::Space | Gap::Comma | Gap::BlockComment { multiline: false } => {}
             Gap::LineComment => {
                 if iter.peek().is_some_and(|n| n.kind == Gap::Newline) {
@@ -3064,6 +3074,24 @@ mod tests {
         let e = d.upsert(&p(&["m"]), "x", &v).unwrap_err();
         assert_eq!(e.code, "too-deep");
         assert_eq!(d.to_bytes(), before);
+    }
+
+    /// Fuzzing regression: a lone `\r` after a `//` comment that ends the last member's line
+    /// must survive an upsert followed by the remove.
+    #[test]
+    fn lone_cr_after_line_comment_survives_upsert_remove() {
+        let src = b"{\"other\": true// c\r\r\n// d\n}\n";
+        for s in [Syntax::JsonComments, Syntax::Jsonc] {
+            let mut d = JsonDoc::parse(src, s).unwrap();
+            let hints = d
+                .upsert(&p(&["mcpServers"]), "srv", &json!({"command": "x"}))
+                .unwrap();
+            d.remove(&p(&["mcpServers"]), "srv", &hints).unwrap();
+            assert_eq!(d.to_bytes(), src);
+            let hints = d.upsert(&p(&[]), "srv", &json!(1)).unwrap();
+            d.remove(&p(&[]), "srv", &hints).unwrap();
+            assert_eq!(d.to_bytes(), src);
+        }
     }
 
     #[test]
