@@ -2503,14 +2503,12 @@ fn own_line_end(b: &[u8], m: &MemSpan, next: usize) -> Option<usize> {
     let mut end = None;
     while let Some(it) = iter.next() {
         match it.kind {
-            // A lone `\r` ends a `//` comment, so it is a line break here too: the member's
-            // line ends before it (found by fuzzing: removal swallowed a lone `\r` after it).
-            Gap::Space
-                if let Some(i) = b
-                    .get(it.start..it.end)
-                    .and_then(|s| s.iter().position(|&c| c == b'\r')) =>
-            {
-                end = Some(it.start + i);
+            // A lone `\r` ends a `//` comment, and a member inserted after such a comment is
+            // followed by it: the member's line ends before it (found by fuzzing: removal
+            // swallowed the `\r`). Only right after the value, so whitespace before a lone `\r`
+            // is never taken.
+            Gap::Space if b.get(it.start) == Some(&b'\r') => {
+                end = Some(it.start);
                 break;
             }
             Gap::Space | Gap::Comma | Gap::BlockComment { multiline: false } => {}
@@ -3092,6 +3090,13 @@ mod tests {
             d.remove(&p(&[]), "srv", &hints).unwrap();
             assert_eq!(d.to_bytes(), src);
         }
+        // …but whitespace before a lone `\r` that follows a value stays where it is.
+        let src = b"{\n\"m\": \r{}\t\t\r\r\t}\n";
+        let mut d = JsonDoc::parse(src, Syntax::Jsonc).unwrap();
+        let c = p(&["projects", "/p", "mcpServers"]);
+        let hints = d.upsert(&c, "a", &json!(1)).unwrap();
+        d.remove(&c, "a", &hints).unwrap();
+        assert_eq!(d.to_bytes(), src);
     }
 
     #[test]
