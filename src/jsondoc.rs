@@ -2406,6 +2406,11 @@ fn insert_member(
                     _ => break,
                 }
             }
+            // Never put our line break right after a lone CR: `\r` + `\n` would read back as
+            // one CRLF and the removal would take the CR (found by fuzzing).
+            while at > anchor && b.get(at - 1) == Some(&b'\r') {
+                at -= 1;
+            }
             let mut ins = format!("{}{indent}{}", style.nl, member(&indent)?);
             let mut splices = Vec::new();
             if trailing.is_some() {
