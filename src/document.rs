@@ -1,8 +1,8 @@
 //! A client config document, whatever its syntax: the engine's one view of a file's contents.
 //!
-//! Values cross this boundary as `serde_json::Value` (the neutral form); each syntax keeps its
-//! own format-preserving editor behind it: [`crate::jsondoc`] for JSON and JSONC,
-//! [`crate::tomldoc`] for TOML. Pure: no I/O.
+//! Values cross this boundary as `serde_json::Value` (the neutral form), built only for the
+//! paths asked for; each syntax keeps its own format-preserving editor behind it:
+//! [`crate::jsondoc`] for JSON and JSONC, [`crate::tomldoc`] for TOML. Pure: no I/O.
 
 use serde_json::Value;
 
@@ -29,7 +29,7 @@ pub enum Doc {
     /// JSON or JSONC.
     Json(JsonDoc),
     /// TOML.
-    Toml(TomlDoc),
+    Toml(Box<TomlDoc>),
 }
 
 fn json_syntax(s: Syntax) -> jsondoc::Syntax {
@@ -40,53 +40,86 @@ fn json_syntax(s: Syntax) -> jsondoc::Syntax {
     }
 }
 
+fn read_error(e: jsondoc::ReadError) -> ReadError {
+    ReadError {
+        code: e.code,
+        message: e.message,
+        line: e.line,
+        column: e.column,
+    }
+}
+
+/// The kind of a value, as error messages say it.
+pub fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 impl Doc {
     /// Parse a file's bytes in a client's syntax, failing closed.
     pub fn parse(bytes: &[u8], syntax: Syntax) -> Result<Doc, ReadError> {
+        Doc::parse_vec(bytes.to_vec(), syntax)
+    }
+
+    /// [`Doc::parse`] taking ownership of the bytes, which the document then holds (no copy).
+    pub fn parse_vec(bytes: Vec<u8>, syntax: Syntax) -> Result<Doc, ReadError> {
         if syntax == Syntax::Toml {
-            return TomlDoc::parse(bytes).map(Doc::Toml);
+            return TomlDoc::parse(&bytes).map(|d| Doc::Toml(Box::new(d)));
         }
-        JsonDoc::parse(bytes, json_syntax(syntax))
+        JsonDoc::parse_vec(bytes, json_syntax(syntax))
             .map(Doc::Json)
-            .map_err(|e| ReadError {
-                code: e.code,
-                message: e.message,
-                line: e.line,
-                column: e.column,
-            })
+            .map_err(read_error)
     }
 
     /// An empty document of a syntax, to build a new file with [`Doc::upsert`].
     pub fn empty(syntax: Syntax) -> Result<Doc, ReadError> {
         match syntax {
-            Syntax::Toml => Ok(Doc::Toml(TomlDoc::empty())),
+            Syntax::Toml => Ok(Doc::Toml(Box::new(TomlDoc::empty()))),
             other => Doc::parse(b"{}\n", other),
         }
     }
 
-    /// The whole root value.
-    pub fn root(&self) -> &Value {
+    /// The whole root value, built on demand (costly for a big file: prefer [`Doc::get`]).
+    pub fn root(&self) -> Value {
         match self {
             Doc::Json(d) => d.value(),
-            Doc::Toml(d) => d.value(),
+            Doc::Toml(d) => d.value().clone(),
         }
     }
 
-    /// The value at a path of object keys.
-    pub fn get(&self, path: &[String]) -> Option<&Value> {
+    /// The value at a path of object keys; only that value is built.
+    pub fn get(&self, path: &[String]) -> Option<Value> {
         match self {
             Doc::Json(d) => d.get(path),
-            Doc::Toml(d) => d.get(path),
+            Doc::Toml(d) => d.get(path).cloned(),
+        }
+    }
+
+    /// The kind of the value at a path (`"an object"`, `"an array"`, …), without building it.
+    pub fn kind(&self, path: &[String]) -> Option<&'static str> {
+        match self {
+            Doc::Json(d) => d.kind(path),
+            Doc::Toml(d) => d.get(path).map(kind_of),
         }
     }
 
     /// Index of an entry among its container's entries, in document order (to remove the
     /// entries that come last first).
     pub fn position(&self, container: &[String], name: &str) -> Option<usize> {
-        self.get(container)?
-            .as_object()?
-            .keys()
-            .position(|k| k == name)
+        match self {
+            Doc::Json(d) => d.position(container, name),
+            Doc::Toml(d) => d
+                .get(container)?
+                .as_object()?
+                .keys()
+                .position(|k| k == name),
+        }
     }
 
     /// 1-based line and column of the entry at `path`, if known.
@@ -158,7 +191,7 @@ impl Doc {
         let Some(Value::Array(old)) = d.get(path) else {
             return Err(fail("it is not an array"));
         };
-        let mut expected = old.clone();
+        let mut expected = old;
         if push {
             expected.push(Value::String(value.to_string()));
         } else {
@@ -176,21 +209,30 @@ impl Doc {
             crate::jsonarray::remove(array, value)
         }
         .ok_or_else(|| fail("its text could not be split into elements"))?;
-        let bytes = d.to_bytes();
+        let bytes = d.bytes();
         let bom = bytes.len() - text.len();
         let mut new = Vec::with_capacity(bytes.len() + value.len() + 8);
         new.extend_from_slice(&bytes[..bom + start]);
         new.extend_from_slice(edited.as_bytes());
         new.extend_from_slice(&bytes[bom + end..]);
-        let reparsed = JsonDoc::parse(&new, d.syntax()).map_err(|e| fail(&e.message))?;
+        let reparsed = JsonDoc::parse_vec(new, d.syntax()).map_err(|e| fail(&e.message))?;
         // Everything else must be unchanged and the array exactly as intended.
-        let mut want = d.value().clone();
+        let mut want = d.value();
         set_path(&mut want, path, Value::Array(expected));
-        if reparsed.value() != &want {
+        if reparsed.value() != want {
             return Err(fail("the edit did not verify; this is a bug"));
         }
         *d = reparsed;
         Ok(())
+    }
+
+    /// The file's bytes (for JSON shared with every clone of this document until one is
+    /// edited).
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            Doc::Json(d) => d.bytes(),
+            Doc::Toml(d) => d.bytes(),
+        }
     }
 
     /// The bytes to write.
@@ -198,6 +240,22 @@ impl Doc {
         match self {
             Doc::Json(d) => d.to_bytes(),
             Doc::Toml(d) => d.to_bytes(),
+        }
+    }
+
+    /// The bytes to write, without a copy when no clone shares them.
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Doc::Json(d) => d.into_bytes(),
+            Doc::Toml(d) => d.to_bytes(),
+        }
+    }
+
+    /// Whether two documents hold the same bytes (cheap when nothing was edited).
+    pub fn same_bytes(&self, other: &Doc) -> bool {
+        match (self, other) {
+            (Doc::Json(a), Doc::Json(b)) => a.same_bytes(b),
+            (a, b) => a.bytes() == b.bytes(),
         }
     }
 }

@@ -597,11 +597,8 @@ fn read_current(spec: &Spec) -> Read {
             stamp: None,
         },
         Ok(Some(r)) => {
-            let current = match Doc::parse(&r.bytes, spec.syntax) {
-                Ok(doc) => Current::Present {
-                    doc: Box::new(doc),
-                    bytes: r.bytes,
-                },
+            let current = match Doc::parse_vec(r.bytes, spec.syntax) {
+                Ok(doc) => Current::Present { doc: Box::new(doc) },
                 Err(e) => {
                     let mut e = PlanError::from(e);
                     e.message = format!(
@@ -791,9 +788,9 @@ pub fn apply(
         Err(r) => return *r,
     };
     let (specs, reads, mut plans) = plan_all(settings, manifest, owner, &ledger, mode);
-    let mut report = Report::from_plans(owner, plans.clone());
-    if report.exit != Exit::Ok {
-        return report;
+    // (No clone of the plans: their new bytes can be as big as the files.)
+    if plans.iter().any(|p| p.status == Status::Refused) {
+        return Report::from_plans(owner, plans);
     }
     if let Some(first) = &shown {
         let same = first.files.len() == plans.len()
@@ -803,6 +800,7 @@ pub fn apply(
                 .zip(&plans)
                 .all(|(a, b)| a.key == b.key && a.new == b.new && a.delete == b.delete);
         if !same {
+            let mut report = Report::from_plans(owner, plans);
             report.exit = Exit::Refused;
             report.changed = false;
             report.errors.push(ErrorEntry {
@@ -819,6 +817,7 @@ pub fn apply(
     if let Some(saved) = expected
         && let Err(why) = saved.check(&plans)
     {
+        let mut report = Report::from_plans(owner, plans);
         report.exit = Exit::Refused;
         report.changed = false;
         report.errors.push(ErrorEntry {
@@ -1055,7 +1054,7 @@ pub fn status(settings: &Settings, owner: &str) -> Result<Vec<RecordStatus>, Box
             .map(|d| d.syntax())
             .unwrap_or(Syntax::Jsonc);
         let doc = match fsio::read(Path::new(&file), MAX_FILE) {
-            Ok(Some(r)) => Doc::parse(&r.bytes, syntax).map(Some).map_err(|_| ()),
+            Ok(Some(r)) => Doc::parse_vec(r.bytes, syntax).map(Some).map_err(|_| ()),
             Ok(None) => Ok(None),
             Err(_) => Err(()),
         };
@@ -1066,7 +1065,7 @@ pub fn status(settings: &Settings, owner: &str) -> Result<Vec<RecordStatus>, Box
                 Ok(Some(d)) => {
                     let v = ledger::split_pointer(&r.pointer).and_then(|(mut c, n)| {
                         c.push(n);
-                        d.get(&c).cloned()
+                        d.get(&c)
                     });
                     match r.ownership(v.as_ref()) {
                         ledger::Ownership::Intact => "intact",

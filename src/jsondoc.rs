@@ -39,6 +39,7 @@
 //! recursion on input, and no reformatting of bytes the user wrote.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
 
@@ -149,27 +150,54 @@ pub enum UndoHint {
 }
 
 /// A parsed config file that can be edited without reformatting it.
+///
+/// Holds the file's text (shared, never copied when cloned) and the spans of the root object's
+/// own members; values are built only for the parts that are read ([`JsonDoc::get`]).
 #[derive(Debug, Clone)]
 pub struct JsonDoc {
     syntax: Syntax,
-    bom: bool,
-    text: String,
-    root: Value,
-    tree: Tree,
+    /// The whole file, BOM included.
+    buf: Arc<String>,
+    /// Where the JSON text starts in `buf` (3 after a BOM, else 0).
+    start: usize,
+    /// The root object and its own members (`obj` is `None` for all of them).
+    root: ObjSpan,
+}
+
+/// What an edit must have done to the member at the end of its key path.
+#[derive(Clone, Copy)]
+enum Expect<'v> {
+    Set(&'v Value),
+    Removed,
+    Same,
 }
 
 impl JsonDoc {
     /// Parses `bytes` (optionally starting with a UTF-8 BOM) in the given syntax, refusing anything
     /// ambiguous or invalid; see [`ReadError`] for the codes.
     pub fn parse(bytes: &[u8], syntax: Syntax) -> Result<JsonDoc, ReadError> {
-        let (bom, body) = match bytes.strip_prefix(BOM) {
-            Some(rest) => (true, rest),
-            None => (false, bytes),
-        };
-        let text = match std::str::from_utf8(body) {
+        JsonDoc::parse_vec(bytes.to_vec(), syntax)
+    }
+
+    /// [`JsonDoc::parse`] taking ownership of the bytes (no copy of the text is made).
+    ///
+    /// The whole text is validated by one non-recursive pass that builds nothing but the keys of
+    /// the objects being read (for the duplicate check) and the root's member spans; serde_json
+    /// must accept the same text (defence in depth).
+    pub fn parse_vec(bytes: Vec<u8>, syntax: Syntax) -> Result<JsonDoc, ReadError> {
+        let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+        // A fast (SIMD) check first; std's gives the position of a bad byte.
+        let checked = simdutf8::basic::from_utf8(&bytes).is_ok();
+        let buf = match if checked {
+            // SAFETY: `bytes` was just checked to be valid UTF-8.
+            Ok(unsafe { String::from_utf8_unchecked(bytes) })
+        } else {
+            String::from_utf8(bytes)
+        } {
             Ok(t) => t,
             Err(e) => {
-                let at = e.valid_up_to();
+                let body = e.as_bytes().get(start..).unwrap_or(&[]);
+                let at = e.utf8_error().valid_up_to().saturating_sub(start);
                 let (line, column) = body
                     .get(..at)
                     .and_then(|p| std::str::from_utf8(p).ok())
@@ -182,19 +210,37 @@ impl JsonDoc {
                 });
             }
         };
-        let parsed = parse_text(text, syntax)?;
+        let text = buf.get(start..).unwrap_or("");
+        let parsed = parse_core(text, syntax, Mode::VALIDATE)?;
+        if text.len() <= SERDE_WHOLE_FILE {
+            serde_accepts(text, &parsed.blanks)?;
+        }
+        let Some(root) = parsed.tree.objs.into_iter().next() else {
+            return Err(ReadError {
+                code: "not-an-object",
+                message: "the top level of the file must be an object".into(),
+                line: 1,
+                column: 1,
+            });
+        };
         Ok(JsonDoc {
             syntax,
-            bom,
-            text: text.to_owned(),
-            root: parsed.root,
-            tree: parsed.tree,
+            buf: Arc::new(buf),
+            start,
+            root,
         })
     }
 
-    /// The parsed root value (always an object).
-    pub fn value(&self) -> &Value {
-        &self.root
+    /// The text after the BOM.
+    pub fn text(&self) -> &str {
+        self.buf.get(self.start..).unwrap_or("")
+    }
+
+    /// The whole root value, built on demand (costly for a big file: prefer [`JsonDoc::get`]).
+    pub fn value(&self) -> Value {
+        parse_only(self.text(), self.syntax)
+            .map(|p| p.root)
+            .unwrap_or(Value::Null)
     }
 
     /// The syntax this document was parsed with.
@@ -202,84 +248,93 @@ impl JsonDoc {
         self.syntax
     }
 
-    /// The value at a key path (`[]` is the root), if every step exists and is an object.
-    pub fn get(&self, path: &[String]) -> Option<&Value> {
-        let mut cur = &self.root;
+    /// Byte span (in the text) of the value at a key path (`[]` is the root).
+    fn span_of(&self, path: &[String]) -> Option<(usize, usize)> {
+        let text = self.text();
+        let Some((last, parents)) = path.split_last() else {
+            return Some((self.root.open, self.root.close + 1));
+        };
+        let obj = self.obj_at(parents)?;
+        let m = obj.members.iter().find(|m| &m.key == last)?;
+        Some((m.value_start, m.value_end)).filter(|&(a, z)| text.get(a..z).is_some())
+    }
+
+    /// The object at a key path, with its own members.
+    fn obj_at(&self, path: &[String]) -> Option<ObjSpan> {
+        let text = self.text();
+        let mut obj = self.root.clone();
         for key in path {
-            cur = cur.as_object()?.get(key)?;
+            let m = obj.members.iter().find(|m| &m.key == key)?;
+            obj = shallow(text, m.value_start, self.syntax, None)?;
         }
-        Some(cur)
+        Some(obj)
+    }
+
+    /// The value at a key path (`[]` is the root), if every step exists and is an object. Only
+    /// that value is built.
+    pub fn get(&self, path: &[String]) -> Option<Value> {
+        let (a, z) = self.span_of(path)?;
+        value_at(self.text(), a, z, self.syntax)
+    }
+
+    /// What kind of value is at a key path (`"an object"`, `"an array"`, `"a string"`,
+    /// `"a number"`, `"a boolean"` or `"null"`), without building it.
+    pub fn kind(&self, path: &[String]) -> Option<&'static str> {
+        let (a, _) = self.span_of(path)?;
+        Some(match self.text().as_bytes().get(a)? {
+            b'{' => "an object",
+            b'[' => "an array",
+            b'"' => "a string",
+            b't' | b'f' => "a boolean",
+            b'n' => "null",
+            _ => "a number",
+        })
+    }
+
+    /// Index of `name` among the members of the object at `container`, in document order.
+    pub fn position(&self, container: &[String], name: &str) -> Option<usize> {
+        self.obj_at(container)?
+            .members
+            .iter()
+            .position(|m| m.key == name)
     }
 
     /// Byte range (in the text after the BOM) of the value of the member at `path` (a non-empty
     /// key path), if it exists.
     pub fn value_span(&self, path: &[String]) -> Option<(usize, usize)> {
         let (last, parents) = path.split_last()?;
-        let mut obj = 0usize;
-        self.tree.objs.first()?;
-        for key in parents {
-            let m = self
-                .tree
-                .objs
-                .get(obj)?
-                .members
-                .iter()
-                .rev()
-                .find(|m| &m.key == key)?;
-            obj = m.obj?;
-        }
-        let m = self
-            .tree
-            .objs
-            .get(obj)?
-            .members
-            .iter()
-            .rev()
-            .find(|m| &m.key == last)?;
+        let obj = self.obj_at(parents)?;
+        let m = obj.members.iter().find(|m| &m.key == last)?;
         Some((m.value_start, m.value_end))
-    }
-
-    /// The text after the BOM.
-    pub fn text(&self) -> &str {
-        &self.text
     }
 
     /// 1-based line and column of the key of the member at `path` (a non-empty key path), if it
     /// exists; used to point errors such as a conflict at the entry itself.
     pub fn location(&self, path: &[String]) -> Option<(usize, usize)> {
         let (last, parents) = path.split_last()?;
-        let mut obj = 0usize;
-        self.tree.objs.first()?;
-        for key in parents {
-            let m = self
-                .tree
-                .objs
-                .get(obj)?
-                .members
-                .iter()
-                .rev()
-                .find(|m| &m.key == key)?;
-            obj = m.obj?;
-        }
-        let m = self
-            .tree
-            .objs
-            .get(obj)?
-            .members
-            .iter()
-            .rev()
-            .find(|m| &m.key == last)?;
-        Some(line_col(&self.text, m.key_start))
+        let obj = self.obj_at(parents)?;
+        let m = obj.members.iter().find(|m| &m.key == last)?;
+        Some(line_col(self.text(), m.key_start))
     }
 
     /// The file's bytes: the BOM (if the input had one) followed by the current text.
+    pub fn bytes(&self) -> &[u8] {
+        self.buf.as_bytes()
+    }
+
+    /// The file's bytes, as a new vector.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.text.len() + 3);
-        if self.bom {
-            out.extend_from_slice(BOM);
-        }
-        out.extend_from_slice(self.text.as_bytes());
-        out
+        self.buf.as_bytes().to_vec()
+    }
+
+    /// The file's bytes, without a copy when this document is their only holder.
+    pub fn into_bytes(self) -> Vec<u8> {
+        Arc::try_unwrap(self.buf).map_or_else(|b| b.as_bytes().to_vec(), String::into_bytes)
+    }
+
+    /// Whether two documents hold the same bytes (cheap when one is a clone of the other).
+    pub fn same_bytes(&self, other: &JsonDoc) -> bool {
+        Arc::ptr_eq(&self.buf, &other.buf) || self.buf == other.buf
     }
 
     /// Sets `name` inside the object at key path `container` (e.g. `["mcpServers"]` or
@@ -309,11 +364,13 @@ impl JsonDoc {
                 1,
             ));
         }
+        let text = self.text();
+        let tree = spine(text, &self.root, container, self.syntax);
         // Walk the existing part of the container path.
         let mut obj = 0usize;
         let mut existing = 0usize;
         for key in container {
-            let Some(o) = self.tree.objs.get(obj) else {
+            let Some(o) = tree.objs.get(obj) else {
                 return Err(internal("object index out of range"));
             };
             match o.members.iter().find(|m| &m.key == key) {
@@ -323,7 +380,7 @@ impl JsonDoc {
                         existing += 1;
                     }
                     None => {
-                        let (line, column) = line_col(&self.text, m.value_start);
+                        let (line, column) = line_col(text, m.value_start);
                         return Err(edit_err_at(
                             "not-an-object",
                             format!(
@@ -338,30 +395,28 @@ impl JsonDoc {
                 None => break,
             }
         }
-        let style = Style::detect(&self.text, &self.tree);
+        let style = Style::detect(text, self.syntax);
         let mut hints = Vec::new();
         let splices;
         if existing == container.len() {
-            let Some(o) = self.tree.objs.get(obj) else {
+            let Some(o) = tree.objs.get(obj) else {
                 return Err(internal("object index out of range"));
             };
             if let Some(m) = o.members.iter().find(|m| m.key == name) {
-                if self.get(container).and_then(|c| c.get(name)) == Some(value) {
+                if value_at(text, m.value_start, m.value_end, self.syntax).as_ref() == Some(value) {
                     // Already there: leave the user's spelling of it alone.
                     return Ok(hints);
                 }
                 // Replace the value only.
-                let layout = Layout::for_object(&self.text, &self.tree, obj);
-                let indent = own_line_indent(self.text.as_bytes(), m.key_start)
+                let layout = Layout::for_object(text, &tree, obj);
+                let indent = own_line_indent(text.as_bytes(), m.key_start)
                     .map(str::to_owned)
-                    .unwrap_or_else(|| {
-                        format!("{}{}", line_indent(&self.text, o.open), style.unit)
-                    });
-                let mut text = String::new();
-                write_value(&mut text, value, &layout, &indent, &style)?;
-                splices = vec![Splice::new(m.value_start, m.value_end, text)];
+                    .unwrap_or_else(|| format!("{}{}", line_indent(text, o.open), style.unit));
+                let mut out = String::new();
+                write_value(&mut out, value, &layout, &indent, &style)?;
+                splices = vec![Splice::new(m.value_start, m.value_end, out)];
             } else {
-                let (s, empty) = insert_member(&self.text, &self.tree, obj, name, value, &style)?;
+                let (s, empty) = insert_member(text, &tree, obj, name, value, &style)?;
                 if let Some(inner) = empty {
                     hints.push(UndoHint::EmptyInner {
                         path: container.to_vec(),
@@ -384,7 +439,7 @@ impl JsonDoc {
                 m.insert(key.clone(), nested);
                 nested = Value::Object(m);
             }
-            let (s, empty) = insert_member(&self.text, &self.tree, obj, first, &nested, &style)?;
+            let (s, empty) = insert_member(text, &tree, obj, first, &nested, &style)?;
             if let Some(inner) = empty {
                 hints.push(UndoHint::EmptyInner {
                     path: created.to_vec(),
@@ -396,15 +451,32 @@ impl JsonDoc {
             hints.push(UndoHint::Created { path });
             splices = s;
         }
-        let new_text = apply_splices(&self.text, &splices)?;
-        let parsed = reparse(&new_text, self.syntax)?;
-        if !edit_matches(&self.root, &parsed.root, container, name, Some(value)) {
-            return Err(internal("the result holds a different value than intended"));
-        }
-        cross_check(&new_text, &parsed).map_err(|e| internal(&e.message))?;
-        self.text = new_text;
-        self.root = parsed.root;
-        self.tree = parsed.tree;
+        let mut keys: Vec<&str> = container
+            .get(existing..)
+            .unwrap_or(&[])
+            .iter()
+            .map(String::as_str)
+            .collect();
+        keys.push(name);
+        let x = tree
+            .objs
+            .get(obj)
+            .ok_or_else(|| internal("object index out of range"))?;
+        let prefix = self.buf.get(..self.start).unwrap_or("");
+        let (buf, root) = commit_edit(
+            self.syntax,
+            prefix,
+            text,
+            &self.root,
+            x,
+            obj == 0,
+            existing,
+            &splices,
+            &keys,
+            Expect::Set(value),
+        )?;
+        self.buf = Arc::new(buf);
+        self.root = root;
         Ok(hints)
     }
 
@@ -437,7 +509,7 @@ impl JsonDoc {
                 ));
             }
         }
-        match self.get(container) {
+        match self.kind(container) {
             None => {
                 return Err(edit_err_at(
                     "not-found",
@@ -446,8 +518,8 @@ impl JsonDoc {
                     1,
                 ));
             }
-            Some(Value::Object(m)) => {
-                if !m.contains_key(name) {
+            Some("an object") => {
+                if self.position(container, name).is_none() {
                     return Err(edit_err_at(
                         "not-found",
                         format!("there is no entry `{name}` in `{}`", show_path(container)),
@@ -466,9 +538,11 @@ impl JsonDoc {
             }
         }
         let mut work = Work {
-            doc: self,
-            text: self.text.clone(),
-            cur: None,
+            syntax: self.syntax,
+            start: self.start,
+            buf: std::borrow::Cow::Borrowed(self.buf.as_str()),
+            root: self.root.clone(),
+            changed: false,
         };
         work.remove_member(container, name)?;
 
@@ -502,15 +576,473 @@ impl JsonDoc {
                 work.restore_inner(path, inner)?;
             }
         }
-        // Every step was verified against the previous one; finish with the serde_json cross-check.
-        let Work { text, cur, .. } = work;
-        let parsed = cur.ok_or_else(|| internal("nothing was removed"))?;
-        cross_check(&text, &parsed).map_err(|e| internal(&e.message))?;
-        self.text = text;
-        self.root = parsed.root;
-        self.tree = parsed.tree;
+        // Every step was verified (and cross-checked) against the previous one.
+        if !work.changed {
+            return Err(internal("nothing was removed"));
+        }
+        let Work { buf, root, .. } = work;
+        self.buf = Arc::new(buf.into_owned());
+        self.root = root;
         Ok(())
     }
+}
+
+/// Calls `f(key, value)` for every object member whose value is a string and whose key passes
+/// `want`, in any JSON or JSONC text, in one pass that builds nothing else. Best effort: it never
+/// fails (invalid parts are skipped), and comments are ignored.
+pub fn string_members(b: &[u8], want: impl Fn(&str) -> bool, mut f: impl FnMut(&str, &str)) {
+    fn decode(raw: &[u8]) -> Option<std::borrow::Cow<'_, str>> {
+        let s = std::str::from_utf8(raw).ok()?;
+        if s.contains('\\') {
+            serde_json::from_str::<String>(s).ok().map(Into::into)
+        } else {
+            s.get(1..s.len().saturating_sub(1)).map(Into::into)
+        }
+    }
+    let mut last: Option<(usize, usize)> = None;
+    let mut key: Option<(usize, usize)> = None;
+    let mut i = 0usize;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'"' => {
+                let end = skip_str(b, i).unwrap_or(b.len());
+                match key.take() {
+                    Some((ka, kz)) => {
+                        if let (Some(k), Some(raw)) =
+                            (b.get(ka..kz).and_then(decode), b.get(i..end))
+                            && want(&k)
+                            && let Some(v) = decode(raw)
+                        {
+                            f(&k, &v);
+                        }
+                        last = None;
+                    }
+                    None => last = Some((i, end)),
+                }
+                i = end;
+            }
+            b':' => {
+                key = last.take();
+                i += 1;
+            }
+            b'/' if matches!(b.get(i + 1), Some(b'/' | b'*')) => {
+                i = skip_comment(b, i).unwrap_or(b.len()).max(i + 1);
+            }
+            c if is_ws(c) => i += 1,
+            _ => {
+                key = None;
+                last = None;
+                i += 1;
+            }
+        }
+    }
+}
+
+/// The members of the object whose `{` is at `open`, in already validated text (values are
+/// skipped, not parsed). `None` if `open` is not an object.
+fn shallow(text: &str, open: usize, syntax: Syntax, parent: Option<usize>) -> Option<ObjSpan> {
+    let b = text.as_bytes();
+    if b.get(open) != Some(&b'{') {
+        return None;
+    }
+    let mut p = Parser {
+        text,
+        b,
+        pos: open + 1,
+        syntax,
+        blanks: Vec::new(),
+    };
+    let mut members = Vec::new();
+    loop {
+        p.skip_trivia().ok()?;
+        match p.peek()? {
+            b'}' => {
+                return Some(ObjSpan {
+                    open,
+                    close: p.pos,
+                    parent,
+                    members,
+                });
+            }
+            b'"' => {
+                let key_start = p.pos;
+                let key = p.parse_string().ok()?;
+                let key_end = p.pos;
+                p.skip_trivia().ok()?;
+                if p.peek()? != b':' {
+                    return None;
+                }
+                p.pos += 1;
+                p.skip_trivia().ok()?;
+                let value_start = p.pos;
+                p.pos = skip_value(b, p.pos, syntax.comments())?;
+                let value_end = p.pos;
+                p.skip_trivia().ok()?;
+                let comma = if p.peek() == Some(b',') {
+                    p.pos += 1;
+                    Some(p.pos - 1)
+                } else {
+                    None
+                };
+                members.push(MemSpan {
+                    key,
+                    key_start,
+                    key_end,
+                    value_start,
+                    value_end,
+                    comma,
+                    obj: None,
+                });
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// End of the string starting at `pos` (validated text).
+fn skip_str(b: &[u8], pos: usize) -> Option<usize> {
+    let mut i = pos + 1;
+    loop {
+        let n = b.get(i..)?.iter().position(|&c| c == b'"' || c == b'\\')?;
+        i += n;
+        if b.get(i) == Some(&b'"') {
+            return Some(i + 1);
+        }
+        i += 2;
+    }
+}
+
+/// End of the comment starting at `pos` (validated text), or `pos + 1` if there is none.
+fn skip_comment(b: &[u8], pos: usize) -> Option<usize> {
+    match b.get(pos + 1) {
+        Some(b'/') => {
+            let rest = b.get(pos..)?;
+            Some(
+                pos + rest
+                    .iter()
+                    .position(|&c| c == b'\n' || c == b'\r')
+                    .unwrap_or(rest.len()),
+            )
+        }
+        Some(b'*') => {
+            let body = b.get(pos + 2..)?;
+            Some(pos + 2 + body.windows(2).position(|w| w == b"*/")? + 2)
+        }
+        _ => Some(pos + 1),
+    }
+}
+
+/// End of the value starting at `pos` in validated text, found without building it.
+fn skip_value(b: &[u8], pos: usize, comments: bool) -> Option<usize> {
+    match b.get(pos)? {
+        b'"' => skip_str(b, pos),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut i = pos;
+            loop {
+                match b.get(i)? {
+                    b'"' => i = skip_str(b, i)?,
+                    b'{' | b'[' => {
+                        depth += 1;
+                        i += 1;
+                    }
+                    b'}' | b']' => {
+                        depth -= 1;
+                        i += 1;
+                        if depth == 0 {
+                            return Some(i);
+                        }
+                    }
+                    b'/' if comments => i = skip_comment(b, i)?,
+                    _ => i += 1,
+                }
+            }
+        }
+        _ => {
+            let rest = b.get(pos..)?;
+            let n = rest
+                .iter()
+                .position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r' | b'/'))
+                .unwrap_or(rest.len());
+            Some(pos + n)
+        }
+    }
+}
+
+/// The value of `text[a..z]` (validated text).
+fn value_at(text: &str, a: usize, z: usize, syntax: Syntax) -> Option<Value> {
+    let span = text.get(a..z)?;
+    parse_core(
+        span,
+        syntax,
+        Mode {
+            build: true,
+            any_root: true,
+            base_depth: 0,
+        },
+    )
+    .ok()
+    .map(|p| p.root)
+}
+
+/// The objects along `path` from the root (each with its own members, and `obj` set on the
+/// member that leads to the next one); stops where the path leaves existing objects.
+fn spine(text: &str, root: &ObjSpan, path: &[String], syntax: Syntax) -> Tree {
+    let mut tree = Tree {
+        objs: vec![root.clone()],
+    };
+    let mut cur = 0usize;
+    for key in path {
+        let Some(o) = tree.objs.get(cur) else { break };
+        let Some(j) = o.members.iter().position(|m| &m.key == key) else {
+            break;
+        };
+        let Some(start) = o.members.get(j).map(|m| m.value_start) else {
+            break;
+        };
+        let Some(child) = shallow(text, start, syntax, Some(cur)) else {
+            break;
+        };
+        tree.objs.push(child);
+        let idx = tree.objs.len() - 1;
+        if let Some(m) = tree.objs.get_mut(cur).and_then(|o| o.members.get_mut(j)) {
+            m.obj = Some(idx);
+        }
+        cur = idx;
+    }
+    tree
+}
+
+/// serde_json must accept the text too (comments and trailing commas blanked to spaces).
+fn serde_accepts(text: &str, blanks: &[(usize, usize)]) -> Result<(), ReadError> {
+    let res = if blanks.is_empty() {
+        serde_json::from_str::<serde::de::IgnoredAny>(text).map(|_| ())
+    } else {
+        let mut blanked = text.as_bytes().to_vec();
+        blank_out(&mut blanked, blanks);
+        serde_json::from_slice::<serde::de::IgnoredAny>(&blanked).map(|_| ())
+    };
+    match res {
+        Ok(()) => Ok(()),
+        // serde_json stops one level before MAX_DEPTH; the strict parser already checked depth.
+        Err(e) if e.to_string().contains("recursion limit") => Ok(()),
+        Err(e) => Err(ReadError {
+            code: "parse-error",
+            message: format!("the file is not valid json ({e})"),
+            line: e.line().max(1),
+            column: e.column().max(1),
+        }),
+    }
+}
+
+fn blank_out(bytes: &mut [u8], blanks: &[(usize, usize)]) {
+    for &(a, z) in blanks {
+        if let Some(slice) = bytes.get_mut(a..z) {
+            for c in slice.iter_mut().filter(|c| **c != b'\n' && **c != b'\r') {
+                *c = b' ';
+            }
+        }
+    }
+}
+
+/// Up to this size serde_json must also accept the whole file when it is read (defence in
+/// depth; above it, only each edited object is cross-checked, to keep big files fast).
+pub const SERDE_WHOLE_FILE: usize = 8 << 20;
+
+/// Below this size the edited object is also read by serde_json and both values compared;
+/// above it serde_json only has to accept it.
+const CROSS_CHECK_VALUES: usize = 4 << 20;
+
+/// Applies `splices` (all inside object `x`, at nesting level `level`, the root being level 0)
+/// and proves the result: the bytes outside `x` are unchanged, the new text of `x` is valid on
+/// its own (so the whole document is), serde_json agrees, and below `x` every member except the
+/// one on the key path `keys` is byte-identical while the last key holds what `expect` says.
+/// Returns the new buffer (with `prefix`, the BOM) and the new root spans.
+#[allow(clippy::too_many_arguments)]
+fn commit_edit(
+    syntax: Syntax,
+    prefix: &str,
+    old: &str,
+    old_root: &ObjSpan,
+    x: &ObjSpan,
+    x_is_root: bool,
+    level: usize,
+    splices: &[Splice],
+    keys: &[&str],
+    expect: Expect<'_>,
+) -> Result<(String, ObjSpan), EditError> {
+    let lo = splices.iter().map(|s| s.start).min().unwrap_or(x.close);
+    let hi = splices.iter().map(|s| s.end).max().unwrap_or(x.close);
+    if lo <= x.open || hi > x.close {
+        return Err(internal("an edit reaches outside its object"));
+    }
+    let buf = apply_splices(prefix, old, splices)?;
+    let new = buf.get(prefix.len()..).unwrap_or("");
+    let tail = old.len() - hi;
+    let new_close = (x.close + new.len())
+        .checked_sub(old.len())
+        .ok_or_else(|| internal("edit out of range"))?;
+    if new.get(..lo) != old.get(..lo) || new.get(new.len() - tail..) != old.get(hi..) {
+        return Err(internal("bytes outside the edit changed"));
+    }
+    let span = new
+        .get(x.open..=new_close)
+        .ok_or_else(|| internal("edit out of range"))?;
+    let build = span.len() <= CROSS_CHECK_VALUES;
+    let mode = Mode {
+        build,
+        any_root: true,
+        base_depth: level,
+    };
+    let parsed = parse_core(span, syntax, mode)
+        .map_err(|e| internal(&format!("the result does not parse: {}", e.message)))?;
+    if !span.starts_with('{') {
+        return Err(internal("the edited object is no longer an object"));
+    }
+    if build {
+        cross_check(span, &parsed).map_err(|e| internal(&e.message))?;
+    } else {
+        serde_accepts(span, &parsed.blanks).map_err(|e| internal(&e.message))?;
+    }
+    let new_x = shallow(new, x.open, syntax, None)
+        .ok_or_else(|| internal("the edited object cannot be read"))?;
+    if !members_match(syntax, old, new, x.clone(), new_x, keys, expect) {
+        return Err(internal("the result holds a different value than intended"));
+    }
+    let root = if x_is_root {
+        shallow(new, old_root.open, syntax, None)
+            .ok_or_else(|| internal("the root cannot be read"))?
+    } else {
+        // Only positions after the edit move.
+        let delta = new.len() as isize - old.len() as isize;
+        let mv = |p: usize| {
+            if p >= hi {
+                p.saturating_add_signed(delta)
+            } else {
+                p
+            }
+        };
+        let mut r = old_root.clone();
+        r.close = mv(r.close);
+        for m in &mut r.members {
+            m.key_start = mv(m.key_start);
+            m.key_end = mv(m.key_end);
+            m.value_start = mv(m.value_start);
+            m.value_end = mv(m.value_end);
+            m.comma = m.comma.map(mv);
+        }
+        r
+    };
+    Ok((buf, root))
+}
+
+/// Member-wise proof of an edit below object `old_obj` / `new_obj` (see [`commit_edit`]).
+fn members_match(
+    syntax: Syntax,
+    old: &str,
+    new: &str,
+    old_obj: ObjSpan,
+    new_obj: ObjSpan,
+    keys: &[&str],
+    expect: Expect<'_>,
+) -> bool {
+    let others = |text: &str, o: &ObjSpan, skip: Option<&str>| -> Vec<(String, Option<String>)> {
+        o.members
+            .iter()
+            .filter(|m| Some(m.key.as_str()) != skip)
+            .map(|m| {
+                (
+                    m.key.clone(),
+                    text.get(m.value_start..m.value_end).map(str::to_owned),
+                )
+            })
+            .collect()
+    };
+    if keys.is_empty() {
+        return others(old, &old_obj, None) == others(new, &new_obj, None);
+    }
+    let mut old_obj = Some(old_obj);
+    let mut new_obj = new_obj;
+    for (i, key) in keys.iter().enumerate() {
+        let last = i + 1 == keys.len();
+        let nm = new_obj.members.iter().find(|m| m.key == *key).cloned();
+        match &old_obj {
+            None => {
+                // Created by this edit: holds exactly the path key.
+                if new_obj.members.len() != 1 {
+                    return false;
+                }
+                let Some(nm) = nm else { return false };
+                if last {
+                    return match expect {
+                        Expect::Set(v) => {
+                            value_at(new, nm.value_start, nm.value_end, syntax).as_ref() == Some(v)
+                        }
+                        _ => false,
+                    };
+                }
+                let Some(child) = shallow(new, nm.value_start, syntax, None) else {
+                    return false;
+                };
+                new_obj = child;
+            }
+            Some(o) => {
+                // Byte-identical values prove equal values without building them.
+                let same = o.members.iter().filter(|m| m.key != *key).count()
+                    == new_obj.members.iter().filter(|m| m.key != *key).count()
+                    && o.members
+                        .iter()
+                        .filter(|m| m.key != *key)
+                        .zip(new_obj.members.iter().filter(|m| m.key != *key))
+                        .all(|(a, b)| {
+                            a.key == b.key
+                                && old.get(a.value_start..a.value_end)
+                                    == new.get(b.value_start..b.value_end)
+                        });
+                if !same {
+                    return false;
+                }
+                let om = o.members.iter().find(|m| m.key == *key).cloned();
+                if last {
+                    return match expect {
+                        Expect::Set(v) => nm.is_some_and(|nm| {
+                            value_at(new, nm.value_start, nm.value_end, syntax).as_ref() == Some(v)
+                        }),
+                        Expect::Removed => om.is_some() && nm.is_none(),
+                        Expect::Same => match (om, nm) {
+                            (None, None) => true,
+                            (Some(a), Some(b)) => {
+                                old.get(a.value_start..a.value_end)
+                                    == new.get(b.value_start..b.value_end)
+                            }
+                            _ => false,
+                        },
+                    };
+                }
+                match (om, nm) {
+                    (Some(om), Some(nm)) => {
+                        let (Some(oc), Some(nc)) = (
+                            shallow(old, om.value_start, syntax, None),
+                            shallow(new, nm.value_start, syntax, None),
+                        ) else {
+                            return false;
+                        };
+                        old_obj = Some(oc);
+                        new_obj = nc;
+                    }
+                    (None, Some(nm)) if matches!(expect, Expect::Set(_)) => {
+                        let Some(nc) = shallow(new, nm.value_start, syntax, None) else {
+                            return false;
+                        };
+                        old_obj = None;
+                        new_obj = nc;
+                    }
+                    _ => return false,
+                }
+            }
+        }
+    }
+    false
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -632,14 +1164,21 @@ struct Parser<'a> {
     blanks: Vec<(usize, usize)>,
 }
 
+/// Bytes that end a run of plain string content: `"`, `\\` and control characters.
+static STRING_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-}
-
-fn parse_text(text: &str, syntax: Syntax) -> Result<Parsed, ReadError> {
-    let parsed = parse_only(text, syntax)?;
-    cross_check(text, &parsed)?;
-    Ok(parsed)
 }
 
 impl<'a> Parser<'a> {
@@ -839,6 +1378,47 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Validates a string like [`Parser::parse_string`] (same errors) without building it.
+    fn skip_string(&mut self) -> Result<(), ReadError> {
+        let start = self.pos;
+        self.pos += 1;
+        loop {
+            // Fast path: plain bytes.
+            let rest = self.b.get(self.pos..).unwrap_or(&[]);
+            let n = rest
+                .iter()
+                .position(|&c| STRING_STOP[usize::from(c)])
+                .unwrap_or(rest.len());
+            self.pos += n;
+            match self.peek() {
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    // Rare: let the full decoder check this escape (and the rest of the string).
+                    let esc = self.pos;
+                    match self.b.get(esc + 1).copied() {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                            self.pos = esc + 2;
+                        }
+                        _ => {
+                            self.pos = start;
+                            self.parse_string()?;
+                            return Ok(());
+                        }
+                    }
+                }
+                _ => {
+                    // End of file or a control character: the decoder reports it.
+                    self.pos = start;
+                    self.parse_string()?;
+                    return Ok(());
+                }
+            }
+        }
+    }
+
     /// Reads 4 hex digits at `self.pos`; `esc` is where the escape started (for errors).
     fn hex4(&mut self, esc: usize) -> Result<u32, ReadError> {
         let mut v = 0u32;
@@ -980,6 +1560,37 @@ fn values_agree(a: &Value, b: &Value) -> bool {
 
 /// The strict parser: iterative with an explicit stack, bounded by [`MAX_DEPTH`].
 fn parse_only(text: &str, syntax: Syntax) -> Result<Parsed, ReadError> {
+    parse_core(text, syntax, Mode::BUILD)
+}
+
+/// How [`parse_core`] runs.
+#[derive(Debug, Clone, Copy)]
+struct Mode {
+    /// Build the value and every object's spans (else only validate, recording the root
+    /// object's own members, with `obj: None`).
+    build: bool,
+    /// Accept any value at the top (a span of a document) instead of only an object.
+    any_root: bool,
+    /// Nesting levels above the text (for the depth limit of a span).
+    base_depth: usize,
+}
+
+impl Mode {
+    const BUILD: Mode = Mode {
+        build: true,
+        any_root: false,
+        base_depth: 0,
+    };
+    const VALIDATE: Mode = Mode {
+        build: false,
+        any_root: false,
+        base_depth: 0,
+    };
+}
+
+/// The strict parser (see [`Mode`]). In validate mode nothing is allocated per value except
+/// the keys of the open objects (for the duplicate check); the errors are the same.
+fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parsed, ReadError> {
     let mut p = Parser {
         text,
         b: text.as_bytes(),
@@ -1020,7 +1631,7 @@ fn parse_only(text: &str, syntax: Syntax) -> Result<Parsed, ReadError> {
                         done = Some(close_array(&mut p, &mut stack)?);
                     }
                     Some(c @ (b'{' | b'[')) => {
-                        if stack.len() + 1 > MAX_DEPTH {
+                        if stack.len() + 1 + mode.base_depth > MAX_DEPTH {
                             return Err(p.err(
                                 "too-deep",
                                 format!("the document nests deeper than {MAX_DEPTH} levels"),
@@ -1040,7 +1651,11 @@ fn parse_only(text: &str, syntax: Syntax) -> Result<Parsed, ReadError> {
                                 members: Vec::new(),
                             });
                             stack.push(Frame::Obj {
-                                idx: tree.objs.len() - 1,
+                                idx: if mode.build || tree.objs.len() == 1 {
+                                    tree.objs.len() - 1
+                                } else {
+                                    usize::MAX
+                                },
                                 map: Map::new(),
                                 key: None,
                                 value_start: start,
@@ -1056,6 +1671,16 @@ fn parse_only(text: &str, syntax: Syntax) -> Result<Parsed, ReadError> {
                             state = State::ArrValueOrEnd;
                         }
                     }
+                    Some(b'"') if !mode.build => {
+                        p.skip_string()?;
+                        // The kind matters only for a top-level value (`not-an-object`).
+                        let v = if stack.is_empty() {
+                            Value::String(String::new())
+                        } else {
+                            Value::Null
+                        };
+                        done = Some((v, start, None));
+                    }
                     Some(b'"') => done = Some((Value::String(p.parse_string()?), start, None)),
                     Some(b'-' | b'0'..=b'9') => done = Some((p.parse_number()?, start, None)),
                     Some(b't') => done = Some((p.literal("true", Value::Bool(true))?, start, None)),
@@ -1063,7 +1688,7 @@ fn parse_only(text: &str, syntax: Syntax) -> Result<Parsed, ReadError> {
                         done = Some((p.literal("false", Value::Bool(false))?, start, None));
                     }
                     Some(b'n') => done = Some((p.literal("null", Value::Null)?, start, None)),
-                    None if stack.is_empty() => {
+                    None if stack.is_empty() && !mode.any_root => {
                         return Err(p.err(
                             "empty-file",
                             "the file contains only comments and no json value".into(),
@@ -1165,21 +1790,28 @@ fn parse_only(text: &str, syntax: Syntax) -> Result<Parsed, ReadError> {
                             value_start: *value_start,
                             value_end: end,
                             comma: None,
-                            obj,
+                            obj: if mode.build { obj } else { None },
                         });
                     }
-                    map.insert(k, v);
+                    map.insert(k, if mode.build { v } else { Value::Null });
                     state = State::ObjCommaOrEnd;
                 }
                 Some(Frame::Arr { items, comma, .. }) => {
                     *comma = None;
-                    items.push(v);
+                    if mode.build {
+                        items.push(v);
+                    }
                     state = State::ArrCommaOrEnd;
                 }
             }
         }
     }
     match root {
+        Some((v, _)) if mode.any_root => Ok(Parsed {
+            root: v,
+            tree,
+            blanks: p.blanks,
+        }),
         Some((Value::Object(m), _)) => Ok(Parsed {
             root: Value::Object(m),
             tree,
@@ -1309,11 +1941,14 @@ impl Splice {
     }
 }
 
-/// Applies non-overlapping splices (any order; equal positions keep their given order).
-fn apply_splices(text: &str, splices: &[Splice]) -> Result<String, EditError> {
+/// Applies non-overlapping splices (any order; equal positions keep their given order) to
+/// `text`, into one new buffer that starts with `prefix`.
+fn apply_splices(prefix: &str, text: &str, splices: &[Splice]) -> Result<String, EditError> {
     let mut sorted: Vec<&Splice> = splices.iter().collect();
     sorted.sort_by_key(|s| (s.start, s.end));
-    let mut out = String::with_capacity(text.len() + 256);
+    let grow: usize = splices.iter().map(|s| s.with.len()).sum();
+    let mut out = String::with_capacity(prefix.len() + text.len() + grow);
+    out.push_str(prefix);
     let mut at = 0usize;
     for s in sorted {
         if s.start < at || s.end < s.start {
@@ -1331,74 +1966,6 @@ fn apply_splices(text: &str, splices: &[Splice]) -> Result<String, EditError> {
             .ok_or_else(|| internal("edit out of range"))?,
     );
     Ok(out)
-}
-
-/// Re-parses edited text with the strict parser (no cross-check yet).
-fn reparse(text: &str, syntax: Syntax) -> Result<Parsed, EditError> {
-    parse_only(text, syntax)
-        .map_err(|e| internal(&format!("the result does not parse: {}", e.message)))
-}
-
-/// Checks, without cloning the (possibly huge) root, that `new` equals `old` except that
-/// `container.name` is now `set` (created along with missing containers), or is gone when `set` is
-/// `None`.
-fn edit_matches(
-    old: &Value,
-    new: &Value,
-    container: &[String],
-    name: &str,
-    set: Option<&Value>,
-) -> bool {
-    let mut old = Some(old);
-    let mut new = new;
-    for depth in 0..=container.len() {
-        let key = match container.get(depth) {
-            Some(k) => k.as_str(),
-            None => name,
-        };
-        let last = depth == container.len();
-        let Some(nm) = new.as_object() else {
-            return false;
-        };
-        let Some(o) = old else {
-            // Created by this edit: holds exactly the path key.
-            if nm.len() != 1 {
-                return false;
-            }
-            let Some(nv) = nm.get(key) else { return false };
-            if last {
-                return Some(nv) == set;
-            }
-            new = nv;
-            continue;
-        };
-        let Some(om) = o.as_object() else {
-            return false;
-        };
-        if om.iter().any(|(k, v)| k != key && nm.get(k) != Some(v))
-            || nm.keys().any(|k| k != key && !om.contains_key(k))
-        {
-            return false;
-        }
-        if last {
-            return match set {
-                Some(v) => nm.get(key) == Some(v),
-                None => om.contains_key(key) && !nm.contains_key(key),
-            };
-        }
-        match (om.get(key), nm.get(key)) {
-            (Some(ov), Some(nv)) => {
-                old = Some(ov);
-                new = nv;
-            }
-            (None, Some(nv)) if set.is_some() => {
-                old = None;
-                new = nv;
-            }
-            _ => return false,
-        }
-    }
-    false
 }
 
 /// Sets `name` in the object at `container` inside `root`, creating objects as needed.
@@ -1585,24 +2152,45 @@ struct Style {
 }
 
 impl Style {
-    fn detect(text: &str, tree: &Tree) -> Style {
+    /// The newline of the first line break, and the indentation unit of the first object (in
+    /// document order) whose first key is on its own line, indented deeper than the object.
+    /// Scans validated text without building anything; usually stops at the root.
+    fn detect(text: &str, syntax: Syntax) -> Style {
         let nl = match text.find('\n') {
             Some(i) if i > 0 && text.as_bytes().get(i - 1) == Some(&b'\r') => "\r\n",
             _ => "\n",
         };
         let b = text.as_bytes();
+        let comments = syntax.comments();
         let mut unit = None;
-        for o in &tree.objs {
-            let Some(m) = o.members.first() else { continue };
-            let Some(key_indent) = own_line_indent(b, m.key_start) else {
-                continue;
-            };
-            let obj_indent = line_indent(text, o.open);
-            if let Some(extra) = key_indent.strip_prefix(obj_indent)
-                && !extra.is_empty()
-            {
-                unit = Some(extra.to_owned());
-                break;
+        let mut i = 0usize;
+        while let Some(&c) = b.get(i) {
+            match c {
+                b'"' => i = skip_str(b, i).unwrap_or(b.len()),
+                b'/' if comments => i = skip_comment(b, i).unwrap_or(b.len()),
+                b'{' => {
+                    // The first member's key, after whitespace and comments.
+                    let mut k = i + 1;
+                    loop {
+                        match b.get(k) {
+                            Some(&c) if is_ws(c) => k += 1,
+                            Some(b'/') if comments => {
+                                k = skip_comment(b, k).unwrap_or(b.len()).max(k + 1)
+                            }
+                            _ => break,
+                        }
+                    }
+                    if b.get(k) == Some(&b'"')
+                        && let Some(key_indent) = own_line_indent(b, k)
+                        && let Some(extra) = key_indent.strip_prefix(line_indent(text, i))
+                        && !extra.is_empty()
+                    {
+                        unit = Some(extra.to_owned());
+                        break;
+                    }
+                    i += 1;
+                }
+                _ => i += 1,
             }
         }
         Style {
@@ -1828,6 +2416,11 @@ fn insert_member(
                     _ => break,
                 }
             }
+            // Never put our line break right after a lone CR: `\r` + `\n` would read back as
+            // one CRLF and the removal would take the CR (found by fuzzing).
+            while at > anchor && b.get(at - 1) == Some(&b'\r') {
+                at -= 1;
+            }
             let mut ins = format!("{}{indent}{}", style.nl, member(&indent)?);
             let mut splices = Vec::new();
             if trailing.is_some() {
@@ -1925,6 +2518,14 @@ fn own_line_end(b: &[u8], m: &MemSpan, next: usize) -> Option<usize> {
     let mut end = None;
     while let Some(it) = iter.next() {
         match it.kind {
+            // A lone `\r` ends a `//` comment, and a member inserted after such a comment is
+            // followed by it: the member's line ends before it (found by fuzzing: removal
+            // swallowed the `\r`). Only right after the value, so whitespace before a lone `\r`
+            // is never taken.
+            Gap::Space if b.get(it.start) == Some(&b'\r') => {
+                end = Some(it.start);
+                break;
+            }
             Gap::Space | Gap::Comma | Gap::BlockComment { multiline: false } => {}
             Gap::LineComment => {
                 if iter.peek().is_some_and(|n| n.kind == Gap::Newline) {
@@ -1947,67 +2548,78 @@ fn own_line_end(b: &[u8], m: &MemSpan, next: usize) -> Option<usize> {
 }
 
 /// The state remove() edits step by step, verifying each step against the previous one.
-/// `cur` is `None` until the first step (then the document's own root/tree are current).
 struct Work<'a> {
-    doc: &'a JsonDoc,
-    text: String,
-    cur: Option<Parsed>,
+    syntax: Syntax,
+    /// Where the text starts in `buf` (after a BOM).
+    start: usize,
+    buf: std::borrow::Cow<'a, str>,
+    root: ObjSpan,
+    changed: bool,
 }
 
 impl Work<'_> {
-    fn root(&self) -> &Value {
-        self.cur.as_ref().map_or(&self.doc.root, |p| &p.root)
+    fn text(&self) -> &str {
+        self.buf.get(self.start..).unwrap_or("")
     }
 
-    fn tree(&self) -> &Tree {
-        self.cur.as_ref().map_or(&self.doc.tree, |p| &p.tree)
-    }
-
-    fn obj_index(&self, path: &[String]) -> Option<usize> {
-        let mut obj = 0usize;
-        for key in path {
-            let o = self.tree().objs.get(obj)?;
-            obj = o.members.iter().find(|m| &m.key == key)?.obj?;
-        }
-        Some(obj)
+    /// The objects along `path`, and the index of the last one if the whole path exists.
+    fn spine(&self, path: &[String]) -> (Tree, Option<usize>) {
+        let tree = spine(self.text(), &self.root, path, self.syntax);
+        let idx = (tree.objs.len() == path.len() + 1).then(|| tree.objs.len() - 1);
+        (tree, idx)
     }
 
     /// An object with no members and only whitespace inside.
     fn is_blank_object(&self, path: &[String]) -> bool {
-        self.obj_index(path)
-            .and_then(|i| self.tree().objs.get(i))
-            .is_some_and(|o| {
-                o.members.is_empty()
-                    && self
-                        .text
-                        .as_bytes()
-                        .get(o.open + 1..o.close)
-                        .is_some_and(|s| s.iter().all(|&c| is_ws(c)))
-            })
+        let (tree, idx) = self.spine(path);
+        idx.and_then(|i| tree.objs.get(i)).is_some_and(|o| {
+            o.members.is_empty()
+                && self
+                    .text()
+                    .as_bytes()
+                    .get(o.open + 1..o.close)
+                    .is_some_and(|s| s.iter().all(|&c| is_ws(c)))
+        })
     }
 
-    /// Applies `splices`, re-parses, and checks the value changed exactly as `ok` says.
+    /// Applies `splices` inside object `obj` of `tree` (at key path `path`), verifies the result
+    /// (see [`commit_edit`]) and makes it current.
     fn commit(
         &mut self,
         splices: &[Splice],
-        ok: impl FnOnce(&Value, &Value) -> bool,
+        tree: &Tree,
+        obj: usize,
+        path: &[String],
+        keys: &[&str],
+        expect: Expect<'_>,
     ) -> Result<(), EditError> {
-        let new_text = apply_splices(&self.text, splices)?;
-        let parsed = reparse(&new_text, self.doc.syntax)?;
-        if !ok(self.root(), &parsed.root) {
-            return Err(internal("the result holds a different value than intended"));
-        }
-        self.text = new_text;
-        self.cur = Some(parsed);
+        let x = tree
+            .objs
+            .get(obj)
+            .ok_or_else(|| internal("object index out of range"))?;
+        let prefix = self.buf.get(..self.start).unwrap_or("");
+        let (buf, root) = commit_edit(
+            self.syntax,
+            prefix,
+            self.text(),
+            &self.root,
+            x,
+            obj == 0,
+            path.len(),
+            splices,
+            keys,
+            expect,
+        )?;
+        self.buf = std::borrow::Cow::Owned(buf);
+        self.root = root;
+        self.changed = true;
         Ok(())
     }
 
     fn remove_member(&mut self, container: &[String], name: &str) -> Result<(), EditError> {
-        let obj = self
-            .obj_index(container)
-            .ok_or_else(|| internal("container not found"))?;
-        let o = self
-            .tree()
+        let (tree, obj) = self.spine(container);
+        let obj = obj.ok_or_else(|| internal("container not found"))?;
+        let o = tree
             .objs
             .get(obj)
             .ok_or_else(|| internal("object index out of range"))?;
@@ -2019,7 +2631,7 @@ impl Work<'_> {
         let m = o.members.get(i).ok_or_else(|| internal("member index"))?;
         let prev = i.checked_sub(1).and_then(|j| o.members.get(j));
         let next = o.members.get(i + 1);
-        let b = self.text.as_bytes();
+        let b = self.text().as_bytes();
         let next_token = next.map_or(o.close, |n| n.key_start);
         let mut splices = Vec::new();
         let own = own_line_start(b, m.key_start).zip(own_line_end(b, m, next_token));
@@ -2058,23 +2670,23 @@ impl Work<'_> {
                 splices.push(Splice::new(c, c + 1, String::new()));
             }
         }
-        self.commit(&splices, |old, new| {
-            edit_matches(old, new, container, name, None)
-        })
+        self.commit(&splices, &tree, obj, container, &[name], Expect::Removed)
     }
 
     fn restore_inner(&mut self, path: &[String], inner: &str) -> Result<(), EditError> {
         if !self.is_blank_object(path) {
             return Ok(());
         }
-        let Some(o) = self.obj_index(path).and_then(|i| self.tree().objs.get(i)) else {
+        let (tree, idx) = self.spine(path);
+        let Some(obj) = idx else { return Ok(()) };
+        let Some(o) = tree.objs.get(obj) else {
             return Ok(());
         };
-        if self.text.get(o.open + 1..o.close) == Some(inner) {
+        if self.text().get(o.open + 1..o.close) == Some(inner) {
             return Ok(());
         }
         let splices = [Splice::new(o.open + 1, o.close, inner.to_owned())];
-        self.commit(&splices, |old, new| old == new)
+        self.commit(&splices, &tree, obj, path, &[], Expect::Same)
     }
 }
 
@@ -2395,7 +3007,7 @@ mod tests {
         ];
         for (input, syntax, path, expected) in cases {
             let mut d = JsonDoc::parse(input.as_bytes(), syntax).unwrap();
-            let existed = d.get(&path).and_then(|c| c.get("srv")).is_some();
+            let existed = d.get(&path).is_some_and(|c| c.get("srv").is_some());
             let hints = d.upsert(&path, "srv", &cmd).unwrap();
             assert_eq!(text(&d), expected, "upsert into {input:?}");
             if !existed {
@@ -2475,6 +3087,31 @@ mod tests {
         let e = d.upsert(&p(&["m"]), "x", &v).unwrap_err();
         assert_eq!(e.code, "too-deep");
         assert_eq!(d.to_bytes(), before);
+    }
+
+    /// Fuzzing regression: a lone `\r` after a `//` comment that ends the last member's line
+    /// must survive an upsert followed by the remove.
+    #[test]
+    fn lone_cr_after_line_comment_survives_upsert_remove() {
+        let src = b"{\"other\": true// c\r\r\n// d\n}\n";
+        for s in [Syntax::JsonComments, Syntax::Jsonc] {
+            let mut d = JsonDoc::parse(src, s).unwrap();
+            let hints = d
+                .upsert(&p(&["mcpServers"]), "srv", &json!({"command": "x"}))
+                .unwrap();
+            d.remove(&p(&["mcpServers"]), "srv", &hints).unwrap();
+            assert_eq!(d.to_bytes(), src);
+            let hints = d.upsert(&p(&[]), "srv", &json!(1)).unwrap();
+            d.remove(&p(&[]), "srv", &hints).unwrap();
+            assert_eq!(d.to_bytes(), src);
+        }
+        // …but whitespace before a lone `\r` that follows a value stays where it is.
+        let src = b"{\n\"m\": \r{}\t\t\r\r\t}\n";
+        let mut d = JsonDoc::parse(src, Syntax::Jsonc).unwrap();
+        let c = p(&["projects", "/p", "mcpServers"]);
+        let hints = d.upsert(&c, "a", &json!(1)).unwrap();
+        d.remove(&c, "a", &hints).unwrap();
+        assert_eq!(d.to_bytes(), src);
     }
 
     #[test]
@@ -2914,7 +3551,7 @@ mod tests {
             let hints = hints.unwrap();
             let after = d.to_bytes();
             let re = JsonDoc::parse(&after, f.syntax).unwrap();
-            prop_assert_eq!(re.value(), &expected);
+            prop_assert_eq!(re.value(), expected);
             // the BOM and the untouched start of the file are kept
             prop_assert_eq!(after.starts_with(BOM), bytes.starts_with(BOM));
             // a second identical upsert changes nothing
@@ -2932,14 +3569,14 @@ mod tests {
             let mut d = JsonDoc::parse(&bytes, f.syntax).unwrap();
             let Some(Value::Object(m)) = d.get(&container) else { return Ok(()) };
             let Some(name) = m.keys().next().cloned() else { return Ok(()) };
-            let obj = Work { doc: &d, text: d.text.clone(), cur: None }.obj_index(&container).unwrap();
-            let span = d.tree.objs[obj].members.iter().find(|m| m.key == name).map(|m| (m.value_start, m.value_end)).unwrap();
-            let old = d.text.clone();
+            let tree = spine(d.text(), &d.root, &container, d.syntax);
+            let span = tree.objs.last().unwrap().members.iter().find(|m| m.key == name).map(|m| (m.value_start, m.value_end)).unwrap();
+            let old = d.text().to_owned();
             let mut expected = d.value().clone();
             set_path(&mut expected, &container, &name, v.clone()).unwrap();
             prop_assert_eq!(d.upsert(&container, &name, &v).unwrap(), vec![]);
-            let new = d.text.clone();
-            prop_assert_eq!(d.value(), &expected);
+            let new = d.text().to_owned();
+            prop_assert_eq!(d.value(), expected);
             prop_assert_eq!(&new[..span.0], &old[..span.0]);
             prop_assert_eq!(&new[new.len() - (old.len() - span.1)..], &old[span.1..]);
         }
@@ -3020,7 +3657,7 @@ mod tests {
             let body = bytes.strip_prefix(BOM).unwrap_or(&bytes);
             let serde = serde_json::from_slice::<Value>(body);
             match (&mine[0], &serde) {
-                (Ok(d), Ok(v)) => prop_assert!(values_agree(d.value(), v)),
+                (Ok(d), Ok(v)) => prop_assert!(values_agree(&d.value(), v)),
                 (Ok(_), Err(e)) => prop_assert!(false, "accepted but serde_json says {e}: {}", show(&bytes)),
                 (Err(e), Ok(v)) => prop_assert!(
                     matches!(e.code, "duplicate-key" | "not-an-object" | "too-deep") && (e.code != "not-an-object" || !v.is_object()),
@@ -3032,7 +3669,89 @@ mod tests {
                 prop_assert_eq!(mine[1].as_ref().map(|x| x.value()).ok(), Some(d.value()));
                 prop_assert_eq!(mine[2].as_ref().map(|x| x.value()).ok(), Some(d.value()));
             }
+            same_as_builder(&bytes)?;
         }
+
+        /// 6. the validating pass and the building parser decide identically, with the same
+        /// error (code, message, position), on generated documents too.
+        #[test]
+        fn prop_validate_equals_build((bytes, _f, _c) in gen_doc()) {
+            same_as_builder(&bytes)?;
+        }
+    }
+
+    /// The validating pass that [`JsonDoc::parse`] uses and the building parser agree exactly,
+    /// and so do the shallow member listing of the root and the built tree's root.
+    fn same_as_builder(bytes: &[u8]) -> Result<(), TestCaseError> {
+        let body = bytes.strip_prefix(BOM).unwrap_or(bytes);
+        let Ok(text) = std::str::from_utf8(body) else {
+            return Ok(());
+        };
+        for s in [Syntax::Json, Syntax::JsonComments, Syntax::Jsonc] {
+            let v = parse_core(text, s, Mode::VALIDATE);
+            let b = parse_only(text, s);
+            match (&v, &b) {
+                (Ok(v), Ok(b)) => {
+                    let (vr, br) = (&v.tree.objs[0], &b.tree.objs[0]);
+                    prop_assert_eq!(
+                        (vr.open, vr.close, vr.members.len()),
+                        (br.open, br.close, br.members.len())
+                    );
+                    for (x, y) in vr.members.iter().zip(&br.members) {
+                        prop_assert_eq!(
+                            (
+                                &x.key,
+                                x.key_start,
+                                x.key_end,
+                                x.value_start,
+                                x.value_end,
+                                x.comma
+                            ),
+                            (
+                                &y.key,
+                                y.key_start,
+                                y.key_end,
+                                y.value_start,
+                                y.value_end,
+                                y.comma
+                            )
+                        );
+                    }
+                    let sh = shallow(text, br.open, s, None).unwrap();
+                    for (x, y) in sh.members.iter().zip(&br.members) {
+                        prop_assert_eq!(
+                            (
+                                &x.key,
+                                x.key_start,
+                                x.key_end,
+                                x.value_start,
+                                x.value_end,
+                                x.comma
+                            ),
+                            (
+                                &y.key,
+                                y.key_start,
+                                y.key_end,
+                                y.value_start,
+                                y.value_end,
+                                y.comma
+                            )
+                        );
+                    }
+                    prop_assert_eq!(sh.members.len(), br.members.len());
+                    prop_assert_eq!(v.blanks.clone(), b.blanks.clone());
+                }
+                (Err(x), Err(y)) => prop_assert_eq!(x, y),
+                _ => prop_assert!(
+                    false,
+                    "validate {:?} but build {:?}: {}",
+                    v.as_ref().err(),
+                    b.as_ref().err(),
+                    show(bytes)
+                ),
+            }
+        }
+        Ok(())
     }
 
     /// Rough timing on a ~20 MB `~/.claude.json`-like file: `cargo test --release -- --ignored`.

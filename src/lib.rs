@@ -21,6 +21,8 @@ pub mod dialect;
 pub mod document;
 pub mod engine;
 pub mod fsio;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod import;
 pub mod jsonarray;
 pub mod jsondoc;

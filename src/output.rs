@@ -26,24 +26,29 @@ impl Style {
     }
 }
 
+/// Files above this size are diffed only around the bytes that differ.
+const WINDOW_ABOVE: usize = 64 * 1024;
+
 /// A unified diff of one file (paths as headers; `/dev/null` for a missing side).
 pub fn diff(fp: &FilePlan) -> String {
     if !fp.writes() {
         return String::new();
     }
-    let old = fp
-        .old
-        .as_deref()
-        .map(|b| String::from_utf8_lossy(b).into_owned())
-        .unwrap_or_default();
-    let new = if fp.delete {
-        String::new()
+    let old_b: &[u8] = fp.old.as_ref().map(|d| d.bytes()).unwrap_or_default();
+    let new_b: &[u8] = if fp.delete {
+        &[]
     } else {
-        fp.new
-            .as_deref()
-            .map(|b| String::from_utf8_lossy(b).into_owned())
-            .unwrap_or_default()
+        fp.new.as_deref().unwrap_or_default()
     };
+    // A big file changed in one place: diff only that place (plus context), and shift the
+    // hunk headers by the lines before it. Bytes outside the window are identical.
+    let (old_w, new_w, shift) = if old_b.len().max(new_b.len()) > WINDOW_ABOVE {
+        window(old_b, new_b)
+    } else {
+        (old_b, new_b, 0)
+    };
+    let old = String::from_utf8_lossy(old_w).into_owned();
+    let new = String::from_utf8_lossy(new_w).into_owned();
     let path = fp.path.display().to_string();
     let a = if fp.old.is_some() {
         path.as_str()
@@ -55,11 +60,101 @@ pub fn diff(fp: &FilePlan) -> String {
     } else {
         path.as_str()
     };
-    similar::TextDiff::from_lines(&old, &new)
+    let text = similar::TextDiff::from_lines(&old, &new)
         .unified_diff()
         .context_radius(3)
         .header(a, b)
-        .to_string()
+        .to_string();
+    if shift == 0 {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in text.split_inclusive('\n') {
+        match shift_hunk_header(line, shift) {
+            Some(h) => out.push_str(&h),
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// The parts of `old` and `new` that differ, widened to whole lines plus four lines of context
+/// on each side, and the number of lines before them.
+pub(crate) fn window<'a>(old: &'a [u8], new: &'a [u8]) -> (&'a [u8], &'a [u8], usize) {
+    const CHUNK: usize = 4096;
+    let max = old.len().min(new.len());
+    // Common prefix, compared a chunk at a time (memcmp), then byte by byte.
+    let mut p = 0;
+    while p + CHUNK <= max && old[p..p + CHUNK] == new[p..p + CHUNK] {
+        p += CHUNK;
+    }
+    p += old[p..max]
+        .iter()
+        .zip(&new[p..max])
+        .take_while(|(a, b)| a == b)
+        .count();
+    let max_q = max - p;
+    let mut q = 0;
+    while q + CHUNK <= max_q
+        && old[old.len() - q - CHUNK..old.len() - q] == new[new.len() - q - CHUNK..new.len() - q]
+    {
+        q += CHUNK;
+    }
+    q += old[..old.len() - q]
+        .iter()
+        .rev()
+        .zip(new[..new.len() - q].iter().rev())
+        .take(max_q - q)
+        .take_while(|(a, b)| a == b)
+        .count();
+    // Back to the start of p's line, then four more lines.
+    let mut s = p;
+    for i in 0..5 {
+        if i > 0 {
+            if s == 0 {
+                break;
+            }
+            s -= 1;
+        }
+        while s > 0 && old[s - 1] != b'\n' {
+            s -= 1;
+        }
+    }
+    // Forward past the end of the last differing line, then four more lines (in the common
+    // suffix, so by the same number of bytes in both).
+    let oe = old.len() - q;
+    let mut e = oe;
+    for _ in 0..5 {
+        while e < old.len() && old[e] != b'\n' {
+            e += 1;
+        }
+        if e < old.len() {
+            e += 1;
+        }
+    }
+    let k = e - oe;
+    let ne = (new.len() - q + k).min(new.len());
+    let shift = old[..s].iter().filter(|&&c| c == b'\n').count();
+    (&old[s..e], &new[s..ne], shift)
+}
+
+/// `@@ -a,b +c,d @@` with `shift` added to `a` and `c`; `None` for any other line.
+fn shift_hunk_header(line: &str, shift: usize) -> Option<String> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (ranges, tail) = rest.split_once(" @@")?;
+    let (old, new) = ranges.split_once(" +")?;
+    let bump = |r: &str| -> Option<String> {
+        let (start, len) = match r.split_once(',') {
+            Some((s, l)) => (s, Some(l)),
+            None => (r, None),
+        };
+        let start: usize = start.parse().ok()?;
+        Some(match len {
+            Some(l) => format!("{},{l}", start + shift),
+            None => format!("{}", start + shift),
+        })
+    };
+    Some(format!("@@ -{} +{} @@{tail}", bump(old)?, bump(new)?))
 }
 
 #[derive(Serialize)]
@@ -357,6 +452,60 @@ impl Drop for Progress {
         }
         if let Some(t) = self.thread.take() {
             let _ = t.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::Syntax;
+    use crate::document::Doc;
+
+    fn plan(old: &[u8], new: &[u8]) -> FilePlan {
+        FilePlan {
+            path: "/x/f.json".into(),
+            key: "/x/f.json".into(),
+            client: "json",
+            status: Status::Changed,
+            actions: Vec::new(),
+            errors: Vec::new(),
+            notes: Vec::new(),
+            old: Some(Doc::parse(old, Syntax::Json).unwrap()),
+            new: Some(new.to_vec()),
+            delete: false,
+            ledger: Vec::new(),
+        }
+    }
+
+    /// A big file's diff is computed on a window around the change, with the same result as
+    /// the diff of the whole file.
+    #[test]
+    fn windowed_diff_equals_whole_diff() {
+        let mut old = String::from("{\n  \"a\": [\n");
+        for i in 0..6000 {
+            old.push_str(&format!("    \"line {i}\",\n"));
+        }
+        old.push_str("    \"end\"\n  ]\n}");
+        for (at, with) in [
+            (0, "{ \"z\": 1,\n"),
+            (50_000, "    \"new\",\n"),
+            (old.len() - 1, "\n}"),
+        ] {
+            let at = old[..at].rfind('\n').map_or(0, |i| i + 1);
+            let mut new = old.clone();
+            new.insert_str(at, with);
+            if Doc::parse(new.as_bytes(), Syntax::Json).is_err() {
+                new = old.replacen("\"line 7\"", "\"line seven\"", 1);
+            }
+            let fp = plan(old.as_bytes(), new.as_bytes());
+            let whole = similar::TextDiff::from_lines(&old, &new)
+                .unified_diff()
+                .context_radius(3)
+                .header("/x/f.json", "/x/f.json")
+                .to_string();
+            assert!(old.len() > WINDOW_ABOVE);
+            assert_eq!(diff(&fp), whole);
         }
     }
 }

@@ -49,10 +49,8 @@ pub enum Current {
     Missing,
     /// A file that parsed.
     Present {
-        /// The parsed document.
+        /// The parsed document (it holds the bytes as read: [`Doc::bytes`]).
         doc: Box<Doc>,
-        /// Its bytes as read.
-        bytes: Vec<u8>,
     },
     /// A file that cannot be edited safely.
     Refused(PlanError),
@@ -190,8 +188,9 @@ pub struct FilePlan {
     pub errors: Vec<PlanError>,
     /// Things the user should know (e.g. pins a client cannot enforce).
     pub notes: Vec<String>,
-    /// Bytes before (None if the file does not exist).
-    pub old: Option<Vec<u8>>,
+    /// The file before, as read (None if the file does not exist); its bytes are
+    /// [`Doc::bytes`], shared with the document read, not copied.
+    pub old: Option<Doc>,
     /// Bytes to write, when the file changes.
     pub new: Option<Vec<u8>>,
     /// Remove the file (mcpconf created it and nothing else is left).
@@ -234,7 +233,7 @@ pub fn plan_file(input: &FileInput, opts: Options) -> FilePlan {
             fp
         }
         Current::Missing => plan_missing(input, fp),
-        Current::Present { doc, bytes } => plan_present(input, opts, doc, bytes, fp),
+        Current::Present { doc } => plan_present(input, opts, doc, fp),
     }
 }
 
@@ -338,14 +337,8 @@ fn refuse(
     });
 }
 
-fn plan_present(
-    input: &FileInput,
-    opts: Options,
-    original: &Doc,
-    bytes: &[u8],
-    mut fp: FilePlan,
-) -> FilePlan {
-    fp.old = Some(bytes.to_vec());
+fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePlan) -> FilePlan {
+    fp.old = Some(original.clone());
     let mut doc = original.clone();
     let shown = input.path.display().to_string();
     let created_file = input.records.iter().any(|r| r.created_file);
@@ -361,7 +354,7 @@ fn plan_present(
         }
         let mut path = w.container.clone();
         path.push(w.server.clone());
-        let current = doc.get(&path).cloned();
+        let current = doc.get(&path);
         let record = input.records.iter().find(|r| r.pointer == pointer);
         let legacy = input
             .legacy
@@ -488,7 +481,7 @@ fn plan_present(
         for v in &g.spec.values {
             wanted_pointers.push(grant_pointer(g.spec.array, v));
         }
-        match doc.get(&path).cloned() {
+        match doc.get(&path) {
             None if g.spec.create_array => {
                 let values: Vec<Value> = g
                     .spec
@@ -553,7 +546,7 @@ fn plan_present(
                 message: format!(
                     "`{}` must be an array of tool names, but it is {}",
                     g.spec.array,
-                    kind_of(&other)
+                    crate::document::kind_of(&other)
                 ),
                 line: 1,
                 column: 1,
@@ -574,6 +567,7 @@ fn plan_present(
         };
         let present = doc
             .get(&array)
+            .as_ref()
             .and_then(Value::as_array)
             .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(value.as_str())));
         if !present {
@@ -592,6 +586,7 @@ fn plan_present(
                 let created = r.hints.as_ref().is_some_and(|h| h["created_array"] == true);
                 let empty = doc
                     .get(&array)
+                    .as_ref()
                     .and_then(Value::as_array)
                     .is_some_and(Vec::is_empty);
                 if created && empty {
@@ -637,7 +632,7 @@ fn plan_present(
         };
         let mut path = container.clone();
         path.push(name.clone());
-        let current = doc.get(&path).cloned();
+        let current = doc.get(&path);
         match r.ownership(current.as_ref()) {
             Ownership::Missing => fp.ledger.push(LedgerOp::Remove(r.pointer.clone())),
             Ownership::Intact => match doc.remove(&container, &name, hints.as_ref()) {
@@ -675,7 +670,7 @@ fn plan_present(
             }
             let mut path = c.clone();
             path.push(l.name.clone());
-            if doc.get(&path) == Some(&l.entry) {
+            if doc.get(&path).as_ref() == Some(&l.entry) {
                 match doc.remove(c, &l.name, None) {
                     Ok(()) => fp.actions.push(Action {
                         op: "legacy-remove",
@@ -709,6 +704,7 @@ fn plan_present(
                 let path = vec![array.clone()];
                 let present = doc
                     .get(&path)
+                    .as_ref()
                     .and_then(Value::as_array)
                     .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(g.as_str())));
                 if present {
@@ -730,12 +726,11 @@ fn plan_present(
         fp.ledger.clear();
         return fp;
     }
-    let new = doc.to_bytes();
-    if created_file && kept_records == 0 && only_empty_objects(doc.root()) {
+    if created_file && kept_records == 0 && only_empty_objects(&doc.root()) {
         fp.delete = true;
         fp.status = Status::Changed;
-    } else if new != bytes {
-        fp.new = Some(new);
+    } else if !doc.same_bytes(original) {
+        fp.new = Some(doc.into_bytes());
         fp.status = Status::Changed;
     }
     fp
@@ -756,15 +751,15 @@ fn owner_of(input: &FileInput) -> &str {
 /// Every container on the way must be an object (or absent).
 fn check_containers(doc: &Doc, container: &[String]) -> Result<(), PlanError> {
     for i in 1..=container.len() {
-        if let Some(v) = doc.get(&container[..i])
-            && !v.is_object()
+        if let Some(kind) = doc.kind(&container[..i])
+            && kind != "an object"
         {
             return Err(PlanError {
                 code: "not-an-object",
                 message: format!(
                     "`{}` must be an object that holds servers, but it is {}",
                     container[..i].join("."),
-                    kind_of(v)
+                    kind
                 ),
                 line: 1,
                 column: 1,
@@ -772,17 +767,6 @@ fn check_containers(doc: &Doc, container: &[String]) -> Result<(), PlanError> {
         }
     }
     Ok(())
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn only_empty_objects(v: &Value) -> bool {
@@ -837,7 +821,6 @@ mod tests {
         } else {
             Current::Present {
                 doc: Box::new(Doc::parse(text, Syntax::Jsonc).expect("fixture parses")),
-                bytes: text.to_vec(),
             }
         };
         FileInput {
@@ -929,7 +912,7 @@ mod tests {
 
             let doc = Doc::parse(&applied, Syntax::Jsonc).expect("output parses");
             for w in &wants {
-                prop_assert_eq!(doc.get(&["mcpServers".to_string(), w.server.clone()]), Some(&w.value));
+                prop_assert_eq!(doc.get(&["mcpServers".to_string(), w.server.clone()]), Some(w.value.clone()));
             }
             if !text.is_empty() {
                 let old = Doc::parse(text.as_bytes(), Syntax::Jsonc).unwrap();
@@ -937,7 +920,7 @@ mod tests {
                 for w in &wants {
                     insert_at(&mut expected, &w.container, &w.server, w.value.clone());
                 }
-                prop_assert_eq!(doc.root(), &expected);
+                prop_assert_eq!(doc.root(), expected);
             }
 
             let again = plan_file(&input(&applied, wants.clone(), records.clone()), Options::default());

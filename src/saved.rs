@@ -82,7 +82,10 @@ fn after_of(f: &FilePlan) -> Option<String> {
     if f.delete {
         None
     } else {
-        f.new.as_deref().or(f.old.as_deref()).map(digest)
+        f.new
+            .as_deref()
+            .or(f.old.as_ref().map(|d| d.bytes()))
+            .map(digest)
     }
 }
 
@@ -102,7 +105,7 @@ impl SavedPlan {
             .iter()
             .map(|f| SavedFile {
                 path: f.path.clone(),
-                before: f.old.as_deref().map(digest),
+                before: f.old.as_ref().map(|d| digest(d.bytes())),
                 after: after_of(f),
                 actions: actions(&f.actions),
             })

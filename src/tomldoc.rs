@@ -22,6 +22,8 @@ const BOM: &str = "\u{feff}";
 #[derive(Debug, Clone)]
 pub struct TomlDoc {
     doc: DocumentMut,
+    /// The bytes as they are now (as read, or after the last edit).
+    bytes: Vec<u8>,
     bom: bool,
     crlf: bool,
     final_newline: bool,
@@ -93,6 +95,7 @@ impl TomlDoc {
         let root = table_to_json(doc.as_table());
         let parsed = TomlDoc {
             doc,
+            bytes: bytes.to_vec(),
             bom,
             crlf,
             final_newline,
@@ -113,6 +116,7 @@ impl TomlDoc {
     pub fn empty() -> TomlDoc {
         TomlDoc {
             doc: DocumentMut::new(),
+            bytes: Vec::new(),
             bom: false,
             crlf: false,
             final_newline: true,
@@ -140,6 +144,11 @@ impl TomlDoc {
             s.pop();
         }
         s
+    }
+
+    /// The bytes as they are now.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
     }
 
     /// The bytes to write (BOM, CRLF and final newline as the input had them).
@@ -287,6 +296,7 @@ impl TomlDoc {
             ));
         }
         self.root = now;
+        self.bytes = self.to_bytes();
         Ok(())
     }
 }

@@ -2,7 +2,7 @@
 //! file are serialized by a lock, so no update is ever lost; the lock works whatever
 //! `--state-dir` each process uses"; reliability notes §2 and §4).
 //!
-//! * 24 processes with distinct owners, distinct servers and distinct state directories apply to
+//! * 64 processes with distinct owners, distinct servers and distinct state directories apply to
 //!   one `json`-client file at the same instant: every one must succeed and every entry (plus the
 //!   user's own entry) must be in the file, and every owner's ledger must hold its record.
 //! * The same run with locking disabled (`MCPCONF_TEST_NO_LOCK=1`) must lose an entry or fail a
@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use serde_json::{Value, json};
 
-const WRITERS: usize = 24;
+const WRITERS: usize = 64;
 
 /// The user's own entry, which no owner may touch.
 fn user_entry() -> Value {

@@ -16,7 +16,8 @@ pub(crate) struct Source {
 }
 
 enum Kind {
-    Json(Box<JsonDoc>),
+    /// The document and its root value (lint reads the whole tree, so it is built once).
+    Json(Box<JsonDoc>, Value),
     Toml(Box<toml_edit::Document<String>>, Value),
 }
 
@@ -27,10 +28,13 @@ impl Source {
             return parse_toml(bytes);
         }
         match Doc::parse(bytes, syntax)? {
-            Doc::Json(d) => Ok(Source {
-                text: d.text().to_string(),
-                kind: Kind::Json(Box::new(d)),
-            }),
+            Doc::Json(d) => {
+                let root = d.value();
+                Ok(Source {
+                    text: d.text().to_string(),
+                    kind: Kind::Json(Box::new(d), root),
+                })
+            }
             Doc::Toml(_) => Err(ReadError {
                 code: "parse-error",
                 message: "unexpected TOML document".into(),
@@ -43,8 +47,7 @@ impl Source {
     /// The root value.
     pub fn root(&self) -> &Value {
         match &self.kind {
-            Kind::Json(d) => d.value(),
-            Kind::Toml(_, v) => v,
+            Kind::Json(_, v) | Kind::Toml(_, v) => v,
         }
     }
 
@@ -70,7 +73,7 @@ impl Source {
 
     fn key_location(&self, path: &[String]) -> Option<(usize, usize)> {
         match &self.kind {
-            Kind::Json(d) => d.location(path),
+            Kind::Json(d, _) => d.location(path),
             Kind::Toml(d, _) => {
                 let (last, parents) = path.split_last()?;
                 let mut table: &dyn toml_edit::TableLike = d.as_table();
@@ -86,7 +89,7 @@ impl Source {
     /// Line and column of the string element `needle` inside the array at `path`, else of the
     /// array's key.
     pub fn locate_element(&self, path: &[String], needle: &str) -> (usize, usize) {
-        if let Kind::Json(d) = &self.kind
+        if let Kind::Json(d, _) = &self.kind
             && let Some((start, end)) = d.value_span(path)
             && let Some(span) = self.text.get(start..end)
         {

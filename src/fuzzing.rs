@@ -1,0 +1,128 @@
+//! Invariant checks shared by the `cargo fuzz` targets in `fuzz/` and by the test that replays
+//! their seed corpus (`tests/fuzz_corpus.rs`). Each function takes arbitrary bytes and panics
+//! only when an invariant is broken. Not part of the stable API.
+
+use serde_json::{Value, json};
+
+use crate::jsondoc::{JsonDoc, Syntax};
+
+const SYNTAXES: [Syntax; 3] = [Syntax::Json, Syntax::JsonComments, Syntax::Jsonc];
+
+/// The reader: never panics; whatever it accepts round-trips byte for byte, reads the same in
+/// the laxer syntaxes, and is accepted by serde_json once comments are blanked (strict JSON:
+/// serde_json gives the same value).
+pub fn json_read(data: &[u8]) {
+    let mut strict: Option<Value> = None;
+    for s in SYNTAXES {
+        let Ok(d) = JsonDoc::parse(data, s) else {
+            assert!(
+                strict.is_none(),
+                "strict json accepted but {s:?} refused: {data:?}"
+            );
+            continue;
+        };
+        assert_eq!(d.to_bytes(), data, "round trip in {s:?}");
+        let v = d.value();
+        assert!(v.is_object());
+        match &strict {
+            Some(sv) => assert_eq!(&v, sv, "{s:?} reads strict json differently"),
+            None if s == Syntax::Json => {
+                let body = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
+                let serde: Value = serde_json::from_slice(body).expect("serde_json accepts");
+                assert!(
+                    same_modulo_float(&serde, &v),
+                    "serde_json reads another value"
+                );
+                strict = Some(v);
+            }
+            None => {}
+        }
+    }
+}
+
+fn same_modulo_float(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+            let (Some(x), Some(y)) = (x.as_f64(), y.as_f64()) else {
+                return false;
+            };
+            x == y || (x - y).abs() <= f64::EPSILON * 4.0 * x.abs().max(y.abs())
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_modulo_float(v, w)))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| same_modulo_float(v, w))
+        }
+        _ => a == b,
+    }
+}
+
+/// The editor: `data[0]` picks the syntax, `data[1]` the container path and entry name,
+/// `data[2]` the value, the rest is the document. For an accepted document: an upsert either
+/// fails cleanly (document unchanged) or gives a document that parses and holds exactly the
+/// value; when the entry was new, removing it with the upsert's hints restores the input bytes.
+pub fn json_edit(data: &[u8]) {
+    let [sx, px, vx, doc @ ..] = data else {
+        return;
+    };
+    let syntax = SYNTAXES[usize::from(*sx) % 3];
+    let paths: [&[&str]; 5] = [
+        &["mcpServers"],
+        &[],
+        &["projects", "/home/u/p", "mcpServers"],
+        &["a"],
+        &["a", "b"],
+    ];
+    let container: Vec<String> = paths[usize::from(*px) % paths.len()]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    let name = ["srv", "a", "", "é\"\\\n"][usize::from(*px / 5) % 4];
+    let values = [
+        json!({"command": "npx", "args": ["-y", "x"]}),
+        json!({}),
+        json!([]),
+        json!("str\u{1}\"\\"),
+        json!(1.5),
+        json!(12345678901234567u64),
+        json!(null),
+        json!({"url": "http://h/mcp", "headers": {"Authorization": "Bearer ${T}"}}),
+    ];
+    let value = &values[usize::from(*vx) % values.len()];
+    let Ok(mut d) = JsonDoc::parse(doc, syntax) else {
+        return;
+    };
+    let mut path = container.clone();
+    path.push(name.to_owned());
+    let existed = d.get(&path).is_some();
+    match d.upsert(&container, name, value) {
+        Err(e) => {
+            assert_ne!(e.code, "internal-edit-error", "{e}");
+            assert_eq!(d.to_bytes(), doc, "a failed upsert changed the document");
+        }
+        Ok(hints) => {
+            let out = d.to_bytes();
+            let re = JsonDoc::parse(&out, syntax).expect("the edited document parses");
+            assert_eq!(
+                re.get(&path).as_ref(),
+                Some(value),
+                "the entry holds the value"
+            );
+            if !existed {
+                d.remove(&container, name, &hints)
+                    .expect("remove after upsert");
+                assert_eq!(d.to_bytes(), doc, "upsert then remove restores the input");
+            }
+        }
+    }
+}
+
+/// The manifest parser: never panics, on any text.
+pub fn manifest(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = crate::manifest::parse(text);
+    }
+}
