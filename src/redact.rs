@@ -92,7 +92,8 @@ fn trivial(value: &str) -> bool {
     // The name of an environment variable (Codex's `bearer_token_env_var = "API_TOKEN"`).
     let env_name = v.contains('_')
         && v.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
-        && v.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        && v.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
     env_name
         || v.len() < 6
         || (v.len() <= 10
@@ -210,7 +211,10 @@ mod tests {
         r.consider("AUTH_MODE", "oauth");
         r.consider("TOKEN_TTL", "3600000");
         r.consider("bearer_token_env_var", "OPENAB_SESSION_TOKEN");
-        assert_eq!(r.redact("${OPENAB_SESSION_TOKEN}"), "${OPENAB_SESSION_TOKEN}");
+        assert_eq!(
+            r.redact("${OPENAB_SESSION_TOKEN}"),
+            "${OPENAB_SESSION_TOKEN}"
+        );
         r.consider("AWS_SECRET_ACCESS_KEY", "AKIAIOSFODNN7EXAMPLE");
         assert_eq!(r.redact("AKIAIOSFODNN7EXAMPLE"), "<redacted>");
         assert_eq!(r.redact("oauth 3600000"), "oauth 3600000");
