@@ -185,6 +185,20 @@ impl JsonDoc {
     /// the objects being read (for the duplicate check) and the root's member spans; serde_json
     /// must accept the same text (defence in depth).
     pub fn parse_vec(bytes: Vec<u8>, syntax: Syntax) -> Result<JsonDoc, ReadError> {
+        Self::parse_with(bytes, syntax, true)
+    }
+
+    /// [`JsonDoc::parse_vec`] for a document that is only read, never edited (`lint`): the
+    /// same strict parse and refusals, without serde_json's second opinion, which guards edits.
+    pub fn parse_for_reading(bytes: Vec<u8>, syntax: Syntax) -> Result<JsonDoc, ReadError> {
+        Self::parse_with(bytes, syntax, false)
+    }
+
+    fn parse_with(
+        bytes: Vec<u8>,
+        syntax: Syntax,
+        second_opinion: bool,
+    ) -> Result<JsonDoc, ReadError> {
         let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
         // A fast (SIMD) check first; std's gives the position of a bad byte.
         let checked = simdutf8::basic::from_utf8(&bytes).is_ok();
@@ -212,7 +226,7 @@ impl JsonDoc {
         };
         let text = buf.get(start..).unwrap_or("");
         let parsed = parse_core(text, syntax, Mode::VALIDATE)?;
-        if text.len() <= SERDE_WHOLE_FILE {
+        if second_opinion && text.len() <= SERDE_WHOLE_FILE {
             serde_accepts(text, &parsed.blanks)?;
         }
         let Some(root) = parsed.tree.objs.into_iter().next() else {

@@ -5,12 +5,13 @@
 use serde_json::Value;
 
 use crate::dialect::Syntax;
-use crate::document::{Doc, ReadError};
-use crate::jsondoc::JsonDoc;
+use crate::document::ReadError;
+use crate::jsondoc::{self, JsonDoc};
 use crate::manifest::line_col;
 
 /// A parsed document.
 pub(crate) struct Source {
+    /// The text of a TOML file (a JSON document holds its own).
     text: String,
     kind: Kind,
 }
@@ -27,21 +28,23 @@ impl Source {
         if syntax == Syntax::Toml {
             return parse_toml(bytes);
         }
-        match Doc::parse(bytes, syntax)? {
-            Doc::Json(d) => {
-                let root = d.value();
-                Ok(Source {
-                    text: d.text().to_string(),
-                    kind: Kind::Json(Box::new(d), root),
-                })
-            }
-            Doc::Toml(_) => Err(ReadError {
-                code: "parse-error",
-                message: "unexpected TOML document".into(),
-                line: 1,
-                column: 1,
-            }),
-        }
+        let jsyntax = match syntax {
+            Syntax::JsonComments => jsondoc::Syntax::JsonComments,
+            Syntax::Jsonc => jsondoc::Syntax::Jsonc,
+            Syntax::Json | Syntax::Toml => jsondoc::Syntax::Json,
+        };
+        // Lint only reads: the strict parse, without the second opinion that guards edits.
+        let d = JsonDoc::parse_for_reading(bytes.to_vec(), jsyntax).map_err(|e| ReadError {
+            code: e.code,
+            message: e.message,
+            line: e.line,
+            column: e.column,
+        })?;
+        let root = d.value();
+        Ok(Source {
+            text: String::new(),
+            kind: Kind::Json(Box::new(d), root),
+        })
     }
 
     /// The root value.
@@ -81,7 +84,7 @@ impl Source {
                     table = table.get(p)?.as_table_like()?;
                 }
                 let span = table.key(last)?.span()?;
-                Some(line_col(&self.text, span.start))
+                Some(line_col(self.text(), span.start))
             }
         }
     }
@@ -91,11 +94,11 @@ impl Source {
     pub fn locate_element(&self, path: &[String], needle: &str) -> (usize, usize) {
         if let Kind::Json(d, _) = &self.kind
             && let Some((start, end)) = d.value_span(path)
-            && let Some(span) = self.text.get(start..end)
+            && let Some(span) = self.text().get(start..end)
         {
             let quoted = Value::String(needle.to_string()).to_string();
             if let Some(i) = span.find(&quoted) {
-                return line_col(&self.text, start + i);
+                return line_col(self.text(), start + i);
             }
         }
         if let Kind::Toml(d, _) = &self.kind {
@@ -111,7 +114,7 @@ impl Source {
                     if v.as_str() == Some(needle)
                         && let Some(span) = v.span()
                     {
-                        return line_col(&self.text, span.start);
+                        return line_col(self.text(), span.start);
                     }
                 }
             }
@@ -119,9 +122,17 @@ impl Source {
         self.locate(path)
     }
 
+    /// The file's text (after a BOM).
+    fn text(&self) -> &str {
+        match &self.kind {
+            Kind::Json(d, _) => d.text(),
+            Kind::Toml(..) => &self.text,
+        }
+    }
+
     /// The text of a 1-based line (without its line ending).
     pub fn line_text(&self, line: usize) -> Option<String> {
-        self.text
+        self.text()
             .split('\n')
             .nth(line.checked_sub(1)?)
             .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
