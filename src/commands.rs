@@ -302,6 +302,7 @@ fn run_import(
         root: settings.root.clone(),
         home: settings.home.clone(),
         codex_home: settings.codex_home.clone(),
+        xdg_config_home: settings.xdg_config_home.clone(),
     };
     let file = d.path(sc, path, &ctx);
     if file.to_string_lossy().contains(['*', '?']) {
@@ -582,6 +583,14 @@ fn settings(cli: &Cli) -> Result<Settings, String> {
             .filter(|v| !v.is_empty())
             .map(|v| abs(Path::new(&v)))
             .transpose()?,
+        // An explicit --home means "everything of the user is under there".
+        xdg_config_home: match &g.home {
+            Some(_) => None,
+            None => std::env::var_os("XDG_CONFIG_HOME")
+                .filter(|v| !v.is_empty())
+                .map(|v| abs(Path::new(&v)))
+                .transpose()?,
+        },
     })
 }
 
@@ -818,6 +827,7 @@ fn run_lint(cli: &Cli, args: &LintArgs, style: Style) -> u8 {
         root: settings.root.clone(),
         home: settings.home.clone(),
         codex_home: settings.codex_home.clone(),
+        xdg_config_home: settings.xdg_config_home.clone(),
         paths: args.paths.clone(),
         client,
         state_dir: Some(settings.state_dir.clone()),

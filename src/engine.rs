@@ -46,6 +46,8 @@ pub struct Settings {
     pub lock_timeout: Duration,
     /// `$CODEX_HOME`, when set.
     pub codex_home: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME`, when set and `--home` was not given.
+    pub xdg_config_home: Option<PathBuf>,
 }
 
 /// Process exit codes (contract §3).
@@ -319,6 +321,7 @@ fn ctx(settings: &Settings) -> Ctx {
         root: settings.root.clone(),
         home: settings.home.clone(),
         codex_home: settings.codex_home.clone(),
+        xdg_config_home: settings.xdg_config_home.clone(),
     }
 }
 

@@ -542,3 +542,39 @@ fn clients_lists_every_dialect() {
         .unwrap();
     assert_eq!(claude["client_lock"], json!(["user", "local"]));
 }
+
+/// User files under `~/.config/` follow `$XDG_CONFIG_HOME` unless `--home` was given.
+#[test]
+fn xdg_config_home_moves_user_files_without_explicit_home() {
+    let e = Env::new();
+    e.manifest(&target("opencode", "scope = \"user\""));
+    let xdg = e.base.join("xdg");
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        .args(["apply", "--yes", "-m"])
+        .arg(e.base.join("mcpconf.toml"))
+        .arg("--root")
+        .arg(e.root())
+        .arg("--state-dir")
+        .arg(e.state())
+        .env("HOME", e.base.join("home"))
+        .env("XDG_CONFIG_HOME", &xdg)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(xdg.join("opencode/opencode.json").exists());
+    // With --home, everything of the user is under it.
+    let e2 = Env::new();
+    e2.manifest(&target("opencode", "scope = \"user\""));
+    let out = e2
+        .cmd(&["apply", "--yes"])
+        .env("XDG_CONFIG_HOME", &xdg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(e2.base.join("home/.config/opencode/opencode.json").exists());
+}

@@ -35,6 +35,7 @@ pub static CLINE: McpServers = McpServers {
         "disabled",
         "timeout",
         "transportType",
+        "transport",
     ],
     lock_scopes: &["user"],
     ..BASE

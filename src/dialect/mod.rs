@@ -26,7 +26,7 @@ mod vscode;
 mod windsurf;
 mod zed;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::manifest::Server;
 
@@ -109,6 +109,9 @@ pub struct Ctx {
     pub home: PathBuf,
     /// `$CODEX_HOME`, when set (Codex's user file is `$CODEX_HOME/config.toml`).
     pub codex_home: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME`, when set and `--home` was not given: user files under `~/.config/`
+    /// (VS Code, Zed, opencode, Claude Desktop on Linux) live there instead.
+    pub xdg_config_home: Option<PathBuf>,
 }
 
 /// A server rendered as one client's entry.
@@ -209,11 +212,14 @@ pub trait Dialect: Sync {
     /// The file a target names: an explicit `path` (relative to the scope's base), else the
     /// scope's default.
     fn path(&self, scope: &Scope, explicit: Option<&str>, ctx: &Ctx) -> PathBuf {
-        let base: &Path = match scope.base {
-            Base::Root => &ctx.root,
-            Base::Home => &ctx.home,
-        };
-        base.join(explicit.unwrap_or(scope.default_path()))
+        let path = explicit.unwrap_or(scope.default_path());
+        match scope.base {
+            Base::Root => ctx.root.join(path),
+            Base::Home => match (path.strip_prefix(".config/"), &ctx.xdg_config_home) {
+                (Some(rest), Some(xdg)) if explicit.is_none() => xdg.join(rest),
+                _ => ctx.home.join(path),
+            },
+        }
     }
 }
 

@@ -212,6 +212,8 @@ pub struct Request {
     pub home: PathBuf,
     /// `$CODEX_HOME`, when set.
     pub codex_home: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME`, when set and `--home` was not given.
+    pub xdg_config_home: Option<PathBuf>,
     /// Files (or directories, linted as a project root) given on the command line; empty:
     /// discover every known client file under `root` and `home`.
     pub paths: Vec<PathBuf>,
