@@ -148,6 +148,20 @@ impl Report {
         }
     }
 
+    /// This report, turned into a refusal about the whole run (nothing written).
+    fn refused(mut self, settings: &Settings, exit: Exit, code: &str, message: String) -> Report {
+        self.exit = exit;
+        self.changed = false;
+        self.errors.push(ErrorEntry {
+            path: settings.manifest.display().to_string(),
+            code: code.to_string(),
+            message,
+            line: 1,
+            column: 1,
+        });
+        self
+    }
+
     /// Whether anything would be written (files or ledger-only adoptions).
     pub fn has_changes(&self) -> bool {
         self.files.iter().any(pending_change)
@@ -702,17 +716,12 @@ pub fn apply(
             return first;
         }
         if !ask(&first) {
-            let mut r = first;
-            r.exit = Exit::Usage;
-            r.changed = false;
-            r.errors.push(ErrorEntry {
-                path: settings.manifest.display().to_string(),
-                code: "not-confirmed".into(),
-                message: "the changes were not confirmed; nothing was written".into(),
-                line: 1,
-                column: 1,
-            });
-            return r;
+            return first.refused(
+                settings,
+                Exit::Usage,
+                "not-confirmed",
+                "the changes were not confirmed; nothing was written".into(),
+            );
         }
         shown = Some(first);
     }
@@ -803,34 +812,24 @@ pub fn apply(
                 .zip(&plans)
                 .all(|(a, b)| a.key == b.key && a.new == b.new && a.delete == b.delete);
         if !same {
-            let mut report = Report::from_plans(owner, plans);
-            report.exit = Exit::Refused;
-            report.changed = false;
-            report.errors.push(ErrorEntry {
-                path: settings.manifest.display().to_string(),
-                code: "stale-plan".into(),
-                message: "a file changed while you were confirming; nothing was written (run the command again)".into(),
-                line: 1,
-                column: 1,
-            });
-            return report;
+            return Report::from_plans(owner, plans).refused(
+                settings,
+                Exit::Refused,
+                "stale-plan",
+                "a file changed while you were confirming; nothing was written (run the command again)".into(),
+            );
         }
     }
 
     if let Some(saved) = expected
         && let Err(why) = saved.check(&plans)
     {
-        let mut report = Report::from_plans(owner, plans);
-        report.exit = Exit::Refused;
-        report.changed = false;
-        report.errors.push(ErrorEntry {
-            path: settings.manifest.display().to_string(),
-            code: "stale-plan".into(),
-            message: format!("{why}; nothing was written (make a new plan)"),
-            line: 1,
-            column: 1,
-        });
-        return report;
+        return Report::from_plans(owner, plans).refused(
+            settings,
+            Exit::Refused,
+            "stale-plan",
+            format!("{why}; nothing was written (make a new plan)"),
+        );
     }
 
     // Ledger-only changes (adoptions, refreshed records) need no file write.

@@ -157,16 +157,7 @@ pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
     r.finish()
 }
 
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+use crate::document::kind_of;
 
 fn dotted(path: &[String]) -> String {
     path.join(".")
