@@ -708,7 +708,12 @@ fn run_probe(
     };
     let lookup = |v: &str| std::env::var(v).ok();
     probe::kill_servers_on_signal();
+    let progress = output::Progress::start(
+        &format!("probing {} server(s)", selected.len()),
+        !json && std::io::stderr().is_terminal(),
+    );
     let outcomes = probe::probe_all(&selected, &opts, &lookup);
+    drop(progress);
     let mut code = if outcomes.iter().all(probe::Outcome::passes) {
         Exit::Ok as u8
     } else {
@@ -838,7 +843,13 @@ fn run_lint(cli: &Cli, args: &LintArgs, style: Style) -> u8 {
             .collect(),
         config,
     };
-    let report = match lint::lint(&req) {
+    let progress = output::Progress::start(
+        "linting",
+        g.format == Format::Text && std::io::stderr().is_terminal(),
+    );
+    let linted = lint::lint(&req);
+    drop(progress);
+    let report = match linted {
         Ok(r) => r,
         Err(m) => return usage(&m),
     };

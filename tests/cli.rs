@@ -749,3 +749,41 @@ fn a_symlinked_manifest_is_read() {
     assert_eq!(exit, 0, "{doc}");
     assert_eq!(doc["owner"], "openab");
 }
+
+/// Usage errors are clap's: exit 2 with a hint, nothing else run.
+#[test]
+fn usage_errors_exit_2() {
+    use predicates::prelude::*;
+    let bin = env!("CARGO_BIN_EXE_mcpconf");
+    assert_cmd::Command::new(bin)
+        .arg("aply")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("apply"));
+    assert_cmd::Command::new(bin)
+        .args(["plan", "--format", "yaml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("possible values"));
+    assert_cmd::Command::new(bin)
+        .args(["plan", "--format", "sarif"])
+        .env("MCPCONF_MANIFEST", "/nonexistent/mcpconf.toml")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("lint"));
+    assert_cmd::Command::new(bin)
+        .args(["plan", "--lock-timeout", "-1"])
+        .assert()
+        .code(2);
+    assert_cmd::Command::new(bin)
+        .args([
+            "plan",
+            "-m",
+            "/nonexistent/mcpconf.toml",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("\"manifest-missing\""));
+}
