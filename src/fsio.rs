@@ -82,7 +82,7 @@ const TEMP_MARKER: &str = ".mcpconf-";
 const TEMP_SUFFIX: &str = ".tmp";
 const TEMP_RAND_LEN: usize = 6;
 const BACKOFF_START: Duration = Duration::from_millis(1);
-const BACKOFF_MAX: Duration = Duration::from_millis(50);
+const BACKOFF_MAX: Duration = Duration::from_millis(5);
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -618,7 +618,7 @@ fn open_dir(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
-/// Polls `try_lock` with exponential backoff (1 ms doubling up to 50 ms) until `deadline`.
+/// Polls `try_lock` with exponential backoff (1 ms doubling up to 5 ms: a short cap wastes little time after a release when many writers queue) until `deadline`.
 fn acquire(
     file: &File,
     path: &Path,
@@ -683,7 +683,7 @@ impl DirLocks {
 /// Directories are opened `O_RDONLY|O_DIRECTORY|O_CLOEXEC`, de-duplicated by `(dev, ino)` (two
 /// `flock`s on two descriptors of one directory in one process would block each other) and
 /// locked in `(dev, ino)` order, the same in every process, so runs that lock overlapping sets
-/// cannot deadlock. Each lock is polled with `try_lock` and exponential backoff (1 ms to 50 ms)
+/// cannot deadlock. Each lock is polled with `try_lock` and exponential backoff (1 ms to 5 ms)
 /// until one shared deadline `timeout` from now; on expiry everything already taken is released
 /// and `lock-timeout` names the directory that was busy.
 ///
