@@ -560,30 +560,40 @@ pub fn read(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsError> {
 }
 
 /// Reads a file only to inspect it (`mcpconf lint`): like [`read`], but a file with several
-/// hard links is accepted, since nothing will replace it. Same errors otherwise.
+/// hard links is accepted, since nothing will replace it. It opens the path directly
+/// (`O_NOFOLLOW`, `O_NONBLOCK` and `O_NOCTTY`, so a FIFO or a terminal neither blocks nor becomes
+/// the controlling terminal) and checks the type on the descriptor, one system call fewer than
+/// [`read`]'s `lstat` first, which matters over thousands of files. Anything but a regular file
+/// of acceptable size is handed to [`read`] for its error. Same errors otherwise.
 pub fn read_to_inspect(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsError> {
-    match read(path, max_len) {
-        Err(e) if e.code == "hard-link" => {}
-        other => return other,
-    }
     let file = match OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
         .open(path)
     {
         Ok(f) => f,
         Err(e) if is_missing(&e) => return Ok(None),
-        Err(e) => return Err(read_error(path, e)),
+        Err(_) => return read(path, max_len),
     };
     let meta = file.metadata().map_err(|e| read_error(path, e))?;
     if !meta.file_type().is_file() || meta.size() > max_len {
+        drop(file);
         return read(path, max_len);
     }
-    let mut bytes = Vec::new();
+    let cap = usize::try_from(meta.size()).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(cap.saturating_add(1));
     (&file)
-        .take(max_len)
+        .take(max_len.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| read_error(path, e))?;
+    if bytes.len() as u64 > max_len {
+        let message = format!(
+            "`{}` grew beyond the {max_len}-byte limit while being read; check that it is the \
+             right file or raise the size limit",
+            d(path)
+        );
+        return Err(FsError::new("too-large", path, message, None));
+    }
     Ok(Some(ReadFile {
         bytes,
         stamp: Stamp::of(&meta),

@@ -1016,15 +1016,19 @@ fn read_one(input: &Input) -> Outcome {
         }
         Err(e) => return Outcome::Unreadable(path, e.message),
     };
-    let parsed = Source::parse(&read.bytes, input.client.syntax()).map_err(|e| {
-        let text = std::str::from_utf8(&read.bytes)
+    let mode = read.meta.mode;
+    let parsed = Source::parse(read.bytes, input.client.syntax()).map_err(|e| {
+        // Rare: read the file again for the code frame (the parse consumed the bytes).
+        let text = fsio::read_to_inspect(&path, MAX_FILE)
             .ok()
+            .flatten()
+            .and_then(|r| String::from_utf8(r.bytes).ok())
             .map(|t| t.trim_start_matches('\u{feff}').to_string());
         (e, text)
     });
     Outcome::Read {
         real: path,
-        mode: read.meta.mode,
+        mode,
         parsed,
     }
 }

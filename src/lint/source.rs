@@ -24,9 +24,9 @@ enum Kind {
 
 impl Source {
     /// Parse bytes in a client's syntax.
-    pub fn parse(bytes: &[u8], syntax: Syntax) -> Result<Source, ReadError> {
+    pub fn parse(bytes: Vec<u8>, syntax: Syntax) -> Result<Source, ReadError> {
         if syntax == Syntax::Toml {
-            return parse_toml(bytes);
+            return parse_toml(&bytes);
         }
         let jsyntax = match syntax {
             Syntax::JsonComments => jsondoc::Syntax::JsonComments,
@@ -34,7 +34,7 @@ impl Source {
             Syntax::Json | Syntax::Toml => jsondoc::Syntax::Json,
         };
         // Lint only reads: the strict parse, without the second opinion that guards edits.
-        let d = JsonDoc::parse_for_reading(bytes.to_vec(), jsyntax).map_err(|e| ReadError {
+        let d = JsonDoc::parse_for_reading(bytes, jsyntax).map_err(|e| ReadError {
             code: e.code,
             message: e.message,
             line: e.line,
