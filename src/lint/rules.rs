@@ -65,7 +65,10 @@ const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "cmd", "pw
 struct Loaded {
     input: Input,
     real: PathBuf,
+    /// The parse, only while the file is checked on its own (see [`read_and_check`]).
     source: Option<Source>,
+    /// What the rules across files need of the parse, once it is dropped.
+    summary: Option<Box<Summary>>,
     mode: u32,
     /// Findings are reported for this file (false: read only as context for another file).
     report: bool,
@@ -73,13 +76,16 @@ struct Loaded {
     secret: bool,
     /// The text of a file that did not parse (for the code frame of its error).
     text: Option<String>,
+    /// Its canonical path, when worked out while checking it (for `drift`).
+    canonical: Option<String>,
 }
 
 impl Loaded {
     fn source_line(&self, line: usize) -> Option<String> {
-        self.source
+        self.summary
             .as_ref()
-            .and_then(|s| s.line_text(line))
+            .and_then(|s| s.lines.iter().find(|(n, _)| *n == line))
+            .map(|(_, t)| t.clone())
             .or_else(|| {
                 let t = self.text.as_deref()?;
                 t.split('\n')
@@ -87,6 +93,34 @@ impl Loaded {
                     .map(|l| l.trim_end_matches('\r').to_string())
             })
     }
+}
+
+/// What the rules across files read of a parsed file: kept instead of the parse, so that
+/// thousands of files are not held in memory at once.
+#[derive(Default)]
+struct Summary {
+    /// The text of the lines findings point at (for code frames), by line number.
+    lines: Vec<(usize, String)>,
+    /// The names in the root's `mcpServers`, when the root and it are objects.
+    mcp_servers: Option<Vec<String>>,
+    /// Whether the root's `includeMcpJson` is `false`.
+    no_mcp_json: bool,
+    /// A Kiro agent's grants of a server (not built-in, no wildcard).
+    grants: Vec<Grant>,
+    /// The entries of the root's `mcpServers`, for a file read only as context.
+    root_entries: Vec<Entry>,
+}
+
+/// A grant in a Kiro agent file that names a server.
+#[derive(Clone)]
+struct Grant {
+    /// Where it is: its array, or `toolAliases` and the alias.
+    path: Vec<String>,
+    grant: String,
+    /// The server it names.
+    server: String,
+    /// Line and column.
+    at: (usize, usize),
 }
 
 struct Raw {
@@ -99,7 +133,7 @@ struct Raw {
 
 struct Run<'a> {
     req: &'a Request,
-    ctx: Ctx,
+    ctx: &'a Ctx,
     files: Vec<Loaded>,
     /// Index of `files` by resolved path.
     by_real: std::collections::HashMap<PathBuf, usize>,
@@ -108,30 +142,60 @@ struct Run<'a> {
     secrets: Redactor,
     /// Those plus every value under a credential-like name (for code frames).
     wide: Redactor,
+    /// Every entry found in a servers container, in file order.
+    entries: Vec<Entry>,
+    /// `drift` findings, reported when their file is the one the ledgers' path names.
+    drift: Vec<Raw>,
 }
 
-/// An entry found in a servers container.
+/// An entry found in a servers container, with what `duplicate-server` needs of it.
+#[derive(Clone)]
 struct Entry {
     file: usize,
-    path: Vec<String>,
+    /// The second step of a three-step path (a Claude Code project's key).
+    project: Option<String>,
     name: String,
+    /// The server it starts ([`fingerprint`]).
+    fingerprint: Option<String>,
+    /// Line and column of its key.
+    at: (usize, usize),
 }
 
+impl Entry {
+    fn new(file: usize, src: &Source, path: &[String], name: &str) -> Entry {
+        Entry {
+            file,
+            project: (path.len() == 3).then(|| path[1].clone()),
+            name: name.to_string(),
+            fingerprint: src.get(path).and_then(fingerprint),
+            at: src.locate(path),
+        }
+    }
+}
+
+/// The ledgers' entry records by file, in owner then record order (for `drift`).
+type Ledgers = BTreeMap<String, Vec<(String, ledger::Record)>>;
+
 pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
+    let ctx = ctx(req);
+    let ledgers = ledgers(req);
     let mut r = Run {
         req,
-        ctx: ctx(req),
+        ctx: &ctx,
         files: Vec::new(),
         by_real: std::collections::HashMap::new(),
         raw: Vec::new(),
         secrets: Redactor::default(),
         wide: Redactor::default(),
+        entries: Vec::new(),
+        drift: Vec::new(),
     };
-    let outcomes = parallel(&inputs, read_one);
-    for (input, outcome) in inputs.into_iter().zip(outcomes) {
+    r.files.reserve(inputs.len());
+    r.by_real.reserve(inputs.len());
+    let outcomes = parallel(inputs, |input| read_and_check(req, &ctx, &ledgers, input));
+    for (input, outcome) in outcomes {
         r.admit(input, outcome, true);
     }
-    let mut entries = r.check_files();
     for i in 0..r.files.len() {
         if r.files[i].secret && r.files[i].mode & 0o044 != 0 {
             let mode = r.files[i].mode;
@@ -151,10 +215,202 @@ pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
             );
         }
     }
-    r.agents(&mut entries);
-    r.duplicates(&entries);
-    r.drift();
+    r.agents();
+    r.duplicates();
+    r.drift(!ledgers.is_empty());
     r.finish()
+}
+
+/// The entry records of the ledgers `drift` checks, by file (none without a state directory).
+fn ledgers(req: &Request) -> Ledgers {
+    let mut out = Ledgers::new();
+    let Some(state) = req.state_dir.as_deref() else {
+        return out;
+    };
+    let owners = if req.owners.is_empty() {
+        fsio::glob(&state.join("ledger").join("*.json"))
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .collect()
+    } else {
+        req.owners.clone()
+    };
+    for owner in owners {
+        let Ok((ledger, _)) = engine::load_ledger(state, &owner) else {
+            continue;
+        };
+        for rec in ledger.records {
+            if rec.kind == Kind::Entry {
+                out.entry(rec.file.clone())
+                    .or_default()
+                    .push((owner.clone(), rec));
+            }
+        }
+    }
+    out
+}
+
+/// What checking a file on its own gave: its summary and findings, the credentials it holds
+/// and its entries (all with file index 0).
+struct Checked {
+    summary: Box<Summary>,
+    secret: bool,
+    canonical: Option<String>,
+    raw: Vec<Raw>,
+    drift: Vec<Raw>,
+    secrets: Redactor,
+    wide: Redactor,
+    entries: Vec<Entry>,
+}
+
+/// Read and parse a file, run the rules that need only it, and keep a [`Summary`] for the
+/// rules across files; the parse is dropped here, in the reading thread.
+fn read_and_check(
+    req: &Request,
+    ctx: &Ctx,
+    ledgers: &Ledgers,
+    input: Input,
+) -> (Input, Outcome<Box<Checked>>) {
+    let (real, mode, src) = match read_one(&input) {
+        Outcome::Missing => return (input, Outcome::Missing),
+        Outcome::Unreadable(p, m) => return (input, Outcome::Unreadable(p, m)),
+        Outcome::Read {
+            real,
+            mode,
+            parsed: Err(e),
+        } => {
+            return (
+                input,
+                Outcome::Read {
+                    real,
+                    mode,
+                    parsed: Err(e),
+                },
+            );
+        }
+        Outcome::Read {
+            real,
+            mode,
+            parsed: Ok(src),
+        } => (real, mode, src),
+    };
+    let mut sub = Run {
+        req,
+        ctx,
+        files: Vec::with_capacity(1),
+        by_real: Default::default(),
+        raw: Vec::new(),
+        secrets: Redactor::default(),
+        wide: Redactor::default(),
+        entries: Vec::new(),
+        drift: Vec::new(),
+    };
+    sub.files.push(Loaded {
+        input,
+        real,
+        source: Some(src),
+        summary: None,
+        mode,
+        report: true,
+        secret: false,
+        text: None,
+        canonical: None,
+    });
+    let mut entries = Vec::new();
+    sub.check_file(0, &mut entries);
+    let canonical = (!ledgers.is_empty()).then(|| sub.drift_in(0, ledgers));
+    let Some(mut f) = sub.files.pop() else {
+        unreachable!("the file checked is there")
+    };
+    let src = f.source.take();
+    let mut summary = src
+        .as_ref()
+        .map(|s| summary_of(s, f.input.client))
+        .unwrap_or_default();
+    if let Some(s) = &src {
+        let lines = std::iter::once(1)
+            .chain(sub.raw.iter().chain(&sub.drift).map(|r| r.line))
+            .chain(entries.iter().map(|e: &Entry| e.at.0))
+            .chain(summary.grants.iter().map(|g| g.at.0));
+        for line in lines {
+            if !summary.lines.iter().any(|(n, _)| *n == line)
+                && let Some(t) = s.line_text(line)
+            {
+                summary.lines.push((line, t));
+            }
+        }
+    }
+    drop(src);
+    let checked = Box::new(Checked {
+        summary: Box::new(summary),
+        secret: f.secret,
+        canonical,
+        raw: sub.raw,
+        drift: sub.drift,
+        secrets: sub.secrets,
+        wide: sub.wide,
+        entries,
+    });
+    (
+        f.input,
+        Outcome::Read {
+            real: f.real,
+            mode: f.mode,
+            parsed: Ok(checked),
+        },
+    )
+}
+
+/// What the rules across files read of a parsed file, but its lines.
+fn summary_of(src: &Source, d: &dyn Dialect) -> Summary {
+    let root = src.root();
+    let mut s = Summary {
+        mcp_servers: root
+            .get("mcpServers")
+            .and_then(Value::as_object)
+            .map(|m| m.keys().cloned().collect()),
+        no_mcp_json: root.get("includeMcpJson") == Some(&Value::Bool(false)),
+        ..Summary::default()
+    };
+    if d.multi_file() {
+        let mut found: Vec<(Vec<String>, String, bool)> = Vec::new();
+        for array in d.grant_arrays() {
+            if let Some(Value::Array(a)) = root.get(*array) {
+                for v in a.iter().filter_map(Value::as_str) {
+                    found.push((vec![array.to_string()], v.to_string(), true));
+                }
+            }
+        }
+        if let Some(Value::Object(m)) = root.get("toolAliases") {
+            for k in m.keys() {
+                found.push((vec!["toolAliases".into(), k.clone()], k.clone(), false));
+            }
+        }
+        for (path, grant, element) in found {
+            let Some(body) = grant.strip_prefix('@') else {
+                continue;
+            };
+            let server = body.split('/').next().unwrap_or("");
+            if server.is_empty() || BUILTIN_GRANTS.contains(&server) || server.contains(['*', '?'])
+            {
+                continue;
+            }
+            let server = server.to_string();
+            let at = if element {
+                src.locate_element(&path, &grant)
+            } else {
+                src.locate(&path)
+            };
+            s.grants.push(Grant {
+                path,
+                grant,
+                server,
+                at,
+            });
+        }
+    }
+    s
 }
 
 use crate::document::kind_of;
@@ -174,80 +430,46 @@ impl Run<'_> {
         });
     }
 
-    /// The per-file checks, on the machine's cores: each thread checks a share of the files
-    /// with a run of its own, and the results are merged in file order.
-    fn check_files(&mut self) -> Vec<Entry> {
-        let files = std::mem::take(&mut self.files);
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-        let per = if files.len() < 64 {
-            files.len().max(1)
-        } else {
-            files.len().div_ceil(threads)
-        };
-        let mut chunks: Vec<Vec<Loaded>> = Vec::new();
-        let mut it = files.into_iter().peekable();
-        while it.peek().is_some() {
-            chunks.push(it.by_ref().take(per).collect());
-        }
-        let (req, ctx) = (self.req, &self.ctx);
-        let check = |chunk: Vec<Loaded>| {
-            let mut sub = Run {
-                req,
-                ctx: ctx.clone(),
-                files: chunk,
-                by_real: Default::default(),
-                raw: Vec::new(),
-                secrets: Redactor::default(),
-                wide: Redactor::default(),
-            };
-            let mut entries = Vec::new();
-            for i in 0..sub.files.len() {
-                if sub.files[i].source.is_some() {
-                    sub.check_file(i, &mut entries);
-                }
-            }
-            (sub.files, sub.raw, sub.secrets, sub.wide, entries)
-        };
-        let results: Vec<_> = if chunks.len() < 2 {
-            chunks.into_iter().map(check).collect()
-        } else {
-            std::thread::scope(|s| {
-                let handles: Vec<_> = chunks
-                    .into_iter()
-                    .map(|c| s.spawn(move || check(c)))
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                    .collect()
-            })
-        };
-        let mut all = Vec::new();
-        for (files, raw, secrets, wide, entries) in results {
-            let offset = self.files.len();
-            self.files.extend(files);
-            self.raw.extend(raw.into_iter().map(|mut r| {
-                r.file += offset;
-                r
-            }));
-            self.secrets.merge(&secrets);
-            self.wide.merge(&wide);
-            all.extend(entries.into_iter().map(|mut e| {
-                e.file += offset;
-                e
-            }));
-        }
-        all
-    }
-
-    /// Read and parse a file; returns its index, or `None` when it does not exist.
+    /// Read and parse a file as context for another (no rules of its own); returns its index,
+    /// or `None` when it does not exist.
     fn load(&mut self, input: Input, report: bool) -> Option<usize> {
-        let outcome = read_one(&input);
+        let outcome = match read_one(&input) {
+            Outcome::Missing => Outcome::Missing,
+            Outcome::Unreadable(p, m) => Outcome::Unreadable(p, m),
+            Outcome::Read { real, mode, parsed } => Outcome::Read {
+                real,
+                mode,
+                parsed: parsed.map(|src| {
+                    let mut summary = summary_of(&src, input.client);
+                    if let Some(Value::Object(m)) = src.get(&["mcpServers".to_string()]) {
+                        for name in m.keys() {
+                            let path = ["mcpServers".to_string(), name.clone()];
+                            summary.root_entries.push(Entry::new(0, &src, &path, name));
+                        }
+                    }
+                    Box::new(Checked {
+                        summary: Box::new(summary),
+                        secret: false,
+                        canonical: None,
+                        raw: Vec::new(),
+                        drift: Vec::new(),
+                        secrets: Redactor::default(),
+                        wide: Redactor::default(),
+                        entries: Vec::new(),
+                    })
+                }),
+            },
+        };
         self.admit(input, outcome, report)
     }
 
-    /// Record what reading a file gave.
-    fn admit(&mut self, input: Input, outcome: Outcome, report: bool) -> Option<usize> {
+    /// Record what reading (and checking) a file gave.
+    fn admit(
+        &mut self,
+        input: Input,
+        outcome: Outcome<Box<Checked>>,
+        report: bool,
+    ) -> Option<usize> {
         let real = match &outcome {
             Outcome::Missing => return None,
             Outcome::Unreadable(real, _) | Outcome::Read { real, .. } => real.clone(),
@@ -263,21 +485,44 @@ impl Run<'_> {
         match outcome {
             Outcome::Missing => None,
             Outcome::Unreadable(real, message) => {
-                let i = self.add(input, real, None, 0, report);
+                let i = self.add(input, real, 0, report);
                 self.push("unreadable", i, (1, 1), message);
                 Some(i)
             }
             Outcome::Read {
                 real,
                 mode,
-                parsed: Ok(src),
-            } => Some(self.add(input, real, Some(src), mode, report)),
+                parsed: Ok(c),
+            } => {
+                let i = self.add(input, real, mode, report);
+                let f = &mut self.files[i];
+                let c = *c;
+                f.summary = Some(c.summary);
+                f.secret = c.secret;
+                f.canonical = c.canonical;
+                for s in &mut f.summary.iter_mut().flat_map(|s| &mut s.root_entries) {
+                    s.file = i;
+                }
+                let at = |mut r: Raw| {
+                    r.file = i;
+                    r
+                };
+                self.raw.extend(c.raw.into_iter().map(at));
+                self.drift.extend(c.drift.into_iter().map(at));
+                self.secrets.merge(&c.secrets);
+                self.wide.merge(&c.wide);
+                self.entries.extend(c.entries.into_iter().map(|mut e| {
+                    e.file = i;
+                    e
+                }));
+                Some(i)
+            }
             Outcome::Read {
                 real,
                 mode,
                 parsed: Err((e, text)),
             } => {
-                let i = self.add(input, real, None, mode, report);
+                let i = self.add(input, real, mode, report);
                 self.files[i].text = text;
                 let (rule, message) = read_error(d, &e);
                 self.push(rule, i, (e.line, e.column), message);
@@ -286,23 +531,18 @@ impl Run<'_> {
         }
     }
 
-    fn add(
-        &mut self,
-        input: Input,
-        real: PathBuf,
-        source: Option<Source>,
-        mode: u32,
-        report: bool,
-    ) -> usize {
+    fn add(&mut self, input: Input, real: PathBuf, mode: u32, report: bool) -> usize {
         self.by_real.entry(real.clone()).or_insert(self.files.len());
         self.files.push(Loaded {
             input,
             real,
-            source,
+            source: None,
+            summary: None,
             mode,
             report,
             secret: false,
             text: None,
+            canonical: None,
         });
         self.files.len() - 1
     }
@@ -319,7 +559,7 @@ impl Run<'_> {
         let mut out: Vec<Vec<String>> = Vec::new();
         for scope in &f.input.scopes {
             if d.id() == "claude-code" && *scope == "local" {
-                let key = d.container("user", &self.ctx).pop().unwrap_or_default();
+                let key = d.container("user", self.ctx).pop().unwrap_or_default();
                 if let Some(Value::Object(projects)) = f
                     .source
                     .as_ref()
@@ -333,7 +573,7 @@ impl Run<'_> {
                 }
                 continue;
             }
-            let c = d.container(scope, &self.ctx);
+            let c = d.container(scope, self.ctx);
             if !out.contains(&c) {
                 out.push(c);
             }
@@ -383,7 +623,9 @@ impl Run<'_> {
                 let mut path = container.clone();
                 path.push(name.clone());
                 self.check_entry(file, &path, &name);
-                entries.push(Entry { file, path, name });
+                if let Some(src) = self.src(file) {
+                    entries.push(Entry::new(file, src, &path, &name));
+                }
             }
         }
     }
@@ -548,20 +790,17 @@ impl Run<'_> {
     }
 
     /// Kiro agents: load the `mcp.json` files each agent sees, and check its grants.
-    fn agents(&mut self, entries: &mut Vec<Entry>) {
+    fn agents(&mut self) {
         let agents: Vec<usize> = (0..self.files.len())
             .filter(|&i| self.files[i].input.client.multi_file() && self.files[i].report)
             .collect();
         for a in agents {
-            let Some(root) = self.src(a).map(|s| s.root().clone()) else {
+            let Some(summary) = self.files[a].summary.as_ref() else {
                 continue;
             };
-            let include = root.get("includeMcpJson") != Some(&Value::Bool(false));
-            let mut visible: BTreeSet<String> = root
-                .get("mcpServers")
-                .and_then(Value::as_object)
-                .map(|m| m.keys().cloned().collect())
-                .unwrap_or_default();
+            let include = !summary.no_mcp_json;
+            let mut visible: BTreeSet<String> =
+                summary.mcp_servers.iter().flatten().cloned().collect();
             let mut complete = true;
             if include {
                 for path in self.kiro_settings_for(a) {
@@ -577,18 +816,12 @@ impl Run<'_> {
                     let Some(i) = self.load(input, false) else {
                         continue;
                     };
-                    match self.src(i).map(Source::root) {
-                        Some(r) => {
-                            if let Some(m) = r.get("mcpServers").and_then(Value::as_object) {
-                                visible.extend(m.keys().cloned());
+                    match self.files[i].summary.as_ref() {
+                        Some(s) => {
+                            if let Some(m) = &s.mcp_servers {
+                                visible.extend(m.iter().cloned());
                                 if !self.files[i].report {
-                                    for name in m.keys() {
-                                        entries.push(Entry {
-                                            file: i,
-                                            path: vec!["mcpServers".into(), name.clone()],
-                                            name: name.clone(),
-                                        });
-                                    }
+                                    self.entries.extend(s.root_entries.iter().cloned());
                                 }
                             }
                         }
@@ -597,7 +830,7 @@ impl Run<'_> {
                 }
             }
             if complete {
-                self.grants(a, &root, &visible, include);
+                self.grants(a, &visible, include);
             }
         }
     }
@@ -623,39 +856,22 @@ impl Run<'_> {
         out
     }
 
-    fn grants(&mut self, agent: usize, root: &Value, visible: &BTreeSet<String>, include: bool) {
-        let d = self.files[agent].input.client;
-        let mut found: Vec<(Vec<String>, String, bool)> = Vec::new();
-        for array in d.grant_arrays() {
-            if let Some(Value::Array(a)) = root.get(*array) {
-                for v in a.iter().filter_map(Value::as_str) {
-                    found.push((vec![array.to_string()], v.to_string(), true));
-                }
-            }
-        }
-        if let Some(Value::Object(m)) = root.get("toolAliases") {
-            for k in m.keys() {
-                found.push((vec!["toolAliases".into(), k.clone()], k.clone(), false));
-            }
-        }
-        for (path, grant, element) in found {
-            let Some(body) = grant.strip_prefix('@') else {
-                continue;
-            };
-            let server = body.split('/').next().unwrap_or("");
-            if server.is_empty()
-                || BUILTIN_GRANTS.contains(&server)
-                || server.contains(['*', '?'])
-                || visible.contains(server)
-            {
-                continue;
-            }
-            let at = match self.src(agent) {
-                Some(s) if element => s.locate_element(&path, &grant),
-                Some(s) => s.locate(&path),
-                None => (1, 1),
-            };
-            let hint = match closest(server, visible.iter().map(String::as_str)) {
+    fn grants(&mut self, agent: usize, visible: &BTreeSet<String>, include: bool) {
+        let dangling: Vec<Grant> = self.files[agent]
+            .summary
+            .iter()
+            .flat_map(|s| &s.grants)
+            .filter(|g| !visible.contains(&g.server))
+            .cloned()
+            .collect();
+        for Grant {
+            path,
+            grant,
+            server,
+            at,
+        } in dangling
+        {
+            let hint = match closest(&server, visible.iter().map(String::as_str)) {
                 Some(c) => format!("did you mean `@{c}`?"),
                 None => "define the server or remove the grant".to_string(),
             };
@@ -686,7 +902,7 @@ impl Run<'_> {
                 continue;
             }
             if scope.base == crate::dialect::Base::Home
-                && d.path(scope, None, &self.ctx) == f.input.path
+                && d.path(scope, None, self.ctx) == f.input.path
             {
                 return None;
             }
@@ -707,13 +923,16 @@ impl Run<'_> {
     }
 
     /// Entries that start the same server within the files one client merges.
-    fn duplicates(&mut self, entries: &[Entry]) {
+    fn duplicates(&mut self) {
+        let entries = &std::mem::take(&mut self.entries);
         let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let root_key = self.req.root.display().to_string();
         let mut claude_keys: BTreeSet<String> = BTreeSet::from([root_key.clone()]);
         for e in entries {
-            if self.files[e.file].input.client.id() == "claude-code" && e.path.len() == 3 {
-                claude_keys.insert(e.path[1].clone());
+            if self.files[e.file].input.client.id() == "claude-code"
+                && let Some(p) = &e.project
+            {
+                claude_keys.insert(p.clone());
             }
         }
         let mut project: BTreeMap<usize, Option<String>> = BTreeMap::new();
@@ -739,8 +958,8 @@ impl Run<'_> {
             let mut keys = Vec::new();
             match id {
                 "claude-code" => {
-                    if e.path.len() == 3 {
-                        keys.push(format!("claude-code:{}", e.path[1]));
+                    if let Some(p) = &e.project {
+                        keys.push(format!("claude-code:{p}"));
                     } else if f.input.scopes.contains(&"user") {
                         keys.extend(claude_keys.iter().map(|k| format!("claude-code:{k}")));
                     } else {
@@ -774,8 +993,10 @@ impl Run<'_> {
                         if other == "kiro"
                             && self.files[a].report
                             && self.kiro_settings_for(a).contains(&f.input.path)
-                            && self.src(a).and_then(|s| s.root().get("includeMcpJson"))
-                                != Some(&Value::Bool(false))
+                            && !self.files[a]
+                                .summary
+                                .as_ref()
+                                .is_some_and(|s| s.no_mcp_json)
                         {
                             keys.push(format!("kiro-agent:{a}"));
                         }
@@ -800,11 +1021,7 @@ impl Run<'_> {
             let mut firsts: BTreeMap<String, Vec<usize>> = BTreeMap::new();
             for &i in &members {
                 let e = &entries[i];
-                let Some(fp) = self
-                    .src(e.file)
-                    .and_then(|s| s.get(&e.path))
-                    .and_then(fingerprint)
-                else {
+                let Some(fp) = e.fingerprint.clone() else {
                     continue;
                 };
                 let same = firsts.entry(fp.clone()).or_default();
@@ -815,10 +1032,8 @@ impl Run<'_> {
                     continue;
                 }
                 let other = &entries[j];
-                let at = self.src(e.file).map_or((1, 1), |s| s.locate(&e.path));
-                let (ol, oc) = self
-                    .src(other.file)
-                    .map_or((1, 1), |s| s.locate(&other.path));
+                let at = e.at;
+                let (ol, oc) = other.at;
                 let where_ = if other.file == e.file {
                     format!("line {ol}")
                 } else {
@@ -844,61 +1059,64 @@ impl Run<'_> {
         }
     }
 
-    /// Entries a ledger says mcpconf wrote, edited since.
-    fn drift(&mut self) {
-        let Some(state) = self.req.state_dir.clone() else {
-            return;
+    /// `drift` in one file as it is checked (into `self.drift`); returns its canonical path,
+    /// the one ledgers name files by.
+    fn drift_in(&mut self, file: usize, ledgers: &Ledgers) -> String {
+        let real = &self.files[file].real;
+        let canonical = fsio::resolve(real)
+            .unwrap_or_else(|_| real.clone())
+            .display()
+            .to_string();
+        let Some(records) = ledgers.get(&canonical) else {
+            return canonical;
         };
-        let owners = if self.req.owners.is_empty() {
-            fsio::glob(&state.join("ledger").join("*.json"))
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-                .collect()
-        } else {
-            self.req.owners.clone()
-        };
-        let mut canonical: Option<BTreeMap<String, usize>> = None;
-        for owner in owners {
-            let Ok((ledger, _)) = engine::load_ledger(&state, &owner) else {
+        for (owner, rec) in records {
+            let Some((mut path, name)) = ledger::split_pointer(&rec.pointer) else {
                 continue;
             };
-            if ledger.records.is_empty() {
+            path.push(name.clone());
+            let Some(src) = self.src(file) else { continue };
+            if rec.ownership(src.get(&path)) != Ownership::Drifted {
                 continue;
             }
-            // Ledgers name files by their canonical path.
-            let canonical = canonical.get_or_insert_with(|| {
-                self.files
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, f)| f.report)
-                    .map(|(i, f)| {
-                        let real = fsio::resolve(&f.real).unwrap_or_else(|_| f.real.clone());
-                        (real.display().to_string(), i)
-                    })
-                    .collect()
+            let (line, column) = src.locate(&path);
+            self.drift.push(Raw {
+                rule: "drift",
+                file,
+                line,
+                column,
+                message: format!(
+                    "server `{name}` was written by mcpconf for owner `{owner}` and edited since, so `mcpconf apply` and `prune` refuse to touch it; undo the edit, or keep it and make the entry yours with `mcpconf release {name}`"
+                ),
             });
-            for rec in ledger.records.iter().filter(|r| r.kind == Kind::Entry) {
-                let Some(&i) = canonical.get(&rec.file) else {
-                    continue;
-                };
-                let Some((mut path, name)) = ledger::split_pointer(&rec.pointer) else {
-                    continue;
-                };
-                path.push(name.clone());
-                let Some(src) = self.src(i) else { continue };
-                if rec.ownership(src.get(&path)) != Ownership::Drifted {
-                    continue;
-                }
-                let at = src.locate(&path);
-                self.push(
-                    "drift",
-                    i,
-                    at,
-                    format!(
-                        "server `{name}` was written by mcpconf for owner `{owner}` and edited since, so `mcpconf apply` and `prune` refuse to touch it; undo the edit, or keep it and make the entry yours with `mcpconf release {name}`"
-                    ),
-                );
+        }
+        canonical
+    }
+
+    /// Entries a ledger says mcpconf wrote, edited since: the findings of the files checked,
+    /// for the last file of each canonical path (`any`: whether a ledger has entry records).
+    fn drift(&mut self, any: bool) {
+        if !any {
+            return;
+        }
+        let canonical: BTreeMap<String, usize> = self
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.report)
+            .map(|(i, f)| {
+                let real = f.canonical.clone().unwrap_or_else(|| {
+                    let real = fsio::resolve(&f.real).unwrap_or_else(|_| f.real.clone());
+                    real.display().to_string()
+                });
+                (real, i)
+            })
+            .collect();
+        for r in std::mem::take(&mut self.drift) {
+            if let Some(c) = &self.files[r.file].canonical
+                && canonical.get(c) == Some(&r.file)
+            {
+                self.raw.push(r);
             }
         }
     }
@@ -979,7 +1197,7 @@ impl Run<'_> {
 }
 
 /// What reading one file gave.
-enum Outcome {
+enum Outcome<S = Source> {
     /// It does not exist (a dangling link counts as absent).
     Missing,
     /// It exists but cannot be read: the path and why.
@@ -989,7 +1207,7 @@ enum Outcome {
     Read {
         real: PathBuf,
         mode: u32,
-        parsed: Result<Source, (ReadError, Option<String>)>,
+        parsed: Result<S, (ReadError, Option<String>)>,
     },
 }
 
@@ -1034,22 +1252,29 @@ fn read_one(input: &Input) -> Outcome {
 }
 
 /// `f` over `items` on the machine's cores (in order).
-fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+fn parallel<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     if threads < 2 || items.len() < 64 {
-        return items.iter().map(&f).collect();
+        return items.into_iter().map(&f).collect();
     }
-    let chunk = items.len().div_ceil(threads);
+    let n = items.len();
+    let per = n.div_ceil(threads);
+    let mut chunks: Vec<Vec<T>> = Vec::new();
+    let mut it = items.into_iter().peekable();
+    while it.peek().is_some() {
+        chunks.push(it.by_ref().take(per).collect());
+    }
     let f = &f;
     std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|c| (c, s.spawn(move || c.iter().map(f).collect::<Vec<R>>())))
-            .collect();
-        handles
+        let handles: Vec<_> = chunks
             .into_iter()
-            .flat_map(|(c, h)| h.join().unwrap_or_else(|_| c.iter().map(f).collect()))
-            .collect()
+            .map(|c| s.spawn(move || c.into_iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        let mut out = Vec::with_capacity(n);
+        for h in handles {
+            out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        out
     })
 }
 
