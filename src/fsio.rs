@@ -538,25 +538,7 @@ pub fn read(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsError> {
     let meta = file.metadata().map_err(|e| read_error(path, e))?;
     check_regular(path, &meta, max_len)?;
 
-    let cap = usize::try_from(meta.size().min(max_len)).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(cap);
-    (&file)
-        .take(max_len.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| read_error(path, e))?;
-    if bytes.len() as u64 > max_len {
-        let message = format!(
-            "`{}` grew beyond the {max_len}-byte limit while being read; check that it is the \
-             right file or raise the size limit",
-            d(path)
-        );
-        return Err(FsError::new("too-large", path, message, None));
-    }
-    Ok(Some(ReadFile {
-        bytes,
-        stamp: Stamp::of(&meta),
-        meta: FileMeta::of(&meta),
-    }))
+    read_checked(&file, path, &meta, max_len).map(Some)
 }
 
 /// Reads a file only to inspect it (`mcpconf lint`): like [`read`], but a file with several
@@ -580,10 +562,20 @@ pub fn read_to_inspect(path: &Path, max_len: u64) -> Result<Option<ReadFile>, Fs
         drop(file);
         return read(path, max_len);
     }
-    let cap = usize::try_from(meta.size()).unwrap_or(0);
+    read_checked(&file, path, &meta, max_len).map(Some)
+}
+
+/// Read an opened file already checked to be a regular file of at most `max_len` bytes; a file
+/// that grows past the limit while being read is `too-large`.
+fn read_checked(
+    file: &File,
+    path: &Path,
+    meta: &Metadata,
+    max_len: u64,
+) -> Result<ReadFile, FsError> {
+    let cap = usize::try_from(meta.size().min(max_len)).unwrap_or(0);
     let mut bytes = Vec::with_capacity(cap.saturating_add(1));
-    (&file)
-        .take(max_len.saturating_add(1))
+    file.take(max_len.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| read_error(path, e))?;
     if bytes.len() as u64 > max_len {
@@ -594,11 +586,11 @@ pub fn read_to_inspect(path: &Path, max_len: u64) -> Result<Option<ReadFile>, Fs
         );
         return Err(FsError::new("too-large", path, message, None));
     }
-    Ok(Some(ReadFile {
+    Ok(ReadFile {
         bytes,
-        stamp: Stamp::of(&meta),
-        meta: FileMeta::of(&meta),
-    }))
+        stamp: Stamp::of(meta),
+        meta: FileMeta::of(meta),
+    })
 }
 
 /// Current [`Stamp`] of `path` (without following a final symlink), or `None` if it is missing.
