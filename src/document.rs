@@ -204,9 +204,9 @@ impl Doc {
         let text = d.text();
         let array = text.get(start..end).ok_or_else(|| fail("bad span"))?;
         let edited = if push {
-            crate::jsonarray::push(array, value)
+            crate::jsondoc::array::push(array, value)
         } else {
-            crate::jsonarray::remove(array, value)
+            crate::jsondoc::array::remove(array, value)
         }
         .ok_or_else(|| fail("its text could not be split into elements"))?;
         let bytes = d.bytes();

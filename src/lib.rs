@@ -24,7 +24,8 @@ pub mod fsio;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod import;
-pub mod jsonarray;
+/// Splice edits of string elements in a JSON array (now part of [`jsondoc`]).
+pub use jsondoc::array as jsonarray;
 pub mod jsondoc;
 pub mod ledger;
 pub mod lint;

@@ -1,0 +1,360 @@
+//! The public types and the read-only queries of a parsed document.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::parse::{Mode, ObjSpan, parse_core, parse_only, serde_accepts};
+use super::scan::{shallow, value_at};
+use super::verify::SERDE_WHOLE_FILE;
+
+/// Deepest nesting of objects/arrays that is accepted (the root object is depth 1).
+pub const MAX_DEPTH: usize = 128;
+
+pub(super) const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The dialect a config file is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// Strict RFC 8259 JSON: no comments, no trailing commas (`.cursor/mcp.json`, `~/.claude.json`).
+    Json,
+    /// JSON plus `//` and `/* */` comments; trailing commas are refused (Gemini settings).
+    JsonComments,
+    /// JSON plus comments and trailing commas (VS Code, Zed and generic JSONC).
+    Jsonc,
+}
+
+impl Syntax {
+    pub(super) fn comments(self) -> bool {
+        !matches!(self, Syntax::Json)
+    }
+    pub(super) fn trailing_commas(self) -> bool {
+        matches!(self, Syntax::Jsonc)
+    }
+}
+
+/// Why a file was refused. `code` is stable and meant for programs; `message` is one lower-case
+/// sentence for people. `line` and `column` are 1-based; `column` counts characters (not bytes) on
+/// the line, after any BOM. A whole-file problem is reported at 1:1.
+///
+/// Codes: `invalid-utf8`, `empty-file`, `parse-error`, `duplicate-key`, `too-deep`, `not-an-object`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadError {
+    /// Stable machine-readable code.
+    pub code: &'static str,
+    /// One clear lower-case sentence.
+    pub message: String,
+    /// 1-based line of the offending token.
+    pub line: usize,
+    /// 1-based column (in characters) of the offending token.
+    pub column: usize,
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: {} ({})",
+            self.line, self.column, self.message, self.code
+        )
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Why an edit was refused; the document is unchanged when this is returned.
+///
+/// Codes: `not-an-object` (a container on the path is not an object; position of that value),
+/// `not-found` (remove: no such entry/container), `too-deep` (the result would nest deeper than
+/// [`MAX_DEPTH`]), `invalid-hint` (an [`UndoHint`] holds non-whitespace), `internal-edit-error`
+/// (the edited text did not re-parse to exactly the intended value; a bug, nothing was changed).
+/// `line`/`column` are 1-based, or 1:1 when there is no meaningful position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditError {
+    /// Stable machine-readable code.
+    pub code: &'static str,
+    /// One clear lower-case sentence.
+    pub message: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column (in characters).
+    pub column: usize,
+}
+
+impl fmt::Display for EditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: {} ({})",
+            self.line, self.column, self.message, self.code
+        )
+    }
+}
+
+impl std::error::Error for EditError {}
+
+/// What an [`JsonDoc::upsert`] did besides writing the entry, so that [`JsonDoc::remove`] can restore
+/// the original bytes. Holds only key paths and whitespace, never values; meant to be persisted.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum UndoHint {
+    /// The upsert created the object at `path` (and every object below it on the container path).
+    /// Remove deletes such objects again when they have become empty.
+    Created {
+        /// Key path from the root to the created object.
+        path: Vec<String>,
+    },
+    /// The object at `path` was empty and its inner text (between `{` and `}`) was `inner`, which is
+    /// whitespace only. Remove restores it when the object is empty again.
+    EmptyInner {
+        /// Key path from the root to the object.
+        path: Vec<String>,
+        /// The original whitespace between the braces.
+        inner: String,
+    },
+}
+
+/// A parsed config file that can be edited without reformatting it.
+///
+/// Holds the file's text (shared, never copied when cloned) and the spans of the root object's
+/// own members; values are built only for the parts that are read ([`JsonDoc::get`]).
+#[derive(Debug, Clone)]
+pub struct JsonDoc {
+    pub(super) syntax: Syntax,
+    /// The whole file, BOM included.
+    pub(super) buf: Arc<String>,
+    /// Where the JSON text starts in `buf` (3 after a BOM, else 0).
+    pub(super) start: usize,
+    /// The root object and its own members (`obj` is `None` for all of them).
+    pub(super) root: ObjSpan,
+}
+
+impl JsonDoc {
+    /// Parses `bytes` (optionally starting with a UTF-8 BOM) in the given syntax, refusing anything
+    /// ambiguous or invalid; see [`ReadError`] for the codes.
+    pub fn parse(bytes: &[u8], syntax: Syntax) -> Result<JsonDoc, ReadError> {
+        JsonDoc::parse_vec(bytes.to_vec(), syntax)
+    }
+
+    /// [`JsonDoc::parse`] taking ownership of the bytes (no copy of the text is made).
+    ///
+    /// The whole text is validated by one non-recursive pass that builds nothing but the keys of
+    /// the objects being read (for the duplicate check) and the root's member spans; serde_json
+    /// must accept the same text (defence in depth).
+    pub fn parse_vec(bytes: Vec<u8>, syntax: Syntax) -> Result<JsonDoc, ReadError> {
+        Self::parse_with(bytes, syntax, true)
+    }
+
+    /// [`JsonDoc::parse_vec`] for a document that is only read, never edited (`lint`): the
+    /// same strict parse and refusals, without serde_json's second opinion, which guards edits.
+    pub fn parse_for_reading(bytes: Vec<u8>, syntax: Syntax) -> Result<JsonDoc, ReadError> {
+        Self::parse_with(bytes, syntax, false)
+    }
+
+    fn parse_with(
+        bytes: Vec<u8>,
+        syntax: Syntax,
+        second_opinion: bool,
+    ) -> Result<JsonDoc, ReadError> {
+        let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+        // A fast (SIMD) check first; std's gives the position of a bad byte.
+        let checked = simdutf8::basic::from_utf8(&bytes).is_ok();
+        let buf = match if checked {
+            // SAFETY: `bytes` was just checked to be valid UTF-8.
+            Ok(unsafe { String::from_utf8_unchecked(bytes) })
+        } else {
+            String::from_utf8(bytes)
+        } {
+            Ok(t) => t,
+            Err(e) => {
+                let body = e.as_bytes().get(start..).unwrap_or(&[]);
+                let at = e.utf8_error().valid_up_to().saturating_sub(start);
+                let (line, column) = body
+                    .get(..at)
+                    .and_then(|p| std::str::from_utf8(p).ok())
+                    .map_or((1, 1), |p| line_col(p, at));
+                return Err(ReadError {
+                    code: "invalid-utf8",
+                    message: format!("the file is not valid utf-8 (bad byte at offset {at})"),
+                    line,
+                    column,
+                });
+            }
+        };
+        let text = buf.get(start..).unwrap_or("");
+        let parsed = parse_core(text, syntax, Mode::VALIDATE)?;
+        if second_opinion && text.len() <= SERDE_WHOLE_FILE {
+            serde_accepts(text, &parsed.blanks)?;
+        }
+        let Some(root) = parsed.tree.objs.into_iter().next() else {
+            return Err(ReadError {
+                code: "not-an-object",
+                message: "the top level of the file must be an object".into(),
+                line: 1,
+                column: 1,
+            });
+        };
+        Ok(JsonDoc {
+            syntax,
+            buf: Arc::new(buf),
+            start,
+            root,
+        })
+    }
+
+    /// The text after the BOM.
+    pub fn text(&self) -> &str {
+        self.buf.get(self.start..).unwrap_or("")
+    }
+
+    /// The whole root value, built on demand (costly for a big file: prefer [`JsonDoc::get`]).
+    pub fn value(&self) -> Value {
+        parse_only(self.text(), self.syntax)
+            .map(|p| p.root)
+            .unwrap_or(Value::Null)
+    }
+
+    /// The syntax this document was parsed with.
+    pub fn syntax(&self) -> Syntax {
+        self.syntax
+    }
+
+    /// Byte span (in the text) of the value at a key path (`[]` is the root).
+    fn span_of(&self, path: &[String]) -> Option<(usize, usize)> {
+        let text = self.text();
+        let Some((last, parents)) = path.split_last() else {
+            return Some((self.root.open, self.root.close + 1));
+        };
+        let obj = self.obj_at(parents)?;
+        let m = obj.members.iter().find(|m| &m.key == last)?;
+        Some((m.value_start, m.value_end)).filter(|&(a, z)| text.get(a..z).is_some())
+    }
+
+    /// The object at a key path, with its own members.
+    fn obj_at(&self, path: &[String]) -> Option<ObjSpan> {
+        let text = self.text();
+        let mut obj = self.root.clone();
+        for key in path {
+            let m = obj.members.iter().find(|m| &m.key == key)?;
+            obj = shallow(text, m.value_start, self.syntax, None)?;
+        }
+        Some(obj)
+    }
+
+    /// The value at a key path (`[]` is the root), if every step exists and is an object. Only
+    /// that value is built.
+    pub fn get(&self, path: &[String]) -> Option<Value> {
+        let (a, z) = self.span_of(path)?;
+        value_at(self.text(), a, z, self.syntax)
+    }
+
+    /// What kind of value is at a key path (`"an object"`, `"an array"`, `"a string"`,
+    /// `"a number"`, `"a boolean"` or `"null"`), without building it.
+    pub fn kind(&self, path: &[String]) -> Option<&'static str> {
+        let (a, _) = self.span_of(path)?;
+        Some(match self.text().as_bytes().get(a)? {
+            b'{' => "an object",
+            b'[' => "an array",
+            b'"' => "a string",
+            b't' | b'f' => "a boolean",
+            b'n' => "null",
+            _ => "a number",
+        })
+    }
+
+    /// Index of `name` among the members of the object at `container`, in document order.
+    pub fn position(&self, container: &[String], name: &str) -> Option<usize> {
+        self.obj_at(container)?
+            .members
+            .iter()
+            .position(|m| m.key == name)
+    }
+
+    /// Byte range (in the text after the BOM) of the value of the member at `path` (a non-empty
+    /// key path), if it exists.
+    pub fn value_span(&self, path: &[String]) -> Option<(usize, usize)> {
+        let (last, parents) = path.split_last()?;
+        let obj = self.obj_at(parents)?;
+        let m = obj.members.iter().find(|m| &m.key == last)?;
+        Some((m.value_start, m.value_end))
+    }
+
+    /// 1-based line and column of the key of the member at `path` (a non-empty key path), if it
+    /// exists; used to point errors such as a conflict at the entry itself.
+    pub fn location(&self, path: &[String]) -> Option<(usize, usize)> {
+        let (last, parents) = path.split_last()?;
+        let obj = self.obj_at(parents)?;
+        let m = obj.members.iter().find(|m| &m.key == last)?;
+        Some(line_col(self.text(), m.key_start))
+    }
+
+    /// The file's bytes: the BOM (if the input had one) followed by the current text.
+    pub fn bytes(&self) -> &[u8] {
+        self.buf.as_bytes()
+    }
+
+    /// The file's bytes, as a new vector.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.buf.as_bytes().to_vec()
+    }
+
+    /// The file's bytes, without a copy when this document is their only holder.
+    pub fn into_bytes(self) -> Vec<u8> {
+        Arc::try_unwrap(self.buf).map_or_else(|b| b.as_bytes().to_vec(), String::into_bytes)
+    }
+
+    /// Whether two documents hold the same bytes (cheap when one is a clone of the other).
+    pub fn same_bytes(&self, other: &JsonDoc) -> bool {
+        Arc::ptr_eq(&self.buf, &other.buf) || self.buf == other.buf
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors and positions
+// ---------------------------------------------------------------------------------------------
+
+/// 1-based (line, column-in-chars) of byte offset `at` in `text`. Offsets past the end or inside a
+/// character are clamped; never panics.
+pub(super) fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let mut at = at.min(text.len());
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = text.get(..at).unwrap_or("");
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+    (line, column)
+}
+
+pub(super) fn edit_err_at(
+    code: &'static str,
+    message: String,
+    line: usize,
+    column: usize,
+) -> EditError {
+    EditError {
+        code,
+        message,
+        line,
+        column,
+    }
+}
+
+pub(super) fn internal(what: &str) -> EditError {
+    edit_err_at(
+        "internal-edit-error",
+        format!("the edit was not applied because it did not verify ({what}); this is a bug"),
+        1,
+        1,
+    )
+}
+
+pub(super) fn show_path(path: &[String]) -> String {
+    if path.is_empty() {
+        "(root)".to_owned()
+    } else {
+        path.join(".")
+    }
+}

@@ -1,0 +1,573 @@
+//! Edits: [`JsonDoc::upsert`] and [`JsonDoc::remove`] plan splices from the parsed spans and
+//! hand them to `verify`, which alone applies them and proves the result.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::api::EditError;
+use super::api::Syntax;
+use super::api::{JsonDoc, MAX_DEPTH, UndoHint, edit_err_at, internal, line_col, show_path};
+use super::layout::{
+    Gap, Layout, Style, gap_items, json_string, line_indent, own_line_end, own_line_indent,
+    own_line_start, write_value, ws_run_start,
+};
+use super::parse::{ObjSpan, Tree, is_ws};
+use super::scan::{spine, value_at};
+use super::verify::{Expect, Splice, commit_edit};
+
+impl JsonDoc {
+    /// Sets `name` inside the object at key path `container` (e.g. `["mcpServers"]` or
+    /// `["projects", "/abs/dir", "mcpServers"]`), creating missing containers as objects.
+    ///
+    /// If `name` exists only its value's bytes are replaced; otherwise the entry is appended after the
+    /// last entry, in the object's layout (one-line or multi-line) and the file's indentation, newline,
+    /// colon spacing and trailing-comma style. Returns the hints that [`JsonDoc::remove`] needs to
+    /// restore the exact original bytes (empty when nothing had to be created).
+    ///
+    /// Errors: `not-an-object` if a container on the path exists but is not an object, `too-deep`,
+    /// `internal-edit-error`. On error the document is unchanged.
+    pub fn upsert(
+        &mut self,
+        container: &[String],
+        name: &str,
+        value: &Value,
+    ) -> Result<Vec<UndoHint>, EditError> {
+        let depth = container.len() + 1 + value_depth(value);
+        if depth > MAX_DEPTH {
+            return Err(edit_err_at(
+                "too-deep",
+                format!(
+                    "the entry would be nested {depth} levels deep, more than the limit of {MAX_DEPTH}"
+                ),
+                1,
+                1,
+            ));
+        }
+        let text = self.text();
+        let tree = spine(text, &self.root, container, self.syntax);
+        // Walk the existing part of the container path.
+        let mut obj = 0usize;
+        let mut existing = 0usize;
+        for key in container {
+            let Some(o) = tree.objs.get(obj) else {
+                return Err(internal("object index out of range"));
+            };
+            match o.members.iter().find(|m| &m.key == key) {
+                Some(m) => match m.obj {
+                    Some(child) => {
+                        obj = child;
+                        existing += 1;
+                    }
+                    None => {
+                        let (line, column) = line_col(text, m.value_start);
+                        return Err(edit_err_at(
+                            "not-an-object",
+                            format!(
+                                "`{}` is not an object, so the entry cannot be added inside it",
+                                show_path(container.get(..=existing).unwrap_or(container))
+                            ),
+                            line,
+                            column,
+                        ));
+                    }
+                },
+                None => break,
+            }
+        }
+        let style = Style::detect(text, self.syntax);
+        let mut hints = Vec::new();
+        let splices;
+        if existing == container.len() {
+            let Some(o) = tree.objs.get(obj) else {
+                return Err(internal("object index out of range"));
+            };
+            if let Some(m) = o.members.iter().find(|m| m.key == name) {
+                if value_at(text, m.value_start, m.value_end, self.syntax).as_ref() == Some(value) {
+                    // Already there: leave the user's spelling of it alone.
+                    return Ok(hints);
+                }
+                // Replace the value only.
+                let layout = Layout::for_object(text, &tree, obj);
+                let indent = own_line_indent(text.as_bytes(), m.key_start)
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| format!("{}{}", line_indent(text, o.open), style.unit));
+                let mut out = String::new();
+                write_value(&mut out, value, &layout, &indent, &style)?;
+                splices = vec![Splice::new(m.value_start, m.value_end, out)];
+            } else {
+                let (s, empty) = insert_member(text, &tree, obj, name, value, &style)?;
+                if let Some(inner) = empty {
+                    hints.push(UndoHint::EmptyInner {
+                        path: container.to_vec(),
+                        inner,
+                    });
+                }
+                splices = s;
+            }
+        } else {
+            // Build {missing2: {...: {name: value}}} and insert it as member `missing1`.
+            let (created, below) = container.split_at(existing);
+            let Some((first, rest)) = below.split_first() else {
+                return Err(internal("empty missing path"));
+            };
+            let mut m = Map::new();
+            m.insert(name.to_owned(), value.clone());
+            let mut nested = Value::Object(m);
+            for key in rest.iter().rev() {
+                let mut m = Map::new();
+                m.insert(key.clone(), nested);
+                nested = Value::Object(m);
+            }
+            let (s, empty) = insert_member(text, &tree, obj, first, &nested, &style)?;
+            if let Some(inner) = empty {
+                hints.push(UndoHint::EmptyInner {
+                    path: created.to_vec(),
+                    inner,
+                });
+            }
+            let mut path = created.to_vec();
+            path.push(first.clone());
+            hints.push(UndoHint::Created { path });
+            splices = s;
+        }
+        let mut keys: Vec<&str> = container
+            .get(existing..)
+            .unwrap_or(&[])
+            .iter()
+            .map(String::as_str)
+            .collect();
+        keys.push(name);
+        let x = tree
+            .objs
+            .get(obj)
+            .ok_or_else(|| internal("object index out of range"))?;
+        let prefix = self.buf.get(..self.start).unwrap_or("");
+        let (buf, root) = commit_edit(
+            self.syntax,
+            prefix,
+            text,
+            &self.root,
+            x,
+            obj == 0,
+            existing,
+            &splices,
+            &keys,
+            Expect::Set(value),
+        )?;
+        self.buf = Arc::new(buf);
+        self.root = root;
+        Ok(hints)
+    }
+
+    /// Removes `name` from the object at `container`.
+    ///
+    /// `hints` are the ones returned by the upsert that added the entry (passing the union of the hints
+    /// of several upserts into the same container is also fine). With them, objects that the upsert
+    /// created are deleted again once empty, and an object that was empty gets its original inner
+    /// whitespace back, so `remove(upsert(doc))` is byte-identical to `doc`.
+    ///
+    /// Removal of an entry keeps the comments of its neighbours; a comment on the entry's own line(s)
+    /// goes with it. Errors: `not-found` (no such container or entry; nothing changed),
+    /// `not-an-object`, `invalid-hint`, `internal-edit-error`.
+    pub fn remove(
+        &mut self,
+        container: &[String],
+        name: &str,
+        hints: &[UndoHint],
+    ) -> Result<(), EditError> {
+        for h in hints {
+            if let UndoHint::EmptyInner { inner, .. } = h
+                && !inner.bytes().all(is_ws)
+            {
+                return Err(edit_err_at(
+                    "invalid-hint",
+                    "an undo hint holds something other than whitespace, so it was not applied"
+                        .into(),
+                    1,
+                    1,
+                ));
+            }
+        }
+        match self.kind(container) {
+            None => {
+                return Err(edit_err_at(
+                    "not-found",
+                    format!("there is no object `{}` in the file", show_path(container)),
+                    1,
+                    1,
+                ));
+            }
+            Some("an object") => {
+                if self.position(container, name).is_none() {
+                    return Err(edit_err_at(
+                        "not-found",
+                        format!("there is no entry `{name}` in `{}`", show_path(container)),
+                        1,
+                        1,
+                    ));
+                }
+            }
+            Some(_) => {
+                return Err(edit_err_at(
+                    "not-an-object",
+                    format!("`{}` is not an object", show_path(container)),
+                    1,
+                    1,
+                ));
+            }
+        }
+        let mut work = Work {
+            syntax: self.syntax,
+            start: self.start,
+            buf: std::borrow::Cow::Borrowed(self.buf.as_str()),
+            root: self.root.clone(),
+            changed: false,
+        };
+        work.remove_member(container, name)?;
+
+        // Delete objects the upsert created, deepest first, while they are empty.
+        let created_top = hints
+            .iter()
+            .filter_map(|h| match h {
+                UndoHint::Created { path } if container.starts_with(path) => Some(path.len()),
+                _ => None,
+            })
+            .min();
+        if let Some(top) = created_top {
+            let mut len = container.len();
+            while len >= top.max(1) {
+                let Some(path) = container.get(..len) else {
+                    break;
+                };
+                if !work.is_blank_object(path) {
+                    break;
+                }
+                let Some((last, parent)) = path.split_last() else {
+                    break;
+                };
+                work.remove_member(parent, last)?;
+                len -= 1;
+            }
+        }
+        // Restore the inner whitespace of objects that were empty before.
+        for h in hints {
+            if let UndoHint::EmptyInner { path, inner } = h {
+                work.restore_inner(path, inner)?;
+            }
+        }
+        // Every step was verified (and cross-checked) against the previous one.
+        if !work.changed {
+            return Err(internal("nothing was removed"));
+        }
+        let Work { buf, root, .. } = work;
+        self.buf = Arc::new(buf.into_owned());
+        self.root = root;
+        Ok(())
+    }
+}
+
+/// Sets `name` in the object at `container` inside `root`, creating objects as needed.
+#[cfg(test)]
+pub(super) fn set_path(
+    root: &mut Value,
+    container: &[String],
+    name: &str,
+    v: Value,
+) -> Result<(), EditError> {
+    let mut cur = root;
+    for key in container {
+        let obj = cur
+            .as_object_mut()
+            .ok_or_else(|| internal("container is not an object"))?;
+        cur = obj
+            .entry(key.clone())
+            .or_insert_with(|| Value::Object(Map::new()));
+    }
+    cur.as_object_mut()
+        .ok_or_else(|| internal("container is not an object"))?
+        .insert(name.to_owned(), v);
+    Ok(())
+}
+
+/// Nesting depth of a value (scalars 0), computed without recursion.
+fn value_depth(v: &Value) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(v, 1usize)];
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                max = max.max(d);
+                stack.extend(m.values().map(|c| (c, d + 1)));
+            }
+            Value::Array(a) => {
+                max = max.max(d);
+                stack.extend(a.iter().map(|c| (c, d + 1)));
+            }
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Plans the insertion of a new member at the end of object `obj`. Returns the splices and, when the
+/// object was empty with whitespace-only inner text that gets replaced, that original inner text.
+fn insert_member(
+    text: &str,
+    tree: &Tree,
+    obj: usize,
+    key: &str,
+    value: &Value,
+    style: &Style,
+) -> Result<(Vec<Splice>, Option<String>), EditError> {
+    let b = text.as_bytes();
+    let o = tree
+        .objs
+        .get(obj)
+        .ok_or_else(|| internal("object index out of range"))?;
+    let layout = Layout::for_object(text, tree, obj);
+    let obj_indent = line_indent(text, o.open);
+    let member = |indent: &str| -> Result<String, EditError> {
+        let mut s = json_string(key)?;
+        s.push_str(&layout.colon);
+        write_value(&mut s, value, &layout, indent, style)?;
+        Ok(s)
+    };
+    if let Some(last) = o.members.last() {
+        let trailing = last.comma;
+        if layout.multiline {
+            let indent = own_line_indent(b, last.key_start)
+                .or_else(|| {
+                    o.members
+                        .first()
+                        .and_then(|m| own_line_indent(b, m.key_start))
+                })
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("{obj_indent}{}", style.unit));
+            let anchor = trailing.map_or(last.value_end, |c| c + 1);
+            // Insert after the rest of the last member's line (its trailing comment), so that
+            // comment keeps following its own member.
+            let mut at = anchor;
+            for it in gap_items(b, anchor, o.close) {
+                match it.kind {
+                    Gap::Space => {}
+                    Gap::BlockComment { multiline: false } => at = it.end,
+                    Gap::LineComment => {
+                        at = it.end;
+                        break;
+                    }
+                    Gap::Newline => {
+                        at = it.start;
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+            // Never put our line break right after a lone CR: `\r` + `\n` would read back as
+            // one CRLF and the removal would take the CR (found by fuzzing).
+            while at > anchor && b.get(at - 1) == Some(&b'\r') {
+                at -= 1;
+            }
+            let mut ins = format!("{}{indent}{}", style.nl, member(&indent)?);
+            let mut splices = Vec::new();
+            if trailing.is_some() {
+                ins.push(',');
+            } else {
+                splices.push(Splice::new(last.value_end, last.value_end, ",".into()));
+            }
+            splices.push(Splice::new(at, at, ins));
+            Ok((splices, None))
+        } else {
+            let m = member("")?;
+            let s = match trailing {
+                Some(c) => {
+                    let after = layout.sep.get(1..).unwrap_or("");
+                    Splice::new(c + 1, c + 1, format!("{after}{m},"))
+                }
+                None => Splice::new(last.value_end, last.value_end, format!("{}{m}", layout.sep)),
+            };
+            Ok((vec![s], None))
+        }
+    } else {
+        let inner = text
+            .get(o.open + 1..o.close)
+            .ok_or_else(|| internal("object span out of range"))?;
+        let indent = format!("{obj_indent}{}", style.unit);
+        if inner.bytes().all(is_ws) {
+            let new_inner = if layout.multiline {
+                format!(
+                    "{nl}{indent}{}{nl}{obj_indent}",
+                    member(&indent)?,
+                    nl = style.nl
+                )
+            } else {
+                member("")?
+            };
+            Ok((
+                vec![Splice::new(o.open + 1, o.close, new_inner)],
+                Some(inner.to_owned()),
+            ))
+        } else {
+            // Keep the comments; add the member after the last one.
+            let at = gap_items(b, o.open + 1, o.close)
+                .iter()
+                .rev()
+                .find(|it| !matches!(it.kind, Gap::Space | Gap::Newline))
+                .map_or(o.open + 1, |it| it.end);
+            let ins = if layout.multiline {
+                format!("{}{indent}{}", style.nl, member(&indent)?)
+            } else {
+                let sp = if layout.colon.ends_with([' ', '\t']) {
+                    " "
+                } else {
+                    ""
+                };
+                format!("{sp}{}", member("")?)
+            };
+            Ok((vec![Splice::new(at, at, ins)], None))
+        }
+    }
+}
+
+/// The state remove() edits step by step, verifying each step against the previous one.
+struct Work<'a> {
+    syntax: Syntax,
+    /// Where the text starts in `buf` (after a BOM).
+    start: usize,
+    buf: std::borrow::Cow<'a, str>,
+    root: ObjSpan,
+    changed: bool,
+}
+
+impl Work<'_> {
+    fn text(&self) -> &str {
+        self.buf.get(self.start..).unwrap_or("")
+    }
+
+    /// The objects along `path`, and the index of the last one if the whole path exists.
+    fn spine(&self, path: &[String]) -> (Tree, Option<usize>) {
+        let tree = spine(self.text(), &self.root, path, self.syntax);
+        let idx = (tree.objs.len() == path.len() + 1).then(|| tree.objs.len() - 1);
+        (tree, idx)
+    }
+
+    /// An object with no members and only whitespace inside.
+    fn is_blank_object(&self, path: &[String]) -> bool {
+        let (tree, idx) = self.spine(path);
+        idx.and_then(|i| tree.objs.get(i)).is_some_and(|o| {
+            o.members.is_empty()
+                && self
+                    .text()
+                    .as_bytes()
+                    .get(o.open + 1..o.close)
+                    .is_some_and(|s| s.iter().all(|&c| is_ws(c)))
+        })
+    }
+
+    /// Applies `splices` inside object `obj` of `tree` (at key path `path`), verifies the result
+    /// (see [`commit_edit`]) and makes it current.
+    fn commit(
+        &mut self,
+        splices: &[Splice],
+        tree: &Tree,
+        obj: usize,
+        path: &[String],
+        keys: &[&str],
+        expect: Expect<'_>,
+    ) -> Result<(), EditError> {
+        let x = tree
+            .objs
+            .get(obj)
+            .ok_or_else(|| internal("object index out of range"))?;
+        let prefix = self.buf.get(..self.start).unwrap_or("");
+        let (buf, root) = commit_edit(
+            self.syntax,
+            prefix,
+            self.text(),
+            &self.root,
+            x,
+            obj == 0,
+            path.len(),
+            splices,
+            keys,
+            expect,
+        )?;
+        self.buf = std::borrow::Cow::Owned(buf);
+        self.root = root;
+        self.changed = true;
+        Ok(())
+    }
+
+    fn remove_member(&mut self, container: &[String], name: &str) -> Result<(), EditError> {
+        let (tree, obj) = self.spine(container);
+        let obj = obj.ok_or_else(|| internal("container not found"))?;
+        let o = tree
+            .objs
+            .get(obj)
+            .ok_or_else(|| internal("object index out of range"))?;
+        let i = o
+            .members
+            .iter()
+            .position(|m| m.key == name)
+            .ok_or_else(|| internal("member not found"))?;
+        let m = o.members.get(i).ok_or_else(|| internal("member index"))?;
+        let prev = i.checked_sub(1).and_then(|j| o.members.get(j));
+        let next = o.members.get(i + 1);
+        let b = self.text().as_bytes();
+        let next_token = next.map_or(o.close, |n| n.key_start);
+        let mut splices = Vec::new();
+        let own = own_line_start(b, m.key_start).zip(own_line_end(b, m, next_token));
+        let is_last = next.is_none();
+        if let Some((start, end)) = own {
+            // The member owns whole lines: drop them (from the line break before it).
+            splices.push(Splice::new(start, end, String::new()));
+            if is_last
+                && m.comma.is_none()
+                && let Some(c) = prev.and_then(|p| p.comma)
+            {
+                splices.push(Splice::new(c, c + 1, String::new()));
+            }
+        } else if !is_last {
+            // `"a": 1, "b": 2` -> `"b": 2`: the member, its comma and the spaces after it.
+            let c = m.comma.ok_or_else(|| internal("missing separator comma"))?;
+            let mut end = c + 1;
+            while matches!(b.get(end), Some(b' ' | b'\t')) {
+                end += 1;
+            }
+            splices.push(Splice::new(m.key_start, end.min(next_token), String::new()));
+        } else {
+            // Last member on a shared line: the whitespace before it, the member, and either its
+            // own trailing comma or the previous member's separator comma.
+            let from = prev.map_or(o.open + 1, |p| p.value_end);
+            let start = if prev.is_some() {
+                ws_run_start(b, from, m.key_start)
+            } else {
+                ws_run_start(b, o.open + 1, m.key_start)
+            };
+            let end = m.comma.map_or(m.value_end, |c| c + 1);
+            splices.push(Splice::new(start, end, String::new()));
+            if m.comma.is_none()
+                && let Some(c) = prev.and_then(|p| p.comma)
+            {
+                splices.push(Splice::new(c, c + 1, String::new()));
+            }
+        }
+        self.commit(&splices, &tree, obj, container, &[name], Expect::Removed)
+    }
+
+    fn restore_inner(&mut self, path: &[String], inner: &str) -> Result<(), EditError> {
+        if !self.is_blank_object(path) {
+            return Ok(());
+        }
+        let (tree, idx) = self.spine(path);
+        let Some(obj) = idx else { return Ok(()) };
+        let Some(o) = tree.objs.get(obj) else {
+            return Ok(());
+        };
+        if self.text().get(o.open + 1..o.close) == Some(inner) {
+            return Ok(());
+        }
+        let splices = [Splice::new(o.open + 1, o.close, inner.to_owned())];
+        self.commit(&splices, &tree, obj, path, &[], Expect::Same)
+    }
+}

@@ -1,0 +1,873 @@
+//! The strict parser: iterative with an explicit stack, bounded by [`MAX_DEPTH`]. It either
+//! validates only (recording the root's member spans) or builds the value and every object's
+//! spans. It knows nothing about edits.
+
+use serde_json::{Map, Number, Value};
+
+use super::api::{MAX_DEPTH, ReadError, Syntax, line_col};
+
+// ---------------------------------------------------------------------------------------------
+// Parser
+// ---------------------------------------------------------------------------------------------
+
+/// Byte spans of one object, recorded by the parser for the editor.
+#[derive(Debug, Clone)]
+pub(super) struct ObjSpan {
+    pub(super) open: usize,
+    pub(super) close: usize,
+    pub(super) parent: Option<usize>,
+    pub(super) members: Vec<MemSpan>,
+}
+
+/// Byte spans of one `"key": value` member.
+#[derive(Debug, Clone)]
+pub(super) struct MemSpan {
+    pub(super) key: String,
+    pub(super) key_start: usize,
+    pub(super) key_end: usize,
+    pub(super) value_start: usize,
+    pub(super) value_end: usize,
+    /// Position of the comma after the value (separator, or trailing comma for the last member).
+    pub(super) comma: Option<usize>,
+    /// Index in `Tree::objs` when the value is an object.
+    pub(super) obj: Option<usize>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct Tree {
+    /// Every object in document order; the root object (when the root is an object) is index 0.
+    pub(super) objs: Vec<ObjSpan>,
+}
+
+pub(super) struct Parsed {
+    pub(super) root: Value,
+    pub(super) tree: Tree,
+    /// Comment and trailing-comma spans (for the serde_json cross-check).
+    pub(super) blanks: Vec<(usize, usize)>,
+}
+
+enum Frame {
+    Obj {
+        idx: usize,
+        map: Map<String, Value>,
+        key: Option<(String, usize, usize)>,
+        value_start: usize,
+        comma: Option<usize>,
+    },
+    Arr {
+        start: usize,
+        items: Vec<Value>,
+        comma: Option<usize>,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Value,
+    ObjKeyOrEnd,
+    ObjColon,
+    ObjCommaOrEnd,
+    ArrValueOrEnd,
+    ArrCommaOrEnd,
+    Done,
+}
+
+pub(super) struct Parser<'a> {
+    pub(super) text: &'a str,
+    pub(super) b: &'a [u8],
+    pub(super) pos: usize,
+    pub(super) syntax: Syntax,
+    /// Comment and trailing-comma spans, blanked for the serde_json cross-check.
+    pub(super) blanks: Vec<(usize, usize)>,
+}
+
+/// Bytes that end a run of plain string content: `"`, `\\` and control characters.
+static STRING_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+pub(super) fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+impl<'a> Parser<'a> {
+    pub(super) fn err(&self, code: &'static str, message: String, at: usize) -> ReadError {
+        let (line, column) = line_col(self.text, at);
+        ReadError {
+            code,
+            message,
+            line,
+            column,
+        }
+    }
+
+    pub(super) fn found(&self, at: usize) -> String {
+        match self.text.get(at..).and_then(|s| s.chars().next()) {
+            None => "the end of the file".to_owned(),
+            Some(c) => format!("`{}`", c.escape_debug()),
+        }
+    }
+
+    pub(super) fn unexpected(&self, expected: &str) -> ReadError {
+        let found = self.found(self.pos);
+        let hint = match self.b.get(self.pos) {
+            Some(b'\'') => " (strings and keys need double quotes)",
+            Some(b'N' | b'I') => " (nan and infinity are not json)",
+            Some(b'+') => " (numbers cannot start with `+`)",
+            Some(b'.') => " (numbers need a digit before the `.`)",
+            _ => "",
+        };
+        let msg = format!("expected {expected} but found {found}{hint}");
+        if self.pos >= self.b.len() {
+            self.err(
+                "parse-error",
+                format!("unexpected end of file: {msg}"),
+                self.pos,
+            )
+        } else {
+            self.err("parse-error", msg, self.pos)
+        }
+    }
+
+    pub(super) fn peek(&self) -> Option<u8> {
+        self.b.get(self.pos).copied()
+    }
+
+    /// Skips whitespace and (when allowed) comments.
+    pub(super) fn skip_trivia(&mut self) -> Result<(), ReadError> {
+        loop {
+            match self.peek() {
+                Some(c) if is_ws(c) => self.pos += 1,
+                Some(b'/') => {
+                    let start = self.pos;
+                    let next = self.b.get(start + 1).copied();
+                    if !matches!(next, Some(b'/' | b'*')) {
+                        return Err(self.unexpected("a json value or punctuation"));
+                    }
+                    if !self.syntax.comments() {
+                        return Err(self.err(
+                            "parse-error",
+                            "comments are not allowed in a strict json file".into(),
+                            start,
+                        ));
+                    }
+                    if next == Some(b'/') {
+                        let rest = self.b.get(start..).unwrap_or(&[]);
+                        let len = rest
+                            .iter()
+                            .position(|&c| c == b'\n' || c == b'\r')
+                            .unwrap_or(rest.len());
+                        self.pos = start + len;
+                    } else {
+                        let body = self.b.get(start + 2..).unwrap_or(&[]);
+                        match body.windows(2).position(|w| w == b"*/") {
+                            Some(i) => self.pos = start + 2 + i + 2,
+                            None => {
+                                return Err(self.err(
+                                    "parse-error",
+                                    "unexpected end of file inside a block comment".into(),
+                                    start,
+                                ));
+                            }
+                        }
+                    }
+                    self.blanks.push((start, self.pos));
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    pub(super) fn parse_string(&mut self) -> Result<String, ReadError> {
+        let start = self.pos;
+        self.pos += 1;
+        let mut out = String::new();
+        let mut run = self.pos;
+        loop {
+            let Some(c) = self.peek() else {
+                return Err(self.err(
+                    "parse-error",
+                    "unexpected end of file inside a string".into(),
+                    start,
+                ));
+            };
+            match c {
+                b'"' => {
+                    out.push_str(self.text.get(run..self.pos).unwrap_or(""));
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                b'\\' => {
+                    out.push_str(self.text.get(run..self.pos).unwrap_or(""));
+                    let esc = self.pos;
+                    let Some(e) = self.b.get(esc + 1).copied() else {
+                        return Err(self.err(
+                            "parse-error",
+                            "unexpected end of file inside a string".into(),
+                            start,
+                        ));
+                    };
+                    self.pos = esc + 2;
+                    match e {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => {
+                            let hi = self.hex4(esc)?;
+                            let cp = if (0xD800..0xDC00).contains(&hi) {
+                                let lo = if self.b.get(self.pos) == Some(&b'\\')
+                                    && self.b.get(self.pos + 1) == Some(&b'u')
+                                {
+                                    let save = self.pos;
+                                    self.pos += 2;
+                                    let lo = self.hex4(save)?;
+                                    (0xDC00..0xE000).contains(&lo).then_some(lo)
+                                } else {
+                                    None
+                                };
+                                match lo {
+                                    Some(lo) => 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00),
+                                    None => {
+                                        return Err(self.err(
+                                            "parse-error",
+                                            format!("lone surrogate `\\u{hi:04x}` in a string (it is not a valid character)"),
+                                            esc,
+                                        ));
+                                    }
+                                }
+                            } else if (0xDC00..0xE000).contains(&hi) {
+                                return Err(self.err(
+                                    "parse-error",
+                                    format!("lone surrogate `\\u{hi:04x}` in a string (it is not a valid character)"),
+                                    esc,
+                                ));
+                            } else {
+                                hi
+                            };
+                            match char::from_u32(cp) {
+                                Some(ch) => out.push(ch),
+                                None => {
+                                    return Err(self.err(
+                                        "parse-error",
+                                        "invalid unicode escape in a string".into(),
+                                        esc,
+                                    ));
+                                }
+                            }
+                        }
+                        _ => {
+                            return Err(self.err(
+                                "parse-error",
+                                format!(
+                                    "invalid escape `\\{}` in a string",
+                                    self.found(esc + 1).trim_matches('`')
+                                ),
+                                esc,
+                            ));
+                        }
+                    }
+                    run = self.pos;
+                }
+                c if c < 0x20 => {
+                    return Err(self.err(
+                        "parse-error",
+                        format!(
+                            "raw control character u+{c:04x} in a string (write it as `\\u{c:04x}`)"
+                        ),
+                        self.pos,
+                    ));
+                }
+                _ => self.pos += 1,
+            }
+        }
+    }
+
+    /// Validates a string like [`Parser::parse_string`] (same errors) without building it.
+    pub(super) fn skip_string(&mut self) -> Result<(), ReadError> {
+        let start = self.pos;
+        self.pos += 1;
+        loop {
+            // Fast path: plain bytes.
+            let rest = self.b.get(self.pos..).unwrap_or(&[]);
+            let n = rest
+                .iter()
+                .position(|&c| STRING_STOP[usize::from(c)])
+                .unwrap_or(rest.len());
+            self.pos += n;
+            match self.peek() {
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    // Rare: let the full decoder check this escape (and the rest of the string).
+                    let esc = self.pos;
+                    match self.b.get(esc + 1).copied() {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                            self.pos = esc + 2;
+                        }
+                        _ => {
+                            self.pos = start;
+                            self.parse_string()?;
+                            return Ok(());
+                        }
+                    }
+                }
+                _ => {
+                    // End of file or a control character: the decoder reports it.
+                    self.pos = start;
+                    self.parse_string()?;
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Reads 4 hex digits at `self.pos`; `esc` is where the escape started (for errors).
+    pub(super) fn hex4(&mut self, esc: usize) -> Result<u32, ReadError> {
+        let mut v = 0u32;
+        for _ in 0..4 {
+            let d = match self.peek() {
+                Some(c @ b'0'..=b'9') => u32::from(c - b'0'),
+                Some(c @ b'a'..=b'f') => u32::from(c - b'a' + 10),
+                Some(c @ b'A'..=b'F') => u32::from(c - b'A' + 10),
+                _ => {
+                    return Err(self.err(
+                        "parse-error",
+                        "a `\\u` escape needs four hex digits".into(),
+                        esc,
+                    ));
+                }
+            };
+            v = v * 16 + d;
+            self.pos += 1;
+        }
+        Ok(v)
+    }
+
+    pub(super) fn digits(&mut self, what: &str) -> Result<(), ReadError> {
+        if !matches!(self.peek(), Some(b'0'..=b'9')) {
+            return Err(self.unexpected(what));
+        }
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.pos += 1;
+        }
+        Ok(())
+    }
+
+    pub(super) fn parse_number(&mut self) -> Result<Value, ReadError> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => self.digits("a digit")?,
+            _ => return Err(self.unexpected("a digit after `-`")),
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            self.digits("a digit after the decimal point")?;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.pos += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            self.digits("a digit in the exponent")?;
+        }
+        let raw = self.text.get(start..self.pos).unwrap_or("");
+        match number_from_literal(raw) {
+            Some(n) => Ok(Value::Number(n)),
+            None => Err(self.err(
+                "parse-error",
+                format!("the number `{raw}` is out of range"),
+                start,
+            )),
+        }
+    }
+
+    pub(super) fn literal(&mut self, word: &'static str, v: Value) -> Result<Value, ReadError> {
+        if self.b.get(self.pos..self.pos + word.len()) == Some(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(v)
+        } else {
+            Err(self.unexpected("a json value"))
+        }
+    }
+}
+
+/// Converts a validated JSON number literal. Integers become `u64`/`i64` when they fit (and `-0`
+/// becomes `-0.0`, like serde_json); everything else is a correctly rounded `f64` (std's parser,
+/// the same result as JavaScript's `JSON.parse`). `None` when the value is out of `f64` range.
+fn number_from_literal(raw: &str) -> Option<Number> {
+    let is_int = !raw.contains(['.', 'e', 'E']);
+    if is_int {
+        if let Some(digits) = raw.strip_prefix('-') {
+            if digits.bytes().all(|c| c == b'0') {
+                return Number::from_f64(-0.0);
+            }
+            if let Ok(i) = raw.parse::<i64>() {
+                return Some(Number::from(i));
+            }
+        } else if let Ok(u) = raw.parse::<u64>() {
+            return Some(Number::from(u));
+        }
+    }
+    raw.parse::<f64>().ok().and_then(Number::from_f64)
+}
+
+/// Structural equality where floats may differ by a few units in the last place: serde_json
+/// (without `float_roundtrip`) is not always correctly rounded. Iterative, so any depth is fine.
+pub(super) fn values_agree(a: &Value, b: &Value) -> bool {
+    let mut stack = vec![(a, b)];
+    while let Some((a, b)) = stack.pop() {
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                if x.len() != y.len() {
+                    return false;
+                }
+                for (k, va) in x {
+                    match y.get(k) {
+                        Some(vb) => stack.push((va, vb)),
+                        None => return false,
+                    }
+                }
+            }
+            (Value::Array(x), Value::Array(y)) => {
+                if x.len() != y.len() {
+                    return false;
+                }
+                stack.extend(x.iter().zip(y.iter()));
+            }
+            (Value::Number(x), Value::Number(y)) if x.is_f64() && y.is_f64() => {
+                let (Some(x), Some(y)) = (x.as_f64(), y.as_f64()) else {
+                    return false;
+                };
+                let ordered = |f: f64| {
+                    let bits = f.to_bits() as i64;
+                    if bits < 0 { i64::MIN - bits } else { bits }
+                };
+                if ordered(x).abs_diff(ordered(y)) > 4 {
+                    return false;
+                }
+            }
+            (x, y) => {
+                if x != y {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// The strict parser: iterative with an explicit stack, bounded by [`MAX_DEPTH`].
+pub(super) fn parse_only(text: &str, syntax: Syntax) -> Result<Parsed, ReadError> {
+    parse_core(text, syntax, Mode::BUILD)
+}
+
+/// How [`parse_core`] runs.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Mode {
+    /// Build the value and every object's spans (else only validate, recording the root
+    /// object's own members, with `obj: None`).
+    pub(super) build: bool,
+    /// Accept any value at the top (a span of a document) instead of only an object.
+    pub(super) any_root: bool,
+    /// Nesting levels above the text (for the depth limit of a span).
+    pub(super) base_depth: usize,
+}
+
+impl Mode {
+    pub(super) const BUILD: Mode = Mode {
+        build: true,
+        any_root: false,
+        base_depth: 0,
+    };
+    pub(super) const VALIDATE: Mode = Mode {
+        build: false,
+        any_root: false,
+        base_depth: 0,
+    };
+}
+
+/// The strict parser (see [`Mode`]). In validate mode nothing is allocated per value except
+/// the keys of the open objects (for the duplicate check); the errors are the same.
+pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parsed, ReadError> {
+    let mut p = Parser {
+        text,
+        b: text.as_bytes(),
+        pos: 0,
+        syntax,
+        blanks: Vec::new(),
+    };
+    if text.bytes().all(is_ws) {
+        return Err(p.err("empty-file", "the file is empty".into(), 0));
+    }
+    let mut tree = Tree::default();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut state = State::Value;
+    let mut root: Option<(Value, usize)> = None;
+
+    loop {
+        p.skip_trivia()?;
+        // A finished value: (value, start, obj index) to hand to the enclosing frame.
+        let mut done: Option<(Value, usize, Option<usize>)> = None;
+        match state {
+            State::Done => {
+                if p.pos < p.b.len() {
+                    return Err(p.err(
+                        "parse-error",
+                        format!(
+                            "unexpected {} after the end of the json document",
+                            p.found(p.pos)
+                        ),
+                        p.pos,
+                    ));
+                }
+                break;
+            }
+            State::Value | State::ArrValueOrEnd => {
+                let start = p.pos;
+                match p.peek() {
+                    Some(b']') if state == State::ArrValueOrEnd => {
+                        done = Some(close_array(&mut p, &mut stack)?);
+                    }
+                    Some(c @ (b'{' | b'[')) => {
+                        if stack.len() + 1 + mode.base_depth > MAX_DEPTH {
+                            return Err(p.err(
+                                "too-deep",
+                                format!("the document nests deeper than {MAX_DEPTH} levels"),
+                                start,
+                            ));
+                        }
+                        p.pos += 1;
+                        if c == b'{' {
+                            let parent = stack.iter().rev().find_map(|f| match f {
+                                Frame::Obj { idx, .. } => Some(*idx),
+                                Frame::Arr { .. } => None,
+                            });
+                            tree.objs.push(ObjSpan {
+                                open: start,
+                                close: start,
+                                parent,
+                                members: Vec::new(),
+                            });
+                            stack.push(Frame::Obj {
+                                idx: if mode.build || tree.objs.len() == 1 {
+                                    tree.objs.len() - 1
+                                } else {
+                                    usize::MAX
+                                },
+                                map: Map::new(),
+                                key: None,
+                                value_start: start,
+                                comma: None,
+                            });
+                            state = State::ObjKeyOrEnd;
+                        } else {
+                            stack.push(Frame::Arr {
+                                start,
+                                items: Vec::new(),
+                                comma: None,
+                            });
+                            state = State::ArrValueOrEnd;
+                        }
+                    }
+                    Some(b'"') if !mode.build => {
+                        p.skip_string()?;
+                        // The kind matters only for a top-level value (`not-an-object`).
+                        let v = if stack.is_empty() {
+                            Value::String(String::new())
+                        } else {
+                            Value::Null
+                        };
+                        done = Some((v, start, None));
+                    }
+                    Some(b'"') => done = Some((Value::String(p.parse_string()?), start, None)),
+                    Some(b'-' | b'0'..=b'9') => done = Some((p.parse_number()?, start, None)),
+                    Some(b't') => done = Some((p.literal("true", Value::Bool(true))?, start, None)),
+                    Some(b'f') => {
+                        done = Some((p.literal("false", Value::Bool(false))?, start, None));
+                    }
+                    Some(b'n') => done = Some((p.literal("null", Value::Null)?, start, None)),
+                    None if stack.is_empty() && !mode.any_root => {
+                        return Err(p.err(
+                            "empty-file",
+                            "the file contains only comments and no json value".into(),
+                            0,
+                        ));
+                    }
+                    _ => {
+                        if state == State::ArrValueOrEnd {
+                            return Err(p.unexpected("a json value or `]`"));
+                        }
+                        return Err(p.unexpected("a json value"));
+                    }
+                }
+            }
+            State::ObjKeyOrEnd => match p.peek() {
+                Some(b'}') => done = Some(close_object(&mut p, &mut stack, &mut tree)?),
+                Some(b'"') => {
+                    let start = p.pos;
+                    let key = p.parse_string()?;
+                    let end = p.pos;
+                    if let Some(Frame::Obj { map, key: slot, .. }) = stack.last_mut() {
+                        if map.contains_key(&key) {
+                            let shown = serde_json::to_string(&key).unwrap_or_default();
+                            return Err(p.err(
+                                "duplicate-key",
+                                format!("duplicate key {shown} in an object (json readers keep only one of them)"),
+                                start,
+                            ));
+                        }
+                        *slot = Some((key, start, end));
+                    }
+                    state = State::ObjColon;
+                }
+                _ => return Err(p.unexpected("a double-quoted key or `}`")),
+            },
+            State::ObjColon => {
+                if p.peek() != Some(b':') {
+                    return Err(p.unexpected("`:` after the key"));
+                }
+                p.pos += 1;
+                p.skip_trivia()?;
+                if let Some(Frame::Obj { value_start, .. }) = stack.last_mut() {
+                    *value_start = p.pos;
+                }
+                state = State::Value;
+            }
+            State::ObjCommaOrEnd => match p.peek() {
+                Some(b',') => {
+                    let at = p.pos;
+                    p.pos += 1;
+                    if let Some(Frame::Obj { idx, comma, .. }) = stack.last_mut() {
+                        *comma = Some(at);
+                        if let Some(m) = tree.objs.get_mut(*idx).and_then(|o| o.members.last_mut())
+                        {
+                            m.comma = Some(at);
+                        }
+                    }
+                    state = State::ObjKeyOrEnd;
+                }
+                Some(b'}') => done = Some(close_object(&mut p, &mut stack, &mut tree)?),
+                _ => return Err(p.unexpected("`,` or `}` after an object member")),
+            },
+            State::ArrCommaOrEnd => match p.peek() {
+                Some(b',') => {
+                    let at = p.pos;
+                    p.pos += 1;
+                    if let Some(Frame::Arr { comma, .. }) = stack.last_mut() {
+                        *comma = Some(at);
+                    }
+                    state = State::ArrValueOrEnd;
+                }
+                Some(b']') => done = Some(close_array(&mut p, &mut stack)?),
+                _ => return Err(p.unexpected("`,` or `]` after an array element")),
+            },
+        }
+        if let Some((v, start, obj)) = done {
+            let end = p.pos;
+            match stack.last_mut() {
+                None => {
+                    root = Some((v, start));
+                    state = State::Done;
+                }
+                Some(Frame::Obj {
+                    idx,
+                    map,
+                    key,
+                    value_start,
+                    comma,
+                }) => {
+                    let Some((k, key_start, key_end)) = key.take() else {
+                        return Err(p.err("parse-error", "internal parser error".into(), start));
+                    };
+                    *comma = None;
+                    if let Some(o) = tree.objs.get_mut(*idx) {
+                        o.members.push(MemSpan {
+                            key: k.clone(),
+                            key_start,
+                            key_end,
+                            value_start: *value_start,
+                            value_end: end,
+                            comma: None,
+                            obj: if mode.build { obj } else { None },
+                        });
+                    }
+                    map.insert(k, if mode.build { v } else { Value::Null });
+                    state = State::ObjCommaOrEnd;
+                }
+                Some(Frame::Arr { items, comma, .. }) => {
+                    *comma = None;
+                    if mode.build {
+                        items.push(v);
+                    }
+                    state = State::ArrCommaOrEnd;
+                }
+            }
+        }
+    }
+    match root {
+        Some((v, _)) if mode.any_root => Ok(Parsed {
+            root: v,
+            tree,
+            blanks: p.blanks,
+        }),
+        Some((Value::Object(m), _)) => Ok(Parsed {
+            root: Value::Object(m),
+            tree,
+            blanks: p.blanks,
+        }),
+        Some((v, start)) => {
+            let kind = match v {
+                Value::Array(_) => "an array",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                Value::Null => "null",
+                Value::Object(_) => "an object",
+            };
+            Err(p.err(
+                "not-an-object",
+                format!("the top level of the file must be an object, not {kind}"),
+                start,
+            ))
+        }
+        None => Err(p.err("empty-file", "the file contains no json value".into(), 0)),
+    }
+}
+
+fn trailing_comma_check(p: &mut Parser<'_>, comma: Option<usize>) -> Result<(), ReadError> {
+    if let Some(at) = comma {
+        if !p.syntax.trailing_commas() {
+            return Err(p.err(
+                "parse-error",
+                "trailing comma is not allowed in this file".into(),
+                at,
+            ));
+        }
+        p.blanks.push((at, at + 1));
+    }
+    Ok(())
+}
+
+fn close_object(
+    p: &mut Parser<'_>,
+    stack: &mut Vec<Frame>,
+    tree: &mut Tree,
+) -> Result<(Value, usize, Option<usize>), ReadError> {
+    match stack.pop() {
+        Some(Frame::Obj {
+            idx, map, comma, ..
+        }) => {
+            trailing_comma_check(p, comma)?;
+            let close = p.pos;
+            p.pos += 1;
+            let open = match tree.objs.get_mut(idx) {
+                Some(o) => {
+                    o.close = close;
+                    o.open
+                }
+                None => close,
+            };
+            Ok((Value::Object(map), open, Some(idx)))
+        }
+        _ => Err(p.err("parse-error", "internal parser error".into(), p.pos)),
+    }
+}
+
+fn close_array(
+    p: &mut Parser<'_>,
+    stack: &mut Vec<Frame>,
+) -> Result<(Value, usize, Option<usize>), ReadError> {
+    match stack.pop() {
+        Some(Frame::Arr {
+            start,
+            items,
+            comma,
+        }) => {
+            trailing_comma_check(p, comma)?;
+            p.pos += 1;
+            Ok((Value::Array(items), start, None))
+        }
+        _ => Err(p.err("parse-error", "internal parser error".into(), p.pos)),
+    }
+}
+
+/// Defence in depth: serde_json must accept the text with comments and trailing commas blanked
+/// to spaces (offsets and newlines unchanged) and produce the same value.
+pub(super) fn cross_check(text: &str, parsed: &Parsed) -> Result<(), ReadError> {
+    let mut blanked = text.as_bytes().to_vec();
+    for &(a, z) in &parsed.blanks {
+        if let Some(slice) = blanked.get_mut(a..z) {
+            for c in slice.iter_mut().filter(|c| **c != b'\n' && **c != b'\r') {
+                *c = b' ';
+            }
+        }
+    }
+    match serde_json::from_slice::<Value>(&blanked) {
+        Ok(v) if values_agree(&v, &parsed.root) => Ok(()),
+        Ok(_) => Err(ReadError {
+            code: "parse-error",
+            message: "the file was read differently by two json parsers, so it is refused".into(),
+            line: 1,
+            column: 1,
+        }),
+        // serde_json stops one level before MAX_DEPTH; the strict parser already checked depth.
+        Err(e) if e.to_string().contains("recursion limit") => Ok(()),
+        Err(e) => Err(ReadError {
+            code: "parse-error",
+            message: format!("the file is not valid json ({e})"),
+            line: e.line().max(1),
+            column: e.column().max(1),
+        }),
+    }
+}
+
+/// serde_json must accept the text too (comments and trailing commas blanked to spaces).
+pub(super) fn serde_accepts(text: &str, blanks: &[(usize, usize)]) -> Result<(), ReadError> {
+    let res = if blanks.is_empty() {
+        serde_json::from_str::<serde::de::IgnoredAny>(text).map(|_| ())
+    } else {
+        let mut blanked = text.as_bytes().to_vec();
+        blank_out(&mut blanked, blanks);
+        serde_json::from_slice::<serde::de::IgnoredAny>(&blanked).map(|_| ())
+    };
+    match res {
+        Ok(()) => Ok(()),
+        // serde_json stops one level before MAX_DEPTH; the strict parser already checked depth.
+        Err(e) if e.to_string().contains("recursion limit") => Ok(()),
+        Err(e) => Err(ReadError {
+            code: "parse-error",
+            message: format!("the file is not valid json ({e})"),
+            line: e.line().max(1),
+            column: e.column().max(1),
+        }),
+    }
+}
+
+fn blank_out(bytes: &mut [u8], blanks: &[(usize, usize)]) {
+    for &(a, z) in blanks {
+        if let Some(slice) = bytes.get_mut(a..z) {
+            for c in slice.iter_mut().filter(|c| **c != b'\n' && **c != b'\r') {
+                *c = b' ';
+            }
+        }
+    }
+}

@@ -1,0 +1,635 @@
+//! Property tests: generated documents in every style, edits and their exact undo, and the
+//! agreement of the validating and the building parser.
+
+use super::api::*;
+use super::edit::set_path;
+use super::parse::{Mode, parse_core, parse_only, values_agree};
+use super::scan::{shallow, spine};
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+// ----------------------------------------------------------------------------------------
+// Property tests
+// ----------------------------------------------------------------------------------------
+
+/// A generated JSON shape; scalars and keys hold their exact source spelling.
+#[derive(Debug, Clone)]
+enum G {
+    Obj(Vec<(String, G)>),
+    Arr(Vec<G>),
+    Raw(String),
+}
+
+impl G {
+    fn has_key(&self, raw: &str) -> bool {
+        matches!(self, G::Obj(ms) if ms.iter().any(|(k, _)| k == raw))
+    }
+}
+
+/// Formatting knobs for rendering a `G`.
+#[derive(Debug, Clone)]
+struct Fmt {
+    syntax: Syntax,
+    nl: &'static str,
+    /// `None` = everything on one line.
+    indent: Option<&'static str>,
+    colon: &'static str,
+    sep: &'static str,
+    bom: bool,
+    final_nl: bool,
+    seed: u64,
+}
+
+/// Tiny deterministic RNG so comment placement is part of the generated case.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn chance(&mut self, in_n: u64) -> bool {
+        self.next().is_multiple_of(in_n)
+    }
+}
+
+fn render_doc(root: &G, f: &Fmt) -> Vec<u8> {
+    let mut rng = Rng(f.seed | 1);
+    let mut out = String::new();
+    if f.syntax.comments() && rng.chance(3) {
+        out.push_str(if f.indent.is_some() {
+            "// head"
+        } else {
+            "/* head */"
+        });
+        out.push_str(f.nl);
+    }
+    render(&mut out, root, 0, f, &mut rng);
+    if f.syntax.comments() && rng.chance(4) {
+        out.push_str(" /* tail */");
+    }
+    if f.final_nl {
+        out.push_str(f.nl);
+    }
+    let mut bytes = Vec::new();
+    if f.bom {
+        bytes.extend_from_slice(BOM);
+    }
+    bytes.extend_from_slice(out.as_bytes());
+    bytes
+}
+
+fn render(out: &mut String, g: &G, depth: usize, f: &Fmt, rng: &mut Rng) {
+    let comments = f.syntax.comments();
+    let block = |rng: &mut Rng, out: &mut String| {
+        if comments && rng.chance(6) {
+            out.push_str("/* b, } */ ");
+        }
+    };
+    match g {
+        G::Raw(r) => out.push_str(r),
+        G::Obj(_) | G::Arr(_) if ms_len(g) == 0 => {
+            let (o, c) = if matches!(g, G::Obj(_)) {
+                ('{', '}')
+            } else {
+                ('[', ']')
+            };
+            out.push(o);
+            match rng.next() % 4 {
+                0 => out.push(' '),
+                1 if f.indent.is_some() => {
+                    out.push_str(f.nl);
+                    out.push_str(&f.indent.unwrap_or("").repeat(depth));
+                }
+                2 if comments && f.indent.is_some() => {
+                    out.push_str(f.nl);
+                    out.push_str(&f.indent.unwrap_or("").repeat(depth + 1));
+                    out.push_str("// empty");
+                    out.push_str(f.nl);
+                    out.push_str(&f.indent.unwrap_or("").repeat(depth));
+                }
+                _ => {}
+            }
+            out.push(c);
+        }
+        G::Obj(_) | G::Arr(_) => {
+            let (o, c) = if matches!(g, G::Obj(_)) {
+                ('{', '}')
+            } else {
+                ('[', ']')
+            };
+            let items: Vec<(Option<&String>, &G)> = match g {
+                G::Obj(ms) => ms.iter().map(|(k, v)| (Some(k), v)).collect(),
+                G::Arr(vs) => vs.iter().map(|v| (None, v)).collect(),
+                G::Raw(_) => vec![],
+            };
+            out.push(o);
+            if let Some(unit) = f.indent {
+                if comments && rng.chance(5) {
+                    out.push_str(" // open");
+                }
+                let pad = unit.repeat(depth + 1);
+                let n = items.len();
+                for (i, (k, v)) in items.into_iter().enumerate() {
+                    out.push_str(f.nl);
+                    out.push_str(&pad);
+                    if comments && rng.chance(5) {
+                        out.push_str("// before");
+                        out.push_str(f.nl);
+                        out.push_str(&pad);
+                    }
+                    if let Some(k) = k {
+                        out.push_str(k);
+                        out.push_str(f.colon);
+                    }
+                    render(out, v, depth + 1, f, rng);
+                    if i + 1 < n || (f.syntax.trailing_commas() && rng.chance(2)) {
+                        out.push(',');
+                    }
+                    if comments && rng.chance(4) {
+                        out.push_str(if rng.chance(2) {
+                            " // after, }"
+                        } else {
+                            " /* after */"
+                        });
+                    }
+                }
+                if comments && rng.chance(4) {
+                    out.push_str(f.nl);
+                    out.push_str(&pad);
+                    out.push_str("// before close");
+                }
+                out.push_str(f.nl);
+                out.push_str(&unit.repeat(depth));
+            } else {
+                let n = items.len();
+                for (i, (k, v)) in items.into_iter().enumerate() {
+                    block(rng, out);
+                    if let Some(k) = k {
+                        out.push_str(k);
+                        out.push_str(f.colon);
+                    }
+                    render(out, v, depth + 1, f, rng);
+                    if i + 1 < n {
+                        out.push_str(f.sep);
+                    } else if f.syntax.trailing_commas() && rng.chance(3) {
+                        out.push(',');
+                    }
+                }
+                block(rng, out);
+            }
+            out.push(c);
+        }
+    }
+}
+
+fn ms_len(g: &G) -> usize {
+    match g {
+        G::Obj(v) => v.len(),
+        G::Arr(v) => v.len(),
+        G::Raw(_) => 0,
+    }
+}
+
+fn raw_string() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(r#""plain""#.to_owned()),
+        Just(r#""caf\u00e9""#.to_owned()),
+        Just(r#""caf\u00E9""#.to_owned()),
+        Just(r#""tab\there\n""#.to_owned()),
+        Just(r#""q\"uote\\ \/ sl""#.to_owned()),
+        Just(r#""\ud83d\ude00 emoji 😀""#.to_owned()),
+        Just(r#""${V} // not a comment /* */""#.to_owned()),
+        Just(r#""""#.to_owned()),
+        any::<String>().prop_map(|s| serde_json::to_string(&s).unwrap_or_default()),
+        "[a-zA-Z0-9_./-]{0,12}".prop_map(|s| format!("\"{s}\"")),
+    ]
+}
+
+fn raw_scalar() -> impl Strategy<Value = String> {
+    prop_oneof![
+        raw_string(),
+        Just("12345678901234567890".to_owned()),
+        Just("123456789012345678901234567890".to_owned()),
+        Just("1.50".to_owned()),
+        Just("1E2".to_owned()),
+        Just("-0".to_owned()),
+        Just("-1.5e-3".to_owned()),
+        Just("0.1".to_owned()),
+        any::<i64>().prop_map(|i| i.to_string()),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| format!("{f:e}")),
+        Just("true".to_owned()),
+        Just("false".to_owned()),
+        Just("null".to_owned()),
+    ]
+}
+
+fn dedupe(ms: Vec<(String, G)>) -> Vec<(String, G)> {
+    let mut seen = std::collections::HashSet::new();
+    ms.into_iter()
+        .filter(|(k, _)| {
+            let d: String = serde_json::from_str(k).unwrap_or_default();
+            d != "mcpServers" && d != "projects" && !d.starts_with("mcpconf-") && seen.insert(d)
+        })
+        .collect()
+}
+
+fn gen_value() -> impl Strategy<Value = G> {
+    raw_scalar()
+        .prop_map(G::Raw)
+        .prop_recursive(4, 32, 5, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(G::Arr),
+                prop::collection::vec((raw_string(), inner), 0..5)
+                    .prop_map(|ms| G::Obj(dedupe(ms))),
+            ]
+        })
+}
+
+fn mcp_entry() -> G {
+    G::Obj(vec![
+        ("\"command\"".into(), G::Raw("\"npx\"".into())),
+        (
+            "\"args\"".into(),
+            G::Arr(vec![G::Raw("\"-y\"".into()), G::Raw("\"x\"".into())]),
+        ),
+        (
+            "\"env\"".into(),
+            G::Obj(vec![("\"K\"".into(), G::Raw("\"${V}\"".into()))]),
+        ),
+    ])
+}
+
+/// Where the servers live in the generated document.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// `mcpServers` absent.
+    Absent,
+    /// `mcpServers` present with this many entries (0 = empty object).
+    Present(usize),
+    /// `projects` -> `/abs/dir` -> `mcpServers`, with none/some levels present.
+    Nested(usize),
+}
+
+fn gen_doc() -> impl Strategy<Value = (Vec<u8>, Fmt, Vec<String>)> {
+    let fmt = (
+        prop_oneof![
+            Just(Syntax::Json),
+            Just(Syntax::JsonComments),
+            Just(Syntax::Jsonc)
+        ],
+        prop_oneof![Just("\n"), Just("\r\n")],
+        prop_oneof![
+            Just(None),
+            Just(Some("  ")),
+            Just(Some("    ")),
+            Just(Some("\t"))
+        ],
+        prop_oneof![Just(":"), Just(": ")],
+        prop_oneof![Just(","), Just(", ")],
+        any::<bool>(),
+        any::<bool>(),
+        any::<u64>(),
+    )
+        .prop_map(
+            |(syntax, nl, indent, colon, sep, bom, final_nl, seed)| Fmt {
+                syntax,
+                nl,
+                indent,
+                colon,
+                sep,
+                bom,
+                final_nl,
+                seed,
+            },
+        );
+    let place = prop_oneof![
+        Just(Place::Absent),
+        (0usize..4).prop_map(Place::Present),
+        (0usize..4).prop_map(Place::Nested),
+    ];
+    (
+        fmt,
+        prop::collection::vec((raw_string(), gen_value()), 0..6),
+        place,
+        0usize..8,
+        prop::collection::vec(gen_value(), 0..3),
+    )
+        .prop_map(|(f, members, place, at, extra_entries)| {
+            let mut ms = dedupe(members);
+            let entries = |n: usize| -> G {
+                let mut v: Vec<(String, G)> = Vec::new();
+                for i in 0..n {
+                    let g = if i == 0 {
+                        mcp_entry()
+                    } else {
+                        extra_entries.get(i - 1).cloned().unwrap_or_else(mcp_entry)
+                    };
+                    v.push((format!("\"srv{i}\""), g));
+                }
+                G::Obj(v)
+            };
+            let (container, member) = match place {
+                Place::Absent => (vec!["mcpServers".to_owned()], None),
+                Place::Present(n) => (
+                    vec!["mcpServers".to_owned()],
+                    Some(("\"mcpServers\"".to_owned(), entries(n))),
+                ),
+                Place::Nested(level) => {
+                    let container = vec![
+                        "projects".to_owned(),
+                        "/abs/dir".to_owned(),
+                        "mcpServers".to_owned(),
+                    ];
+                    let g = match level {
+                        0 => None,
+                        1 => Some(G::Obj(vec![])),
+                        2 => Some(G::Obj(vec![("\"/abs/dir\"".into(), G::Obj(vec![]))])),
+                        _ => Some(G::Obj(vec![(
+                            "\"/abs/dir\"".into(),
+                            G::Obj(vec![("\"mcpServers\"".into(), entries(2))]),
+                        )])),
+                    };
+                    (container, g.map(|g| ("\"projects\"".to_owned(), g)))
+                }
+            };
+            if let Some(m) = member {
+                let at = at.min(ms.len());
+                ms.insert(at, m);
+            }
+            let root = G::Obj(ms);
+            debug_assert!(!root.has_key("\"mcpconf-a\""));
+            (render_doc(&root, &f), f, container)
+        })
+}
+
+fn entry_value() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(json!({"command":"npx","args":["-y","x"],"env":{"K":"${V}"}})),
+        Just(json!({"url":"https://e.x/mcp","headers":{"Authorization":"Bearer ${T}"}})),
+        Just(json!({})),
+        Just(json!([])),
+        Just(json!("str \u{e9} \" \\ \n")),
+        Just(json!(1.5)),
+        gen_value().prop_filter_map("valid", |g| {
+            let f = Fmt {
+                syntax: Syntax::Json,
+                nl: "\n",
+                indent: None,
+                colon: ":",
+                sep: ",",
+                bom: false,
+                final_nl: false,
+                seed: 1,
+            };
+            let mut s = String::new();
+            render(&mut s, &g, 0, &f, &mut Rng(1));
+            serde_json::from_str(&s).ok()
+        }),
+    ]
+}
+
+fn cfg() -> ProptestConfig {
+    ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(512),
+        ..ProptestConfig::default()
+    }
+}
+
+fn show(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    /// 1. parse then to_bytes is the identity.
+    #[test]
+    fn prop_roundtrip((bytes, f, _c) in gen_doc()) {
+        let d = JsonDoc::parse(&bytes, f.syntax);
+        prop_assert!(d.is_ok(), "{:?}\n{}", d.err(), show(&bytes));
+        let d = d.unwrap();
+        prop_assert_eq!(d.to_bytes(), bytes);
+    }
+
+    /// 2 + 3. upsert a new name: the value is old + entry; remove with the hints restores the
+    /// input byte for byte.
+    #[test]
+    fn prop_upsert_remove((bytes, f, container) in gen_doc(), v in entry_value()) {
+        let mut d = JsonDoc::parse(&bytes, f.syntax).unwrap();
+        let mut expected = d.value().clone();
+        set_path(&mut expected, &container, "mcpconf-a", v.clone()).unwrap();
+        let hints = d.upsert(&container, "mcpconf-a", &v);
+        prop_assert!(hints.is_ok(), "{:?}\n{}", hints.err(), show(&bytes));
+        let hints = hints.unwrap();
+        let after = d.to_bytes();
+        let re = JsonDoc::parse(&after, f.syntax).unwrap();
+        prop_assert_eq!(re.value(), expected);
+        // the BOM and the untouched start of the file are kept
+        prop_assert_eq!(after.starts_with(BOM), bytes.starts_with(BOM));
+        // a second identical upsert changes nothing
+        let mut again = re.clone();
+        prop_assert_eq!(again.upsert(&container, "mcpconf-a", &v).unwrap(), vec![]);
+        prop_assert_eq!(again.to_bytes(), after.clone());
+        let r = d.remove(&container, "mcpconf-a", &hints);
+        prop_assert!(r.is_ok(), "{:?}\n{}", r.err(), show(&after));
+        prop_assert_eq!(show(&d.to_bytes()), show(&bytes), "after upsert:\n{}", show(&after));
+    }
+
+    /// 3. replacing an existing entry only changes that entry's value bytes.
+    #[test]
+    fn prop_replace_only_value((bytes, f, container) in gen_doc(), v in entry_value()) {
+        let mut d = JsonDoc::parse(&bytes, f.syntax).unwrap();
+        let Some(Value::Object(m)) = d.get(&container) else { return Ok(()) };
+        let Some(name) = m.keys().next().cloned() else { return Ok(()) };
+        let tree = spine(d.text(), &d.root, &container, d.syntax);
+        let span = tree.objs.last().unwrap().members.iter().find(|m| m.key == name).map(|m| (m.value_start, m.value_end)).unwrap();
+        let old = d.text().to_owned();
+        let mut expected = d.value().clone();
+        set_path(&mut expected, &container, &name, v.clone()).unwrap();
+        prop_assert_eq!(d.upsert(&container, &name, &v).unwrap(), vec![]);
+        let new = d.text().to_owned();
+        prop_assert_eq!(d.value(), expected);
+        prop_assert_eq!(&new[..span.0], &old[..span.0]);
+        prop_assert_eq!(&new[new.len() - (old.len() - span.1)..], &old[span.1..]);
+    }
+
+    /// 4. two upserts, removed in reverse order with their own hints, or in insertion order
+    /// with the union of the hints: both give back the input exactly.
+    #[test]
+    fn prop_two_entries((bytes, f, container) in gen_doc(), a in entry_value(), b in entry_value(), reverse in any::<bool>()) {
+        let mut d = JsonDoc::parse(&bytes, f.syntax).unwrap();
+        let ha = d.upsert(&container, "mcpconf-a", &a).unwrap();
+        let hb = d.upsert(&container, "mcpconf-b", &b).unwrap();
+        let mid = d.to_bytes();
+        if reverse {
+            d.remove(&container, "mcpconf-b", &hb).unwrap();
+            d.remove(&container, "mcpconf-a", &ha).unwrap();
+        } else {
+            let all: Vec<UndoHint> = ha.iter().chain(hb.iter()).cloned().collect();
+            d.remove(&container, "mcpconf-a", &ha).unwrap();
+            d.remove(&container, "mcpconf-b", &all).unwrap();
+        }
+        prop_assert_eq!(show(&d.to_bytes()), show(&bytes), "with both:\n{}", show(&mid));
+    }
+
+    /// 4b. insertion order with only each entry's own hints: the value is the input's, except
+    /// that containers created by the first upsert may remain (empty).
+    #[test]
+    fn prop_two_entries_own_hints((bytes, f, container) in gen_doc(), a in entry_value(), b in entry_value()) {
+        let mut d = JsonDoc::parse(&bytes, f.syntax).unwrap();
+        let orig = d.value().clone();
+        let ha = d.upsert(&container, "mcpconf-a", &a).unwrap();
+        let hb = d.upsert(&container, "mcpconf-b", &b).unwrap();
+        prop_assert!(hb.is_empty());
+        d.remove(&container, "mcpconf-a", &ha).unwrap();
+        d.remove(&container, "mcpconf-b", &hb).unwrap();
+        if ha.is_empty() {
+            prop_assert_eq!(show(&d.to_bytes()), show(&bytes));
+        } else {
+            let mut v = d.value().clone();
+            if let Some(UndoHint::Created { path }) = ha.iter().find(|h| matches!(h, UndoHint::Created { .. })) {
+                let (last, parent) = path.split_last().unwrap();
+                let mut cur = &mut v;
+                for k in parent { cur = cur.get_mut(k.as_str()).unwrap(); }
+                cur.as_object_mut().unwrap().shift_remove(last);
+            }
+            prop_assert_eq!(v, orig);
+        }
+    }
+
+    /// 5. no panics on arbitrary bytes.
+    #[test]
+    fn prop_no_panic_random(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+        for s in [Syntax::Json, Syntax::JsonComments, Syntax::Jsonc] {
+            let _ = JsonDoc::parse(&bytes, s);
+        }
+    }
+
+    /// 5. no panics on mutated valid documents, and for strict JSON the same accept/refuse
+    /// decision as serde_json (modulo the extra rules: duplicates, root type).
+    #[test]
+    fn prop_no_panic_mutations(
+        (bytes, _f, _c) in gen_doc(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, any::<u8>()), 1..4),
+        pick in prop::sample::select(vec![b'{', b'}', b'[', b']', b'"', b'\\', b',', b':', b'/', b'*', b'\n', b'\r', b' ', b'0', b'e', b'.', b'-', b'+', 0u8, 0xff]),
+    ) {
+        let mut bytes = bytes;
+        for (i, op, byte) in edits {
+            let b = if byte % 2 == 0 { pick } else { byte };
+            let at = if bytes.is_empty() { 0 } else { i.index(bytes.len()) };
+            match op {
+                0 if !bytes.is_empty() => { bytes.remove(at); }
+                1 => bytes.insert(at, b),
+                _ if !bytes.is_empty() => bytes[at] = b,
+                _ => {}
+            }
+        }
+        let mine: Vec<_> = [Syntax::Json, Syntax::JsonComments, Syntax::Jsonc]
+            .iter().map(|&s| JsonDoc::parse(&bytes, s)).collect();
+        let body = bytes.strip_prefix(BOM).unwrap_or(&bytes);
+        let serde = serde_json::from_slice::<Value>(body);
+        match (&mine[0], &serde) {
+            (Ok(d), Ok(v)) => prop_assert!(values_agree(&d.value(), v)),
+            (Ok(_), Err(e)) => prop_assert!(false, "accepted but serde_json says {e}: {}", show(&bytes)),
+            (Err(e), Ok(v)) => prop_assert!(
+                matches!(e.code, "duplicate-key" | "not-an-object" | "too-deep") && (e.code != "not-an-object" || !v.is_object()),
+                "refused {e} but serde_json accepts: {}", show(&bytes)),
+            (Err(_), Err(_)) => {}
+        }
+        // anything strict JSON accepts, the laxer syntaxes accept identically
+        if let Ok(d) = &mine[0] {
+            prop_assert_eq!(mine[1].as_ref().map(|x| x.value()).ok(), Some(d.value()));
+            prop_assert_eq!(mine[2].as_ref().map(|x| x.value()).ok(), Some(d.value()));
+        }
+        same_as_builder(&bytes)?;
+    }
+
+    /// 6. the validating pass and the building parser decide identically, with the same
+    /// error (code, message, position), on generated documents too.
+    #[test]
+    fn prop_validate_equals_build((bytes, _f, _c) in gen_doc()) {
+        same_as_builder(&bytes)?;
+    }
+}
+
+/// The validating pass that [`JsonDoc::parse`] uses and the building parser agree exactly,
+/// and so do the shallow member listing of the root and the built tree's root.
+fn same_as_builder(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let body = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    let Ok(text) = std::str::from_utf8(body) else {
+        return Ok(());
+    };
+    for s in [Syntax::Json, Syntax::JsonComments, Syntax::Jsonc] {
+        let v = parse_core(text, s, Mode::VALIDATE);
+        let b = parse_only(text, s);
+        match (&v, &b) {
+            (Ok(v), Ok(b)) => {
+                let (vr, br) = (&v.tree.objs[0], &b.tree.objs[0]);
+                prop_assert_eq!(
+                    (vr.open, vr.close, vr.members.len()),
+                    (br.open, br.close, br.members.len())
+                );
+                for (x, y) in vr.members.iter().zip(&br.members) {
+                    prop_assert_eq!(
+                        (
+                            &x.key,
+                            x.key_start,
+                            x.key_end,
+                            x.value_start,
+                            x.value_end,
+                            x.comma
+                        ),
+                        (
+                            &y.key,
+                            y.key_start,
+                            y.key_end,
+                            y.value_start,
+                            y.value_end,
+                            y.comma
+                        )
+                    );
+                }
+                let sh = shallow(text, br.open, s, None).unwrap();
+                for (x, y) in sh.members.iter().zip(&br.members) {
+                    prop_assert_eq!(
+                        (
+                            &x.key,
+                            x.key_start,
+                            x.key_end,
+                            x.value_start,
+                            x.value_end,
+                            x.comma
+                        ),
+                        (
+                            &y.key,
+                            y.key_start,
+                            y.key_end,
+                            y.value_start,
+                            y.value_end,
+                            y.comma
+                        )
+                    );
+                }
+                prop_assert_eq!(sh.members.len(), br.members.len());
+                prop_assert_eq!(v.blanks.clone(), b.blanks.clone());
+            }
+            (Err(x), Err(y)) => prop_assert_eq!(x, y),
+            _ => prop_assert!(
+                false,
+                "validate {:?} but build {:?}: {}",
+                v.as_ref().err(),
+                b.as_ref().err(),
+                show(bytes)
+            ),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,260 @@
+//! The only place where splices become a new text: [`commit_edit`] applies them and proves the
+//! result before it is accepted.
+
+use super::api::{EditError, Syntax, internal};
+use super::parse::{Mode, ObjSpan, cross_check, parse_core, serde_accepts};
+use super::scan::{shallow, value_at};
+use serde_json::Value;
+
+/// What an edit must have done to the member at the end of its key path.
+#[derive(Clone, Copy)]
+pub(super) enum Expect<'v> {
+    Set(&'v Value),
+    Removed,
+    Same,
+}
+
+/// Up to this size serde_json must also accept the whole file when it is read (defence in
+/// depth; above it, only each edited object is cross-checked, to keep big files fast).
+pub const SERDE_WHOLE_FILE: usize = 8 << 20;
+
+/// Below this size the edited object is also read by serde_json and both values compared;
+/// above it serde_json only has to accept it.
+const CROSS_CHECK_VALUES: usize = 4 << 20;
+
+/// Applies `splices` (all inside object `x`, at nesting level `level`, the root being level 0)
+/// and proves the result: the bytes outside `x` are unchanged, the new text of `x` is valid on
+/// its own (so the whole document is), serde_json agrees, and below `x` every member except the
+/// one on the key path `keys` is byte-identical while the last key holds what `expect` says.
+/// Returns the new buffer (with `prefix`, the BOM) and the new root spans.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn commit_edit(
+    syntax: Syntax,
+    prefix: &str,
+    old: &str,
+    old_root: &ObjSpan,
+    x: &ObjSpan,
+    x_is_root: bool,
+    level: usize,
+    splices: &[Splice],
+    keys: &[&str],
+    expect: Expect<'_>,
+) -> Result<(String, ObjSpan), EditError> {
+    let lo = splices.iter().map(|s| s.start).min().unwrap_or(x.close);
+    let hi = splices.iter().map(|s| s.end).max().unwrap_or(x.close);
+    if lo <= x.open || hi > x.close {
+        return Err(internal("an edit reaches outside its object"));
+    }
+    let buf = apply_splices(prefix, old, splices)?;
+    let new = buf.get(prefix.len()..).unwrap_or("");
+    let tail = old.len() - hi;
+    let new_close = (x.close + new.len())
+        .checked_sub(old.len())
+        .ok_or_else(|| internal("edit out of range"))?;
+    if new.get(..lo) != old.get(..lo) || new.get(new.len() - tail..) != old.get(hi..) {
+        return Err(internal("bytes outside the edit changed"));
+    }
+    let span = new
+        .get(x.open..=new_close)
+        .ok_or_else(|| internal("edit out of range"))?;
+    let build = span.len() <= CROSS_CHECK_VALUES;
+    let mode = Mode {
+        build,
+        any_root: true,
+        base_depth: level,
+    };
+    let parsed = parse_core(span, syntax, mode)
+        .map_err(|e| internal(&format!("the result does not parse: {}", e.message)))?;
+    if !span.starts_with('{') {
+        return Err(internal("the edited object is no longer an object"));
+    }
+    if build {
+        cross_check(span, &parsed).map_err(|e| internal(&e.message))?;
+    } else {
+        serde_accepts(span, &parsed.blanks).map_err(|e| internal(&e.message))?;
+    }
+    let new_x = shallow(new, x.open, syntax, None)
+        .ok_or_else(|| internal("the edited object cannot be read"))?;
+    if !members_match(syntax, old, new, x.clone(), new_x, keys, expect) {
+        return Err(internal("the result holds a different value than intended"));
+    }
+    let root = if x_is_root {
+        shallow(new, old_root.open, syntax, None)
+            .ok_or_else(|| internal("the root cannot be read"))?
+    } else {
+        // Only positions after the edit move.
+        let delta = new.len() as isize - old.len() as isize;
+        let mv = |p: usize| {
+            if p >= hi {
+                p.saturating_add_signed(delta)
+            } else {
+                p
+            }
+        };
+        let mut r = old_root.clone();
+        r.close = mv(r.close);
+        for m in &mut r.members {
+            m.key_start = mv(m.key_start);
+            m.key_end = mv(m.key_end);
+            m.value_start = mv(m.value_start);
+            m.value_end = mv(m.value_end);
+            m.comma = m.comma.map(mv);
+        }
+        r
+    };
+    Ok((buf, root))
+}
+
+/// Member-wise proof of an edit below object `old_obj` / `new_obj` (see [`commit_edit`]).
+fn members_match(
+    syntax: Syntax,
+    old: &str,
+    new: &str,
+    old_obj: ObjSpan,
+    new_obj: ObjSpan,
+    keys: &[&str],
+    expect: Expect<'_>,
+) -> bool {
+    let others = |text: &str, o: &ObjSpan, skip: Option<&str>| -> Vec<(String, Option<String>)> {
+        o.members
+            .iter()
+            .filter(|m| Some(m.key.as_str()) != skip)
+            .map(|m| {
+                (
+                    m.key.clone(),
+                    text.get(m.value_start..m.value_end).map(str::to_owned),
+                )
+            })
+            .collect()
+    };
+    if keys.is_empty() {
+        return others(old, &old_obj, None) == others(new, &new_obj, None);
+    }
+    let mut old_obj = Some(old_obj);
+    let mut new_obj = new_obj;
+    for (i, key) in keys.iter().enumerate() {
+        let last = i + 1 == keys.len();
+        let nm = new_obj.members.iter().find(|m| m.key == *key).cloned();
+        match &old_obj {
+            None => {
+                // Created by this edit: holds exactly the path key.
+                if new_obj.members.len() != 1 {
+                    return false;
+                }
+                let Some(nm) = nm else { return false };
+                if last {
+                    return match expect {
+                        Expect::Set(v) => {
+                            value_at(new, nm.value_start, nm.value_end, syntax).as_ref() == Some(v)
+                        }
+                        _ => false,
+                    };
+                }
+                let Some(child) = shallow(new, nm.value_start, syntax, None) else {
+                    return false;
+                };
+                new_obj = child;
+            }
+            Some(o) => {
+                // Byte-identical values prove equal values without building them.
+                let same = o.members.iter().filter(|m| m.key != *key).count()
+                    == new_obj.members.iter().filter(|m| m.key != *key).count()
+                    && o.members
+                        .iter()
+                        .filter(|m| m.key != *key)
+                        .zip(new_obj.members.iter().filter(|m| m.key != *key))
+                        .all(|(a, b)| {
+                            a.key == b.key
+                                && old.get(a.value_start..a.value_end)
+                                    == new.get(b.value_start..b.value_end)
+                        });
+                if !same {
+                    return false;
+                }
+                let om = o.members.iter().find(|m| m.key == *key).cloned();
+                if last {
+                    return match expect {
+                        Expect::Set(v) => nm.is_some_and(|nm| {
+                            value_at(new, nm.value_start, nm.value_end, syntax).as_ref() == Some(v)
+                        }),
+                        Expect::Removed => om.is_some() && nm.is_none(),
+                        Expect::Same => match (om, nm) {
+                            (None, None) => true,
+                            (Some(a), Some(b)) => {
+                                old.get(a.value_start..a.value_end)
+                                    == new.get(b.value_start..b.value_end)
+                            }
+                            _ => false,
+                        },
+                    };
+                }
+                match (om, nm) {
+                    (Some(om), Some(nm)) => {
+                        let (Some(oc), Some(nc)) = (
+                            shallow(old, om.value_start, syntax, None),
+                            shallow(new, nm.value_start, syntax, None),
+                        ) else {
+                            return false;
+                        };
+                        old_obj = Some(oc);
+                        new_obj = nc;
+                    }
+                    (None, Some(nm)) if matches!(expect, Expect::Set(_)) => {
+                        let Some(nc) = shallow(new, nm.value_start, syntax, None) else {
+                            return false;
+                        };
+                        old_obj = None;
+                        new_obj = nc;
+                    }
+                    _ => return false,
+                }
+            }
+        }
+    }
+    false
+}
+
+// ---------------------------------------------------------------------------------------------
+// Editing
+// ---------------------------------------------------------------------------------------------
+
+/// One replacement of `text[start..end]`.
+#[derive(Debug, Clone)]
+pub(super) struct Splice {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) with: String,
+}
+
+impl Splice {
+    pub(super) fn new(start: usize, end: usize, with: String) -> Splice {
+        Splice { start, end, with }
+    }
+}
+
+/// Applies non-overlapping splices (any order; equal positions keep their given order) to
+/// `text`, into one new buffer that starts with `prefix`.
+fn apply_splices(prefix: &str, text: &str, splices: &[Splice]) -> Result<String, EditError> {
+    let mut sorted: Vec<&Splice> = splices.iter().collect();
+    sorted.sort_by_key(|s| (s.start, s.end));
+    let grow: usize = splices.iter().map(|s| s.with.len()).sum();
+    let mut out = String::with_capacity(prefix.len() + text.len() + grow);
+    out.push_str(prefix);
+    let mut at = 0usize;
+    for s in sorted {
+        if s.start < at || s.end < s.start {
+            return Err(internal("overlapping edits"));
+        }
+        out.push_str(
+            text.get(at..s.start)
+                .ok_or_else(|| internal("edit out of range"))?,
+        );
+        out.push_str(&s.with);
+        at = s.end;
+    }
+    out.push_str(
+        text.get(at..)
+            .ok_or_else(|| internal("edit out of range"))?,
+    );
+    Ok(out)
+}
