@@ -61,6 +61,37 @@ def start_child(extra_setup):
     write_pid("FAKE_CHILD_PID_FILE", p.pid)
 
 
+def start_ready_child(extra_setup):
+    # Like start_child, but the child writes its own pid and process group (after its setup)
+    # to $FAKE_CHILD_PID_FILE, and this waits until it has: the child is set up for sure.
+    code = (
+        "import os, signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        + extra_setup
+        + "p = os.environ['FAKE_CHILD_PID_FILE']\n"
+        "open(p + '.pgrp', 'w').write(str(os.getpgrp()))\n"
+        "open(p + '.tmp', 'w').write(str(os.getpid()))\n"
+        "os.rename(p + '.tmp', p)\n"
+        "while True: time.sleep(60)\n"
+    )
+    subprocess.Popen(
+        [sys.executable, "-c", code, marker],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    while not os.path.exists(os.environ["FAKE_CHILD_PID_FILE"]):
+        time.sleep(0.02)
+
+
+def answer_initialize_then_ignore_eof():
+    m = recv()
+    send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-06-18", "capabilities": {}}})
+    while sys.stdin.readline():
+        pass
+    sleep_forever()
+
+
 if mode == "ok":
     # A correct server: checks the client's side of the handshake, sends notifications and a
     # ping request in between, and pages its tools over three pages.
@@ -117,6 +148,16 @@ elif mode == "exit":
     sys.exit(3)
 elif mode == "hang":
     sleep_forever()
+elif mode == "rendezvous":
+    # Answer only once four servers of this test are running at the same time (each wrote
+    # its pid file next to ours): a serial probe never gets an answer from the first one.
+    d = os.path.dirname(os.environ["FAKE_PID_FILE"])
+    while len([n for n in os.listdir(d) if n.endswith(".pid")]) < 4:
+        time.sleep(0.02)
+    m = recv()
+    send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-06-18", "capabilities": {}}})
+    while True:
+        recv()
 elif mode == "garbage":
     recv()
     sys.stdout.write("Welcome to my server! v1.0\n")
@@ -142,6 +183,15 @@ elif mode == "sigterm-child":
 elif mode == "setsid-child":
     start_child("os.setsid()\n")
     sleep_forever()
+elif mode == "sigterm-child-then-ok":
+    # Answers the handshake once its SIGTERM-ignoring child runs; ignores EOF and SIGTERM.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    start_ready_child("")
+    answer_initialize_then_ignore_eof()
+elif mode == "setsid-child-then-ok":
+    # Answers the handshake once its child has left the process group; ignores EOF.
+    start_ready_child("os.setsid()\n")
+    answer_initialize_then_ignore_eof()
 elif mode == "repeat-cursor":
     m = recv()
     send({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}}})

@@ -1,0 +1,795 @@
+//! Streamable HTTP over a plain `std::net::TcpStream`: JSON-RPC POSTed to the URL,
+//! answered as `application/json` or a `text/event-stream`, `Mcp-Session-Id` carried along.
+
+use std::fmt::Write as _;
+use std::io::{self, BufReader, Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::resolve::Headers;
+use super::session::{
+    Incoming, LineError, Rpc, answer_server_request, classify, converse, read_line_capped, secs,
+    snippet, take_result,
+};
+use super::sse::{EventError, next_event};
+use super::{Discovery, Failure, MAX_LINE, MAX_SERVER_REQUESTS, MAX_TOTAL, fail};
+
+struct Url {
+    /// Host for connecting (no brackets).
+    host: String,
+    /// `Host` header value.
+    authority: String,
+    port: u16,
+    /// Path and query.
+    target: String,
+}
+
+fn parse_url(url: &str) -> Result<Url, Failure> {
+    let url = url.trim();
+    if url.len() >= 8 && url[..8].eq_ignore_ascii_case("https://") {
+        return Err(fail(
+            "unsupported",
+            "https:// URLs are not supported by probe (mcpconf carries no TLS stack); \
+             probe the server through a local http:// endpoint",
+        ));
+    }
+    let rest = match url.get(..7) {
+        Some(p) if p.eq_ignore_ascii_case("http://") => &url[7..],
+        _ => {
+            return Err(fail(
+                "invalid-config",
+                "the url does not start with `http://`",
+            ));
+        }
+    };
+    let (authority, target) = match rest.find(['/', '?', '#']) {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let target = target.split('#').next().unwrap_or("/");
+    let target = if target.starts_with('?') {
+        format!("/{target}")
+    } else if target.is_empty() {
+        "/".to_string()
+    } else {
+        target.to_string()
+    };
+    if authority.contains('@') {
+        return Err(fail(
+            "invalid-config",
+            "credentials in the url are not supported; use `headers`",
+        ));
+    }
+    let (host, port) = if let Some(h) = authority.strip_prefix('[') {
+        let Some((h, after)) = h.split_once(']') else {
+            return Err(fail("invalid-config", "the url's IPv6 host has no `]`"));
+        };
+        (h.to_string(), after.strip_prefix(':'))
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h.to_string(), Some(p)),
+            None => (authority.to_string(), None),
+        }
+    };
+    let port = match port {
+        None | Some("") => 80,
+        Some(p) => p
+            .parse::<u16>()
+            .map_err(|_| fail("invalid-config", "the url's port is not a number"))?,
+    };
+    if host.is_empty() || target.bytes().any(|b| b <= b' ' || b == 0x7f) {
+        return Err(fail(
+            "invalid-config",
+            "the url has no host, or has spaces or control characters",
+        ));
+    }
+    Ok(Url {
+        host,
+        authority: authority.to_string(),
+        port,
+        target,
+    })
+}
+
+/// A TCP stream whose every read and write is bounded by one deadline.
+struct DeadlineStream {
+    s: TcpStream,
+    deadline: Instant,
+}
+
+fn timed_out() -> io::Error {
+    io::Error::new(io::ErrorKind::TimedOut, "deadline reached")
+}
+
+impl Read for DeadlineStream {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(timed_out());
+        }
+        self.s.set_read_timeout(Some(left))?;
+        self.s.read(buf)
+    }
+}
+
+/// Response body framing.
+enum Framing {
+    Length(usize),
+    Chunked {
+        left: usize,
+        need_crlf: bool,
+        done: bool,
+    },
+    UntilClose,
+}
+
+/// A response body, de-chunked, capped at [`MAX_TOTAL`] bytes.
+struct Body {
+    r: BufReader<DeadlineStream>,
+    framing: Framing,
+    total: usize,
+    too_large: bool,
+}
+
+impl Read for Body {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        let n = match &mut self.framing {
+            Framing::Length(0) => 0,
+            Framing::Length(left) => {
+                let k = (*left).min(out.len());
+                let got = self.r.read(&mut out[..k])?;
+                if got == 0 {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the response body ended early",
+                    ));
+                }
+                *left -= got;
+                got
+            }
+            Framing::UntilClose => self.r.read(out)?,
+            Framing::Chunked {
+                left,
+                need_crlf,
+                done,
+            } => {
+                if *done {
+                    return Ok(0);
+                }
+                if *need_crlf {
+                    let _ = read_line_capped(&mut self.r, 2).map_err(line_io)?;
+                    *need_crlf = false;
+                }
+                if *left == 0 {
+                    let line = read_line_capped(&mut self.r, 1024)
+                        .map_err(line_io)?
+                        .ok_or_else(|| {
+                            io::Error::new(io::ErrorKind::UnexpectedEof, "chunked body ended early")
+                        })?;
+                    let text = String::from_utf8_lossy(&line);
+                    let size = text.split(';').next().unwrap_or("").trim();
+                    let size = usize::from_str_radix(size, 16).map_err(|_| {
+                        io::Error::new(io::ErrorKind::InvalidData, "bad chunk size")
+                    })?;
+                    if size == 0 {
+                        // Trailers, up to the empty line.
+                        for _ in 0..64 {
+                            match read_line_capped(&mut self.r, 8192).map_err(line_io)? {
+                                Some(l) if !l.trim_ascii().is_empty() => {}
+                                _ => break,
+                            }
+                        }
+                        *done = true;
+                        return Ok(0);
+                    }
+                    *left = size;
+                }
+                let k = (*left).min(out.len());
+                let got = self.r.read(&mut out[..k])?;
+                if got == 0 {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "chunked body ended early",
+                    ));
+                }
+                *left -= got;
+                if *left == 0 {
+                    *need_crlf = true;
+                }
+                got
+            }
+        };
+        self.total = self.total.saturating_add(n);
+        if self.total > MAX_TOTAL {
+            self.too_large = true;
+            return Err(io::Error::other("response too large"));
+        }
+        Ok(n)
+    }
+}
+
+fn line_io(e: LineError) -> io::Error {
+    match e {
+        LineError::TooLong => io::Error::new(io::ErrorKind::InvalidData, "line too long"),
+        LineError::Io(e) => e,
+    }
+}
+
+struct Response {
+    status: u16,
+    reason: String,
+    headers: Vec<(String, String)>,
+    body: Body,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Headers the probe sets itself; declared headers of these names are not sent.
+const OWN_HEADERS: &[&str] = &[
+    "host",
+    "accept",
+    "content-type",
+    "content-length",
+    "connection",
+    "transfer-encoding",
+    "mcp-session-id",
+    "mcp-protocol-version",
+];
+
+struct HttpConn {
+    url: Url,
+    headers: Headers,
+    session: Option<String>,
+    protocol: Option<String>,
+    next_id: i64,
+    answered: usize,
+    timeout: Duration,
+}
+
+pub(super) fn run_http(
+    url: String,
+    headers: Headers,
+    deadline: Instant,
+    timeout: Duration,
+) -> Result<Discovery, Failure> {
+    let url = parse_url(&url)?;
+    let mut conn = HttpConn {
+        url,
+        headers,
+        session: None,
+        protocol: None,
+        next_id: 0,
+        answered: 0,
+        timeout,
+    };
+    let r = converse(&mut conn, deadline);
+    conn.close(deadline);
+    r
+}
+
+impl HttpConn {
+    fn io_failure(&self, e: &io::Error, what: &str) -> Failure {
+        if matches!(
+            e.kind(),
+            io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+        ) {
+            fail(
+                "timeout",
+                format!(
+                    "no answer to {what} within the {} timeout",
+                    secs(self.timeout)
+                ),
+            )
+        } else {
+            fail("io-error", format!("{what}: {e}"))
+        }
+    }
+
+    fn connect(&self, deadline: Instant) -> Result<TcpStream, Failure> {
+        let addrs = (self.url.host.as_str(), self.url.port)
+            .to_socket_addrs()
+            .map_err(|e| {
+                fail(
+                    "connect-failed",
+                    format!("cannot resolve `{}`: {e}", self.url.host),
+                )
+            })?;
+        let mut last = None;
+        for a in addrs {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(fail(
+                    "timeout",
+                    format!(
+                        "could not connect within the {} timeout",
+                        secs(self.timeout)
+                    ),
+                ));
+            }
+            match TcpStream::connect_timeout(&a, left) {
+                Ok(s) => return Ok(s),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(fail(
+            "connect-failed",
+            match last {
+                Some(e) if e.kind() == io::ErrorKind::TimedOut => format!(
+                    "could not connect to {}:{} within the {} timeout",
+                    self.url.host,
+                    self.url.port,
+                    secs(self.timeout)
+                ),
+                Some(e) => format!("cannot connect to {}:{}: {e}", self.url.host, self.url.port),
+                None => format!("`{}` resolves to no address", self.url.host),
+            },
+        ))
+    }
+
+    /// Send one HTTP request and read the status line and headers.
+    fn exchange(
+        &self,
+        method: &str,
+        body: Option<&[u8]>,
+        deadline: Instant,
+        what: &str,
+    ) -> Result<Response, Failure> {
+        let s = self.connect(deadline)?;
+        let mut req = String::new();
+        let _ = write!(
+            req,
+            "{method} {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: mcpconf/{}\r\n\
+             Accept: application/json, text/event-stream\r\nConnection: close\r\n",
+            self.url.target,
+            self.url.authority,
+            env!("CARGO_PKG_VERSION")
+        );
+        if let Some(b) = body {
+            let _ = write!(
+                req,
+                "Content-Type: application/json\r\nContent-Length: {}\r\n",
+                b.len()
+            );
+        }
+        if let Some(sid) = &self.session {
+            let _ = write!(req, "Mcp-Session-Id: {sid}\r\n");
+        }
+        if let Some(v) = &self.protocol {
+            let _ = write!(req, "MCP-Protocol-Version: {v}\r\n");
+        }
+        for (k, v) in &self.headers {
+            if !OWN_HEADERS.iter().any(|o| k.eq_ignore_ascii_case(o)) {
+                let _ = write!(req, "{k}: {v}\r\n");
+            }
+        }
+        req.push_str("\r\n");
+        let mut bytes = req.into_bytes();
+        if let Some(b) = body {
+            bytes.extend_from_slice(b);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(self.io_failure(&timed_out(), what));
+        }
+        let mut s2 = s;
+        s2.set_write_timeout(Some(left))
+            .and_then(|_| s2.write_all(&bytes))
+            .and_then(|_| s2.flush())
+            .map_err(|e| self.io_failure(&e, &format!("sending {what}")))?;
+        let mut r = BufReader::new(DeadlineStream { s: s2, deadline });
+        let bad = |m: &str| {
+            fail(
+                "protocol-error",
+                format!("{m} in the HTTP response to {what}"),
+            )
+        };
+        loop {
+            let status_line = match read_line_capped(&mut r, 8192) {
+                Ok(Some(l)) => l,
+                Ok(None) => {
+                    return Err(fail(
+                        "protocol-error",
+                        format!("the server closed the connection without answering {what}"),
+                    ));
+                }
+                Err(LineError::TooLong) => return Err(bad("an overlong status line")),
+                Err(LineError::Io(e)) => return Err(self.io_failure(&e, what)),
+            };
+            let text = String::from_utf8_lossy(&status_line).trim_end().to_string();
+            let mut parts = text.splitn(3, ' ');
+            let proto = parts.next().unwrap_or("");
+            let status = parts.next().and_then(|c| c.parse::<u16>().ok());
+            let reason = parts.next().unwrap_or("").to_string();
+            let Some(status) = status.filter(|_| proto.starts_with("HTTP/1.")) else {
+                return Err(fail(
+                    "protocol-error",
+                    format!(
+                        "the answer to {what} is not HTTP/1.x: `{}`",
+                        snippet(&status_line, 80)
+                    ),
+                ));
+            };
+            let mut headers = Vec::new();
+            loop {
+                let line = match read_line_capped(&mut r, 16 * 1024) {
+                    Ok(Some(l)) => l,
+                    Ok(None) => return Err(bad("truncated headers")),
+                    Err(LineError::TooLong) => return Err(bad("an overlong header")),
+                    Err(LineError::Io(e)) => return Err(self.io_failure(&e, what)),
+                };
+                let line = line.trim_ascii_end();
+                if line.is_empty() {
+                    break;
+                }
+                if headers.len() >= 200 {
+                    return Err(bad("too many headers"));
+                }
+                let l = String::from_utf8_lossy(line);
+                if let Some((k, v)) = l.split_once(':') {
+                    headers.push((k.trim().to_string(), v.trim().to_string()));
+                }
+            }
+            if (100..200).contains(&status) {
+                continue; // 100 Continue and friends: the real answer follows.
+            }
+            let get = |n: &str| {
+                headers
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(n))
+                    .map(|(_, v)| v.clone())
+            };
+            let framing = if status == 204 || status == 304 || method == "HEAD" {
+                Framing::Length(0)
+            } else if get("transfer-encoding")
+                .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
+            {
+                Framing::Chunked {
+                    left: 0,
+                    need_crlf: false,
+                    done: false,
+                }
+            } else if let Some(len) = get("content-length") {
+                let n = len
+                    .trim()
+                    .parse::<usize>()
+                    .map_err(|_| bad("a bad Content-Length"))?;
+                if n > MAX_TOTAL {
+                    return Err(fail(
+                        "output-too-large",
+                        format!(
+                            "the response to {what} is larger than {} MiB",
+                            MAX_TOTAL >> 20
+                        ),
+                    ));
+                }
+                Framing::Length(n)
+            } else {
+                Framing::UntilClose
+            };
+            return Ok(Response {
+                status,
+                reason,
+                headers,
+                body: Body {
+                    r,
+                    framing,
+                    total: 0,
+                    too_large: false,
+                },
+            });
+        }
+    }
+
+    /// A failure for a non-2xx response, with the server's JSON-RPC message or first line.
+    fn status_failure(&self, mut resp: Response, what: &str) -> Failure {
+        let mut buf = Vec::new();
+        let _ = (&mut resp.body).take(4096).read_to_end(&mut buf);
+        let detail = serde_json::from_slice::<Value>(&buf)
+            .ok()
+            .and_then(|v| {
+                v.pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| {
+                let first = buf.split(|&b| b == b'\n').next().unwrap_or(&[]);
+                snippet(first, 200)
+            });
+        let mut msg = format!(
+            "HTTP {} {} in answer to {what}",
+            resp.status,
+            resp.reason.trim()
+        );
+        if !detail.is_empty() {
+            let _ = write!(msg, ": {detail}");
+        }
+        if self.session.is_some() && resp.status == 404 {
+            msg.push_str(" (the server no longer knows the session)");
+        } else if self.session.is_none() && matches!(resp.status, 404 | 405) {
+            msg.push_str(
+                "; if this is a legacy HTTP+SSE server, declare `transport = \"sse\"` (not probed)",
+            );
+        }
+        fail("http-error", msg)
+    }
+
+    fn body_failure(&self, body: &Body, e: &io::Error, what: &str) -> Failure {
+        if body.too_large {
+            fail(
+                "output-too-large",
+                format!(
+                    "the response to {what} is larger than {} MiB",
+                    MAX_TOTAL >> 20
+                ),
+            )
+        } else {
+            self.io_failure(e, &format!("reading the response to {what}"))
+        }
+    }
+
+    /// POST one message; for a request, return the matching response.
+    fn post(
+        &mut self,
+        msg: &Value,
+        want: Option<&Value>,
+        method: &str,
+        deadline: Instant,
+    ) -> Result<Option<Value>, Failure> {
+        let what = format!("`{method}`");
+        let body = msg.to_string();
+        let mut resp = self.exchange("POST", Some(body.as_bytes()), deadline, &what)?;
+        if !(200..300).contains(&resp.status) {
+            return Err(self.status_failure(resp, &what));
+        }
+        if method == "initialize"
+            && let Some(sid) = resp.header("mcp-session-id")
+        {
+            if sid.is_empty() || !sid.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+                return Err(fail(
+                    "protocol-error",
+                    "the server sent an invalid Mcp-Session-Id",
+                ));
+            }
+            self.session = Some(sid.to_string());
+        }
+        let Some(want) = want else {
+            return Ok(None);
+        };
+        if resp.status == 202 || resp.status == 204 {
+            return Err(fail(
+                "protocol-error",
+                format!(
+                    "the server accepted {what} (HTTP {}) but sent no answer",
+                    resp.status
+                ),
+            ));
+        }
+        let ctype = resp
+            .header("content-type")
+            .unwrap_or("")
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        match ctype.as_str() {
+            "application/json" => {
+                let mut buf = Vec::new();
+                if let Err(e) = resp.body.read_to_end(&mut buf) {
+                    return Err(self.body_failure(&resp.body, &e, &what));
+                }
+                let v: Value = serde_json::from_slice(&buf).map_err(|_| {
+                    fail(
+                        "invalid-output",
+                        format!("the answer to {what} is not JSON: `{}`", snippet(&buf, 120)),
+                    )
+                })?;
+                let items: Vec<&Value> = match &v {
+                    Value::Array(a) => a.iter().collect(),
+                    v => vec![v],
+                };
+                for m in items {
+                    if let Incoming::Response(id) = classify(m)
+                        && id == want
+                    {
+                        return take_result(m, method).map(Some);
+                    }
+                }
+                Err(fail(
+                    "protocol-error",
+                    format!("the JSON answer to {what} holds no response with its id"),
+                ))
+            }
+            "text/event-stream" => self.read_events(resp, want, method, deadline),
+            other => Err(fail(
+                "protocol-error",
+                format!(
+                    "the answer to {what} has Content-Type `{}`, neither application/json nor text/event-stream",
+                    snippet(other.as_bytes(), 60)
+                ),
+            )),
+        }
+    }
+
+    fn read_events(
+        &mut self,
+        resp: Response,
+        want: &Value,
+        method: &str,
+        deadline: Instant,
+    ) -> Result<Option<Value>, Failure> {
+        let what = format!("`{method}`");
+        let mut r = BufReader::new(resp.body);
+        loop {
+            let ev = match next_event(&mut r) {
+                Ok(Some(ev)) => ev,
+                Ok(None) => {
+                    return Err(fail(
+                        "protocol-error",
+                        format!("the event stream ended without an answer to {what}"),
+                    ));
+                }
+                Err(EventError::TooLong) => {
+                    return Err(fail(
+                        "output-too-large",
+                        format!(
+                            "an event in the answer to {what} is longer than {} MiB",
+                            MAX_LINE >> 20
+                        ),
+                    ));
+                }
+                Err(EventError::Io(e)) => return Err(self.body_failure(r.get_ref(), &e, &what)),
+            };
+            if ev.data.trim_ascii().is_empty() {
+                continue;
+            }
+            let v: Value = serde_json::from_slice(&ev.data).map_err(|_| {
+                fail(
+                    "invalid-output",
+                    format!(
+                        "an event in the answer to {what} is not JSON: `{}`",
+                        snippet(&ev.data, 120)
+                    ),
+                )
+            })?;
+            let items: Vec<Value> = match v {
+                Value::Array(a) => a,
+                v => vec![v],
+            };
+            for m in &items {
+                match classify(m) {
+                    Incoming::Response(id) if id == want => {
+                        return take_result(m, method).map(Some);
+                    }
+                    Incoming::Request { id, method: sm } if self.answered < MAX_SERVER_REQUESTS => {
+                        self.answered += 1;
+                        let answer = answer_server_request(id, sm);
+                        self.post(&answer, None, sm, deadline)?;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Politely end the session (best effort, bounded by the deadline and one second).
+    fn close(&mut self, deadline: Instant) {
+        if self.session.is_none() {
+            return;
+        }
+        let d = deadline.min(Instant::now() + Duration::from_secs(1));
+        if let Ok(mut resp) = self.exchange("DELETE", None, d, "the session's end") {
+            let _ = (&mut resp.body).take(4096).read_to_end(&mut Vec::new());
+        }
+    }
+}
+
+impl Rpc for HttpConn {
+    fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+        deadline: Instant,
+    ) -> Result<Value, Failure> {
+        self.next_id += 1;
+        let id = json!(self.next_id);
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        match self.post(&msg, Some(&id), method, deadline)? {
+            Some(v) => Ok(v),
+            None => Err(fail("protocol-error", format!("no answer to `{method}`"))),
+        }
+    }
+
+    fn notify(&mut self, method: &str, deadline: Instant) -> Result<(), Failure> {
+        self.post(
+            &json!({"jsonrpc": "2.0", "method": method}),
+            None,
+            method,
+            deadline,
+        )
+        .map(|_| ())
+    }
+
+    fn negotiated(&mut self, version: &str) {
+        if !version.is_empty() && version.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+            self.protocol = Some(version.to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        let u = parse_url("http://127.0.0.1:8848/mcp?x=1#frag").unwrap();
+        assert_eq!(
+            (u.host.as_str(), u.port, u.target.as_str()),
+            ("127.0.0.1", 8848, "/mcp?x=1")
+        );
+        let u = parse_url("http://[::1]:9/").unwrap();
+        assert_eq!(
+            (u.host.as_str(), u.port, u.authority.as_str()),
+            ("::1", 9, "[::1]:9")
+        );
+        let u = parse_url("HTTP://localhost").unwrap();
+        assert_eq!((u.port, u.target.as_str()), (80, "/"));
+        assert_eq!(
+            parse_url("https://x/").err().map(|f| f.code),
+            Some("unsupported")
+        );
+        for bad in [
+            "ftp://x",
+            "http://",
+            "http://u:p@h/",
+            "http://h:99999/",
+            "http://h/a b",
+        ] {
+            assert_eq!(
+                parse_url(bad).err().map(|f| f.code),
+                Some("invalid-config"),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn chunked_bodies_are_decoded() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        let t = std::thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            s.write_all(b"4;ext=1\r\nWiki\r\n5\r\npedia\r\n0\r\nX-T: 1\r\n\r\n")
+                .unwrap();
+        });
+        let s = TcpStream::connect(addr).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut body = Body {
+            r: BufReader::new(DeadlineStream { s, deadline }),
+            framing: Framing::Chunked {
+                left: 0,
+                need_crlf: false,
+                done: false,
+            },
+            total: 0,
+            too_large: false,
+        };
+        let mut out = String::new();
+        body.read_to_string(&mut out).unwrap();
+        assert_eq!(out, "Wikipedia");
+        t.join().unwrap();
+    }
+}

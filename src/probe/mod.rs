@@ -1,0 +1,274 @@
+//! `mcpconf probe`: start each declared server, speak MCP, and check its tool pin.
+//!
+//! A small hand-written MCP client for the two transports a manifest can declare:
+//! - **stdio**: the command is spawned in a process group of its own, with newline-delimited
+//!   JSON-RPC on stdin/stdout; stderr is drained into a bounded tail that failures report;
+//! - **streamable HTTP**: JSON-RPC POSTed to the URL over a plain `std::net::TcpStream`
+//!   (`http://` only; see `docs/probe.md` for why), answered as `application/json` or as a
+//!   `text/event-stream`, with `Mcp-Session-Id` carried between requests.
+//!
+//! The conversation is `initialize`, `notifications/initialized`, then `tools/list` following
+//! `nextCursor` to the last page. Every read is bounded by one deadline per server (the whole
+//! exchange), every line and every response by a byte cap, and every process started is killed
+//! with its whole process group (and any descendant that left it) before [`probe`] returns.
+//!
+//! Nothing here prints. Header and env values, and every value substituted for a `${VAR}`, are
+//! redacted from the error messages and stderr tails this module returns.
+
+mod http;
+mod reap;
+mod report;
+mod resolve;
+mod session;
+mod sse;
+mod stdio;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::manifest::{RemoteKind, Server, Transport};
+use crate::redact::Redactor;
+
+pub use reap::{kill_running, kill_servers_on_signal};
+pub use report::{pins_diff, report_json, report_text};
+
+use http::run_http;
+use resolve::{resolve_remote, resolve_stdio};
+use stdio::run_stdio;
+
+/// The MCP protocol version the probe asks for; the server's answer is accepted as it is.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+/// Longest stdout line (one JSON-RPC message), SSE event or HTTP body accepted from a server.
+pub const MAX_LINE: usize = 8 << 20;
+/// Most bytes read from one server's stdout, or one HTTP response, in a whole probe.
+pub const MAX_TOTAL: usize = 32 << 20;
+/// How much of a server's stderr is kept (the last bytes).
+pub const STDERR_TAIL: usize = 4096;
+/// Default number of servers probed at once.
+pub const DEFAULT_PARALLEL: usize = 4;
+/// Most `tools/list` pages followed.
+const MAX_PAGES: usize = 1000;
+/// Most server-to-client requests answered in one probe (each answer is a small write).
+const MAX_SERVER_REQUESTS: usize = 100;
+/// How long a server that got EOF on stdin may take to exit by itself before it is killed.
+const GRACE: Duration = Duration::from_millis(200);
+/// How long to wait for the stderr drain after the processes are gone.
+const DRAIN_WAIT: Duration = Duration::from_millis(500);
+
+/// How to probe.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Bound on the whole exchange with one server (spawn or connect to last page).
+    pub timeout: Duration,
+    /// How many servers are probed at once (at least 1).
+    pub parallel: usize,
+    /// Base of a relative `cwd` (the project root).
+    pub base_dir: PathBuf,
+}
+
+/// An environment lookup for `${VAR}` references (`None` = unset).
+pub type Lookup<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
+
+/// What the server said about itself in `initialize`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ServerInfo {
+    /// `serverInfo.name`.
+    pub name: String,
+    /// `serverInfo.version` (empty when absent).
+    pub version: String,
+}
+
+/// The result of probing one server.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    /// The server's name in the manifest.
+    pub name: String,
+    /// Whether the handshake and `tools/list` succeeded.
+    pub ok: bool,
+    /// `stdio`, `http` or `sse`.
+    pub transport: &'static str,
+    /// The protocol version the server answered.
+    pub protocol_version: Option<String>,
+    /// The server's name and version.
+    pub server: Option<ServerInfo>,
+    /// Tool names, in the server's order, duplicates dropped.
+    pub tools: Vec<String>,
+    /// Tools the server exposes that the pin does not list (empty without a pin).
+    pub unpinned: Vec<String>,
+    /// Pinned tools the server does not expose (empty without a pin).
+    pub missing: Vec<String>,
+    /// Whether the manifest pins this server's tools.
+    pub pinned: bool,
+    /// Why the probe failed (redacted).
+    pub error: Option<String>,
+    /// A stable kebab-case id for the failure (`timeout`, `exited`, `invalid-output`, …).
+    pub code: Option<&'static str>,
+    /// The last bytes the server wrote to stderr (stdio servers; redacted).
+    pub stderr: Option<String>,
+    /// How long the probe took, in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+impl Outcome {
+    /// Reachable, and exposes nothing outside its pin.
+    pub fn passes(&self) -> bool {
+        self.ok && self.unpinned.is_empty()
+    }
+}
+
+/// Why a probe failed: a stable code and one sentence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Failure {
+    code: &'static str,
+    message: String,
+}
+
+fn fail(code: &'static str, message: impl Into<String>) -> Failure {
+    Failure {
+        code,
+        message: message.into(),
+    }
+}
+
+/// What the conversation found.
+#[derive(Debug, Default)]
+struct Discovery {
+    protocol_version: String,
+    server: Option<ServerInfo>,
+    tools: Vec<String>,
+}
+
+/// Probe every server, at most `opts.parallel` at once; results in the order given.
+pub fn probe_all(servers: &[&Server], opts: &Options, lookup: Lookup<'_>) -> Vec<Outcome> {
+    let n = servers.len();
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Outcome>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let workers = opts.parallel.max(1).min(n);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(server) = servers.get(i) else { break };
+                    let o = probe(server, opts, lookup);
+                    if let Some(slot) = slots.get(i) {
+                        *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(o);
+                    }
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .zip(servers)
+        .map(|(slot, s)| {
+            slot.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .unwrap_or_else(|| Outcome {
+                    error: Some("the probe did not run".into()),
+                    code: Some("internal"),
+                    ..empty_outcome(s, "stdio")
+                })
+        })
+        .collect()
+}
+
+fn empty_outcome(server: &Server, transport: &'static str) -> Outcome {
+    Outcome {
+        name: server.name.clone(),
+        ok: false,
+        transport,
+        protocol_version: None,
+        server: None,
+        tools: Vec::new(),
+        unpinned: Vec::new(),
+        missing: Vec::new(),
+        pinned: server.tools.is_some(),
+        error: None,
+        code: None,
+        stderr: None,
+        elapsed_ms: 0,
+    }
+}
+
+/// Probe one server. Never takes much longer than `opts.timeout`, and every process it started
+/// is gone when it returns.
+pub fn probe(server: &Server, opts: &Options, lookup: Lookup<'_>) -> Outcome {
+    let start = Instant::now();
+    let deadline = start + opts.timeout;
+    let mut red = Redactor::default();
+    let (transport, result, stderr) = match &server.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let spec = resolve_stdio(command, args, env, cwd.as_ref(), lookup, &mut red, opts);
+            let (r, tail) = match spec {
+                Ok(spec) => run_stdio(&spec, deadline, opts.timeout),
+                Err(f) => (Err(f), None),
+            };
+            ("stdio", r, tail)
+        }
+        Transport::Remote {
+            kind: RemoteKind::Sse,
+            ..
+        } => (
+            "sse",
+            Err(fail(
+                "unsupported",
+                "legacy HTTP+SSE servers (`transport = \"sse\"`) are not supported by probe; \
+                 only stdio and streamable HTTP are",
+            )),
+            None,
+        ),
+        Transport::Remote {
+            url,
+            headers,
+            kind: RemoteKind::Http,
+        } => {
+            let r = resolve_remote(url, headers, lookup, &mut red)
+                .and_then(|(url, headers)| run_http(url, headers, deadline, opts.timeout));
+            ("http", r, None)
+        }
+    };
+    let mut out = empty_outcome(server, transport);
+    out.stderr = stderr
+        .map(|s| red.redact(&s))
+        .filter(|s| !s.trim().is_empty());
+    match result {
+        Ok(d) => {
+            out.ok = true;
+            out.protocol_version = Some(d.protocol_version);
+            out.server = d.server;
+            if let Some(pin) = &server.tools {
+                let have: HashSet<&str> = d.tools.iter().map(String::as_str).collect();
+                let want: HashSet<&str> = pin.iter().map(String::as_str).collect();
+                out.unpinned = d
+                    .tools
+                    .iter()
+                    .filter(|t| !want.contains(t.as_str()))
+                    .cloned()
+                    .collect();
+                out.missing = pin
+                    .iter()
+                    .filter(|t| !have.contains(t.as_str()))
+                    .cloned()
+                    .collect();
+            }
+            out.tools = d.tools;
+        }
+        Err(f) => {
+            out.error = Some(red.redact(&f.message));
+            out.code = Some(f.code);
+        }
+    }
+    out.elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+    out
+}

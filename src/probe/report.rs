@@ -1,0 +1,214 @@
+//! Rendering probe outcomes (strings only; the command layer prints) and the pins diff.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::Outcome;
+use crate::redact::Redactor;
+
+/// `{"servers":[…]}` (contract §8), with `pins_diff` when pins were asked for.
+pub fn report_json(outcomes: &[Outcome], pins_diff: Option<&str>, red: &Redactor) -> String {
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        format_version: u32,
+        servers: &'a [Outcome],
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pins_diff: Option<&'a str>,
+    }
+    let mut s = serde_json::to_string_pretty(&Doc {
+        format_version: 1,
+        servers: outcomes,
+        pins_diff,
+    })
+    .unwrap_or_default();
+    s.push('\n');
+    red.redact(&s)
+}
+
+/// A table of the outcomes, then the details of each failure and pin mismatch.
+pub fn report_text(outcomes: &[Outcome], red: &Redactor) -> String {
+    let mut rows = vec![[
+        "SERVER".to_string(),
+        "RESULT".to_string(),
+        "PROTOCOL".to_string(),
+        "IMPLEMENTATION".to_string(),
+        "TOOLS".to_string(),
+        "UNPINNED".to_string(),
+        "MISSING".to_string(),
+    ]];
+    for o in outcomes {
+        let pin_col = |v: &Vec<String>| {
+            if !o.ok {
+                "-".to_string()
+            } else if !o.pinned {
+                "no pin".to_string()
+            } else {
+                v.len().to_string()
+            }
+        };
+        rows.push([
+            o.name.clone(),
+            if o.ok {
+                "ok".into()
+            } else {
+                format!("FAIL ({})", o.code.unwrap_or("error"))
+            },
+            o.protocol_version.clone().unwrap_or_else(|| "-".into()),
+            o.server
+                .as_ref()
+                .map(|s| format!("{} {}", s.name, s.version).trim().to_string())
+                .unwrap_or_else(|| "-".into()),
+            if o.ok {
+                o.tools.len().to_string()
+            } else {
+                "-".into()
+            },
+            pin_col(&o.unpinned),
+            pin_col(&o.missing),
+        ]);
+    }
+    let mut widths = [0usize; 7];
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for r in &rows {
+        let mut line = String::new();
+        for (i, (c, w)) in r.iter().zip(widths).enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            let _ = write!(line, "{c:<w$}");
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    for o in outcomes {
+        if let Some(e) = &o.error {
+            let _ = writeln!(out, "\n{}: {e}", o.name);
+            if let Some(tail) = &o.stderr {
+                let _ = writeln!(out, "  stderr (last lines):");
+                let lines: Vec<&str> = tail.lines().collect();
+                for l in &lines[lines.len().saturating_sub(20)..] {
+                    let _ = writeln!(out, "  | {l}");
+                }
+            }
+            continue;
+        }
+        if !o.unpinned.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n{}: {} tool{} exposed outside the pin: {}",
+                o.name,
+                o.unpinned.len(),
+                if o.unpinned.len() == 1 { "" } else { "s" },
+                o.unpinned.join(", ")
+            );
+        }
+        if !o.missing.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n{}: {} pinned tool{} the server does not have: {}",
+                o.name,
+                o.missing.len(),
+                if o.missing.len() == 1 { "" } else { "s" },
+                o.missing.join(", ")
+            );
+        }
+    }
+    let failed = outcomes.iter().filter(|o| !o.ok).count();
+    let wide = outcomes
+        .iter()
+        .filter(|o| o.ok && !o.unpinned.is_empty())
+        .count();
+    let _ = writeln!(
+        out,
+        "\n{} server{} probed: {} ok, {} failed, {} with unpinned tools",
+        outcomes.len(),
+        if outcomes.len() == 1 { "" } else { "s" },
+        outcomes.len() - failed,
+        failed,
+        wide
+    );
+    red.redact(&out)
+}
+
+/// The manifest with `tools = [...]` set to what each reachable server exposes, as a unified
+/// diff (empty when every pin already matches). The manifest is never written.
+pub fn pins_diff(
+    manifest_text: &str,
+    manifest_path: &Path,
+    outcomes: &[Outcome],
+) -> Result<String, String> {
+    let mut doc: toml_edit::DocumentMut = manifest_text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| format!("the manifest does not parse: {e}"))?;
+    let Some(servers) = doc
+        .get_mut("servers")
+        .and_then(toml_edit::Item::as_table_like_mut)
+    else {
+        return Err("the manifest has no `servers` table".into());
+    };
+    let mut changed = false;
+    for o in outcomes.iter().filter(|o| o.ok) {
+        let Some(table) = servers
+            .get_mut(&o.name)
+            .and_then(toml_edit::Item::as_table_like_mut)
+        else {
+            continue;
+        };
+        let current: Option<BTreeSet<String>> = table.get("tools").and_then(|i| {
+            i.as_array().map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+        });
+        let found: BTreeSet<String> = o.tools.iter().cloned().collect();
+        if current.as_ref() == Some(&found) {
+            continue;
+        }
+        let mut arr = toml_edit::Array::new();
+        for t in &o.tools {
+            arr.push(t.as_str());
+        }
+        if o.tools.len() > 3 {
+            for v in arr.iter_mut() {
+                v.decor_mut().set_prefix("\n    ");
+                v.decor_mut().set_suffix("");
+            }
+            arr.set_trailing("\n");
+            arr.set_trailing_comma(true);
+        }
+        let mut value = toml_edit::Value::Array(arr);
+        match table.get_mut("tools") {
+            Some(item) => {
+                if let Some(old) = item.as_value() {
+                    *value.decor_mut() = old.decor().clone();
+                }
+                *item = toml_edit::Item::Value(value);
+            }
+            None => {
+                value.decor_mut().set_prefix(" ");
+                table.insert("tools", toml_edit::Item::Value(value));
+            }
+        }
+        changed = true;
+    }
+    if !changed {
+        return Ok(String::new());
+    }
+    let new = doc.to_string();
+    crate::manifest::parse(&new)
+        .map_err(|e| format!("the proposed manifest would not be valid ({e}); not shown"))?;
+    let path = manifest_path.display().to_string();
+    Ok(similar::TextDiff::from_lines(manifest_text, &new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&path, &path)
+        .to_string())
+}

@@ -1,0 +1,152 @@
+//! Resolving `${VAR}` references in a server's declaration; every substituted value
+//! becomes a secret the probe redacts.
+
+use std::path::PathBuf;
+
+use super::{Failure, Lookup, Options, fail};
+use crate::redact::Redactor;
+use crate::template::{Part, Template};
+
+/// Substitute references; every substituted value becomes a secret to redact.
+pub(super) fn resolve(
+    t: &Template,
+    field: &str,
+    lookup: Lookup<'_>,
+    red: &mut Redactor,
+) -> Result<String, Failure> {
+    for p in &t.parts {
+        if let Part::Var(v) = p {
+            match lookup(v) {
+                Some(val) => remember(red, &val),
+                None => {
+                    return Err(fail(
+                        "unset-variable",
+                        format!("`${{{v}}}` (in `{field}`) is not set in the environment"),
+                    ));
+                }
+            }
+        }
+    }
+    t.resolve(lookup).map_err(|v| {
+        fail(
+            "unset-variable",
+            format!("`${{{v}}}` (in `{field}`) is not set in the environment"),
+        )
+    })
+}
+
+fn remember(red: &mut Redactor, value: &str) {
+    if value.trim().len() >= 4 {
+        red.add(value);
+    }
+}
+
+pub(super) struct StdioSpec {
+    pub(super) command: String,
+    pub(super) args: Vec<String>,
+    pub(super) env: Vec<(String, String)>,
+    pub(super) cwd: Option<PathBuf>,
+}
+
+pub(super) fn resolve_stdio(
+    command: &Template,
+    args: &[Template],
+    env: &[(String, Template)],
+    cwd: Option<&Template>,
+    lookup: Lookup<'_>,
+    red: &mut Redactor,
+    opts: &Options,
+) -> Result<StdioSpec, Failure> {
+    // Env values first, so that a later error message never shows one.
+    let mut env_out = Vec::new();
+    for (k, v) in env {
+        let val = resolve(v, &format!("env.{k}"), lookup, red)?;
+        remember(red, &val);
+        env_out.push((k.clone(), val));
+    }
+    let command = resolve(command, "command", lookup, red)?;
+    let args = args
+        .iter()
+        .map(|a| resolve(a, "args", lookup, red))
+        .collect::<Result<Vec<_>, _>>()?;
+    let cwd = match cwd {
+        Some(c) => {
+            let p = PathBuf::from(resolve(c, "cwd", lookup, red)?);
+            Some(if p.is_absolute() {
+                p
+            } else {
+                opts.base_dir.join(p)
+            })
+        }
+        None => None,
+    };
+    Ok(StdioSpec {
+        command,
+        args,
+        env: env_out,
+        cwd,
+    })
+}
+
+pub(super) type Headers = Vec<(String, String)>;
+
+pub(super) fn resolve_remote(
+    url: &Template,
+    headers: &[(String, Template)],
+    lookup: Lookup<'_>,
+    red: &mut Redactor,
+) -> Result<(String, Headers), Failure> {
+    let mut out = Vec::new();
+    for (k, v) in headers {
+        let val = resolve(v, &format!("headers.{k}"), lookup, red)?;
+        remember(red, &val);
+        if let Some((scheme, token)) = val.split_once(' ')
+            && !scheme.is_empty()
+        {
+            remember(red, token.trim());
+        }
+        if k.is_empty() || !k.bytes().all(is_token_byte) {
+            return Err(fail(
+                "invalid-config",
+                format!("header name `{k}` is not a valid HTTP header name"),
+            ));
+        }
+        if val.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
+            return Err(fail(
+                "invalid-config",
+                format!("the value of header `{k}` contains a line break or NUL"),
+            ));
+        }
+        out.push((k.clone(), val));
+    }
+    let url = resolve(url, "url", lookup, red)?;
+    Ok((url, out))
+}
+
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unset_variable_names_the_field_and_no_value() {
+        let t = Template::parse("Bearer ${MCPCONF_PROBE_UNSET_X}").unwrap();
+        let mut red = Redactor::default();
+        let lookup = |_: &str| None;
+        let e = resolve(&t, "headers.Authorization", &lookup, &mut red).unwrap_err();
+        assert_eq!(e.code, "unset-variable");
+        assert!(
+            e.message
+                .contains("`${MCPCONF_PROBE_UNSET_X}` (in `headers.Authorization`)")
+        );
+        let lookup = |v: &str| (v == "MCPCONF_PROBE_UNSET_X").then(|| "s3cr3t-value".to_string());
+        assert_eq!(
+            resolve(&t, "h", &lookup, &mut red).unwrap(),
+            "Bearer s3cr3t-value"
+        );
+        assert_eq!(red.redact("x s3cr3t-value y"), "x <redacted> y");
+    }
+}
