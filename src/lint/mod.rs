@@ -11,6 +11,7 @@
 mod discover;
 pub mod render;
 mod rules;
+mod run;
 mod secrets;
 mod source;
 
@@ -251,7 +252,7 @@ impl LintReport {
 /// Lint; `Err` is a usage error (a path whose client cannot be told).
 pub fn lint(req: &Request) -> Result<LintReport, String> {
     let inputs = discover::inputs(req)?;
-    Ok(rules::run(req, inputs))
+    Ok(run::run(req, inputs))
 }
 
 #[cfg(test)]

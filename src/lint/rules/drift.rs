@@ -1,0 +1,106 @@
+//! `drift`: entries a ledger says mcpconf wrote, edited since.
+
+use std::collections::BTreeMap;
+
+use crate::engine;
+use crate::fsio;
+use crate::ledger::{self, Kind, Ownership};
+use crate::lint::Request;
+use crate::lint::run::{Raw, Run};
+
+/// The ledgers' entry records by file, in owner then record order (for `drift`).
+pub(in crate::lint) type Ledgers = BTreeMap<String, Vec<(String, ledger::Record)>>;
+
+/// The entry records of the ledgers `drift` checks, by file (none without a state directory).
+pub(in crate::lint) fn ledgers(req: &Request) -> Ledgers {
+    let mut out = Ledgers::new();
+    let Some(state) = req.state_dir.as_deref() else {
+        return out;
+    };
+    let owners = if req.owners.is_empty() {
+        fsio::glob(&state.join("ledger").join("*.json"))
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .collect()
+    } else {
+        req.owners.clone()
+    };
+    for owner in owners {
+        let Ok((ledger, _)) = engine::load_ledger(state, &owner) else {
+            continue;
+        };
+        for rec in ledger.records {
+            if rec.kind == Kind::Entry {
+                out.entry(rec.file.clone())
+                    .or_default()
+                    .push((owner.clone(), rec));
+            }
+        }
+    }
+    out
+}
+
+impl Run<'_> {
+    /// `drift` in one file as it is checked (into `self.drift`); returns its canonical path,
+    /// the one ledgers name files by.
+    pub(in crate::lint) fn drift_in(&mut self, file: usize, ledgers: &Ledgers) -> String {
+        let real = &self.files[file].real;
+        let canonical = fsio::resolve(real)
+            .unwrap_or_else(|_| real.clone())
+            .display()
+            .to_string();
+        let Some(records) = ledgers.get(&canonical) else {
+            return canonical;
+        };
+        for (owner, rec) in records {
+            let Some((mut path, name)) = ledger::split_pointer(&rec.pointer) else {
+                continue;
+            };
+            path.push(name.clone());
+            let Some(src) = self.src(file) else { continue };
+            if rec.ownership(src.get(&path)) != Ownership::Drifted {
+                continue;
+            }
+            let (line, column) = src.locate(&path);
+            self.drift.push(Raw {
+                rule: "drift",
+                file,
+                line,
+                column,
+                message: format!(
+                    "server `{name}` was written by mcpconf for owner `{owner}` and edited since, so `mcpconf apply` and `prune` refuse to touch it; undo the edit, or keep it and make the entry yours with `mcpconf release {name}`"
+                ),
+            });
+        }
+        canonical
+    }
+
+    /// Entries a ledger says mcpconf wrote, edited since: the findings of the files checked,
+    /// for the last file of each canonical path (`any`: whether a ledger has entry records).
+    pub(in crate::lint) fn drift(&mut self, any: bool) {
+        if !any {
+            return;
+        }
+        let canonical: BTreeMap<String, usize> = self
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.report)
+            .map(|(i, f)| {
+                let real = f.canonical.clone().unwrap_or_else(|| {
+                    let real = fsio::resolve(&f.real).unwrap_or_else(|_| f.real.clone());
+                    real.display().to_string()
+                });
+                (real, i)
+            })
+            .collect();
+        for r in std::mem::take(&mut self.drift) {
+            if let Some(c) = &self.files[r.file].canonical
+                && canonical.get(c) == Some(&r.file)
+            {
+                self.raw.push(r);
+            }
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! `duplicate-server`: entries that start the same server within the files one client merges.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value};
+
+use crate::lint::run::Run;
+
+impl Run<'_> {
+    /// The project directory of a project-scope file, or `None` for a user file.
+    pub(in crate::lint) fn project_of(&self, file: usize) -> Option<String> {
+        let f = &self.files[file];
+        let d = f.input.client;
+        let mut project = None;
+        for scope in d.scopes() {
+            if scope.path.is_empty() {
+                continue;
+            }
+            if scope.base == crate::dialect::Base::Home
+                && d.path(scope, None, self.ctx) == f.input.path
+            {
+                return None;
+            }
+            if scope.base == crate::dialect::Base::Root && project.is_none() {
+                let n = scope
+                    .default_path()
+                    .split('/')
+                    .filter(|s| !s.is_empty())
+                    .count();
+                let mut dir = f.input.path.as_path();
+                for _ in 0..n {
+                    dir = dir.parent().unwrap_or(dir);
+                }
+                project = Some(dir.display().to_string());
+            }
+        }
+        Some(project.unwrap_or_else(|| f.input.path.display().to_string()))
+    }
+
+    /// Entries that start the same server within the files one client merges.
+    pub(in crate::lint) fn duplicates(&mut self) {
+        let entries = &std::mem::take(&mut self.entries);
+        let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let root_key = self.req.root.display().to_string();
+        let mut claude_keys: BTreeSet<String> = BTreeSet::from([root_key.clone()]);
+        for e in entries {
+            if self.files[e.file].input.client.id() == "claude-code"
+                && let Some(p) = &e.project
+            {
+                claude_keys.insert(p.clone());
+            }
+        }
+        let mut project: BTreeMap<usize, Option<String>> = BTreeMap::new();
+        for e in entries {
+            project
+                .entry(e.file)
+                .or_insert_with(|| self.project_of(e.file));
+        }
+        let projects: BTreeSet<(String, String)> = project
+            .iter()
+            .filter_map(|(&f, p)| {
+                let id = self.files[f].input.client.id().to_string();
+                p.clone().map(|p| (id, p))
+            })
+            .collect();
+        // Kiro agents' own groups: the settings files first, so a duplicate lands in the agent.
+        let agent_files: Vec<usize> = (0..self.files.len())
+            .filter(|&i| self.files[i].input.client.multi_file())
+            .collect();
+        for (idx, e) in entries.iter().enumerate() {
+            let f = &self.files[e.file];
+            let id = f.input.client.id();
+            let mut keys = Vec::new();
+            match id {
+                "claude-code" => {
+                    if let Some(p) = &e.project {
+                        keys.push(format!("claude-code:{p}"));
+                    } else if f.input.scopes.contains(&"user") {
+                        keys.extend(claude_keys.iter().map(|k| format!("claude-code:{k}")));
+                    } else {
+                        let dir = f
+                            .input
+                            .path
+                            .parent()
+                            .map(|p| p.display().to_string())
+                            .unwrap_or_default();
+                        keys.push(format!("claude-code:{dir}"));
+                    }
+                }
+                "json" => keys.push(format!("json:{}", e.file)),
+                "kiro-agent" => keys.push(format!("kiro-agent:{}", e.file)),
+                other => {
+                    // A user file merges with every project's file of the client; a project
+                    // file only with the user's.
+                    match project.get(&e.file).cloned().flatten() {
+                        Some(p) => keys.push(format!("{other}:{p}")),
+                        None => {
+                            keys.extend(
+                                projects
+                                    .iter()
+                                    .filter(|(c, _)| c == other)
+                                    .map(|(c, p)| format!("{c}:{p}")),
+                            );
+                            keys.push(format!("{other}:{root_key}"));
+                        }
+                    }
+                    for &a in &agent_files {
+                        if other == "kiro"
+                            && self.files[a].report
+                            && self.kiro_settings_for(a).contains(&f.input.path)
+                            && !self.files[a]
+                                .summary
+                                .as_ref()
+                                .is_some_and(|s| s.no_mcp_json)
+                        {
+                            keys.push(format!("kiro-agent:{a}"));
+                        }
+                    }
+                }
+            }
+            for k in keys {
+                groups.entry(k).or_default().push(idx);
+            }
+        }
+        let mut seen = BTreeSet::new();
+        for (key, mut members) in groups {
+            if key.starts_with("kiro-agent:") {
+                // Settings files first.
+                members.sort_by_key(|&i| {
+                    (
+                        self.files[entries[i].file].input.client.id() == "kiro-agent",
+                        i,
+                    )
+                });
+            }
+            let mut firsts: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            for &i in &members {
+                let e = &entries[i];
+                let Some(fp) = e.fingerprint.clone() else {
+                    continue;
+                };
+                let same = firsts.entry(fp.clone()).or_default();
+                let earlier = same.iter().copied().find(|&j| entries[j].name != e.name);
+                same.push(i);
+                let Some(j) = earlier else { continue };
+                if !seen.insert((i, j)) {
+                    continue;
+                }
+                let other = &entries[j];
+                let at = e.at;
+                let (ol, oc) = other.at;
+                let where_ = if other.file == e.file {
+                    format!("line {ol}")
+                } else {
+                    format!("{}:{ol}:{oc}", self.files[other.file].input.shown)
+                };
+                let what = if fp.starts_with("url ") {
+                    "the same URL"
+                } else {
+                    "the same command and arguments"
+                };
+                self.push(
+                    "duplicate-server",
+                    e.file,
+                    at,
+                    format!(
+                        "server `{}` starts the same server as `{}` ({where_}): {what}, so {} exposes its tools twice; remove one of them (or disable it)",
+                        e.name,
+                        other.name,
+                        self.files[e.file].input.client.id()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// What identifies the server an entry starts: its URL, or its command and arguments. `None`
+/// for a disabled entry (it exposes nothing) or one with neither.
+pub(in crate::lint) fn fingerprint(v: &Value) -> Option<String> {
+    let o: &Map<String, Value> = v.as_object()?;
+    if o.get("disabled") == Some(&Value::Bool(true))
+        || o.get("enabled") == Some(&Value::Bool(false))
+    {
+        return None;
+    }
+    for k in ["url", "serverUrl", "httpUrl"] {
+        if let Some(u) = o.get(k).and_then(Value::as_str) {
+            return Some(format!("url {}", normalize_url(u)));
+        }
+    }
+    let strings = |a: &Vec<Value>| -> Vec<String> {
+        a.iter()
+            .map(|x| {
+                x.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| x.to_string())
+            })
+            .collect()
+    };
+    let mut cmd: Vec<String> = match o.get("command")? {
+        Value::String(c) => vec![c.trim().to_string()],
+        Value::Array(a) => strings(a),
+        Value::Object(z) => {
+            let mut c = vec![z.get("path")?.as_str()?.to_string()];
+            if let Some(Value::Array(a)) = z.get("args") {
+                c.extend(strings(a));
+            }
+            c
+        }
+        _ => return None,
+    };
+    if let Some(Value::Array(a)) = o.get("args") {
+        cmd.extend(strings(a));
+    }
+    if cmd.first().is_none_or(|c| c.is_empty()) {
+        return None;
+    }
+    Some(format!(
+        "cmd {}",
+        serde_json::to_string(&cmd).unwrap_or_default()
+    ))
+}
+
+pub(in crate::lint) fn normalize_url(u: &str) -> String {
+    let u = u.trim().trim_end_matches('/');
+    match u.split_once("://") {
+        Some((scheme, rest)) => {
+            let (host, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+            format!(
+                "{}://{}{path}",
+                scheme.to_ascii_lowercase(),
+                host.to_ascii_lowercase()
+            )
+        }
+        None => u.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    pub(in crate::lint) fn fingerprints_ignore_names_and_disabled_entries() {
+        let a = serde_json::json!({"command": "npx", "args": ["-y", "srv"]});
+        let b = serde_json::json!({"type": "stdio", "command": "npx", "args": ["-y", "srv"], "env": {"X": "1"}});
+        let c = serde_json::json!({"command": "npx", "args": ["-y", "srv2"]});
+        let off = serde_json::json!({"command": "npx", "args": ["-y", "srv"], "disabled": true});
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+        assert_ne!(fingerprint(&a), fingerprint(&c));
+        assert_eq!(fingerprint(&off), None);
+        let u1 = serde_json::json!({"url": "HTTP://Example.com/mcp/"});
+        let u2 = serde_json::json!({"serverUrl": "http://example.com/mcp"});
+        let u3 = serde_json::json!({"url": "http://example.com/MCP"});
+        assert_eq!(fingerprint(&u1), fingerprint(&u2));
+        assert_ne!(fingerprint(&u1), fingerprint(&u3));
+    }
+}

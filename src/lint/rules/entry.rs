@@ -1,0 +1,271 @@
+//! Rules on one server entry (`unknown-field`, `literal-secret`, `placeholder-syntax`,
+//! `stale-legacy`, `not-an-object`) and on a Kiro agent file's own fields.
+
+use serde_json::Value;
+
+use super::placeholders::{Place, RefKind, expands, references};
+use crate::dialect::Dialect;
+use crate::document::kind_of;
+use crate::lint::run::{Run, dotted};
+use crate::lint::secrets;
+use crate::lint::source::Source;
+use crate::manifest::closest;
+
+/// Top-level fields of a Kiro agent file (Kiro rejects unknown ones).
+pub(in crate::lint) const AGENT_FIELDS: &[&str] = &[
+    "$schema",
+    "name",
+    "description",
+    "prompt",
+    "mcpServers",
+    "tools",
+    "toolAliases",
+    "allowedTools",
+    "excludedTools",
+    "permissions",
+    "toolsSettings",
+    "resources",
+    "hooks",
+    "includeMcpJson",
+    "includePowers",
+    "useLegacyMcpJson",
+    "model",
+    "keyboardShortcut",
+    "welcomeMessage",
+];
+
+pub(in crate::lint) const SHELLS: &[&str] =
+    &["sh", "bash", "zsh", "dash", "ksh", "fish", "cmd", "pwsh"];
+
+impl Run<'_> {
+    pub(in crate::lint) fn agent_fields(&mut self, file: usize) {
+        let Some(Value::Object(root)) = self.src(file).map(Source::root) else {
+            return;
+        };
+        let unknown: Vec<String> = root
+            .keys()
+            .filter(|k| !AGENT_FIELDS.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        for k in unknown {
+            let at = self
+                .src(file)
+                .map_or((1, 1), |s| s.locate(std::slice::from_ref(&k)));
+            let hint = suggest(&k, AGENT_FIELDS);
+            self.push(
+                "unknown-field",
+                file,
+                at,
+                format!(
+                    "unknown field `{k}` in this Kiro agent file: Kiro rejects or ignores it, so what it was meant to set does not apply; {hint}"
+                ),
+            );
+        }
+    }
+
+    pub(in crate::lint) fn check_entry(&mut self, file: usize, path: &[String], name: &str) {
+        let d = self.files[file].input.client;
+        let Some(src) = self.src(file) else { return };
+        let Some(value) = src.get(path) else { return };
+        let Value::Object(entry) = value else {
+            let at = src.locate(path);
+            let kind = kind_of(value);
+            self.push(
+                "not-an-object",
+                file,
+                at,
+                format!(
+                    "server `{name}` is {kind}, but {} expects an object such as `{{\"command\": …}}` or `{{\"url\": …}}`; make it an object or remove it",
+                    d.id()
+                ),
+            );
+            return;
+        };
+        let whole = Value::Object(entry.clone());
+        let Value::Object(entry) = &whole else { return };
+        self.wide.scan(&whole);
+        // unknown-field
+        let known = d.known_fields();
+        if !known.is_empty() {
+            for k in entry.keys() {
+                if known.contains(&k.as_str()) {
+                    continue;
+                }
+                let mut p = path.to_vec();
+                p.push(k.clone());
+                let at = self.src(file).map_or((1, 1), |s| s.locate(&p));
+                let hint = suggest(k, known);
+                self.push(
+                    "unknown-field",
+                    file,
+                    at,
+                    format!(
+                        "unknown field `{k}` in server `{name}`: {} does not read it, so it has no effect; {hint}",
+                        d.id()
+                    ),
+                );
+            }
+        }
+        // literal-secret
+        let mut strings = Vec::new();
+        walk_strings(&whole, &mut Vec::new(), &mut strings);
+        for (rel, key, s, element) in &strings {
+            let Some(what) = secrets::classify(key, s) else {
+                continue;
+            };
+            self.secrets.add(s);
+            self.wide.add(s);
+            self.files[file].secret = true;
+            let mut p = path.to_vec();
+            p.extend(rel.iter().cloned());
+            let at = match (element, self.src(file)) {
+                (true, Some(src)) => src.locate_element(&p, s),
+                (false, Some(src)) => src.locate(&p),
+                _ => (1, 1),
+            };
+            let field = dotted(rel);
+            let fix = secret_fix(d, rel);
+            self.push(
+                "literal-secret",
+                file,
+                at,
+                format!(
+                    "`{field}` of server `{name}` holds {what} written literally (the value is not shown); {fix}"
+                ),
+            );
+        }
+        // placeholder-syntax
+        let shell = entry
+            .get("command")
+            .and_then(Value::as_str)
+            .map(|c| c.rsplit('/').next().unwrap_or(c))
+            .is_some_and(|c| SHELLS.contains(&c));
+        let ex = expands(d);
+        for (rel, _, s, element) in &strings {
+            let Some(top) = rel.first().map(String::as_str) else {
+                continue;
+            };
+            let place = match top {
+                "env" | "environment" | "headers" | "http_headers" => Place::EnvOrHeader,
+                "command" | "args" | "url" | "serverUrl" | "httpUrl" | "cwd" => Place::Other,
+                _ => continue,
+            };
+            for (kind, tok, var) in references(s) {
+                if kind == RefKind::Bare && (shell || place == Place::Other && top != "url") {
+                    // `$VAR` in a shell's arguments is the shell's business, and elsewhere in
+                    // a command line too often not meant as a reference.
+                    continue;
+                }
+                let Some(why) = ex.problem(d, kind, place) else {
+                    continue;
+                };
+                let mut p = path.to_vec();
+                p.extend(rel.iter().cloned());
+                let at = match (element, self.src(file)) {
+                    (true, Some(src)) => src.locate_element(&p, s),
+                    (false, Some(src)) => src.locate(&p),
+                    _ => (1, 1),
+                };
+                let field = dotted(rel);
+                let fix = ex.fix(d, &var, place);
+                self.push(
+                    "placeholder-syntax",
+                    file,
+                    at,
+                    format!("`{tok}` in `{field}` of server `{name}`: {why}; {fix}"),
+                );
+            }
+        }
+        // stale-legacy
+        let legacy: Vec<String> = self
+            .req
+            .legacy
+            .iter()
+            .filter(|(_, l)| l.name == name && l.entry == whole)
+            .map(|(owner, _)| owner.clone())
+            .collect();
+        for owner in legacy {
+            let at = self.src(file).map_or((1, 1), |s| s.locate(path));
+            self.push(
+                "stale-legacy",
+                file,
+                at,
+                format!(
+                    "server `{name}` is exactly the old shape owner `{owner}` wrote before it used mcpconf (the manifest's `[[legacy]]`), still here beside its current entries, so the same tools may be exposed twice; run `mcpconf apply` to remove it"
+                ),
+            );
+        }
+    }
+}
+
+pub(in crate::lint) fn suggest(key: &str, known: &[&str]) -> String {
+    if let Some(k) = known.iter().find(|k| k.eq_ignore_ascii_case(key)) {
+        return format!("did you mean `{k}`?");
+    }
+    match closest(key, known.iter().copied()) {
+        Some(c) => format!("did you mean `{c}`?"),
+        None => "remove it, or see `mcpconf clients --format json` for the known fields".into(),
+    }
+}
+
+/// Every string in an entry: (path from the entry, the nearest key name, the string, whether
+/// it is an array element).
+pub(in crate::lint) fn walk_strings(
+    v: &Value,
+    path: &mut Vec<String>,
+    out: &mut Vec<(Vec<String>, String, String, bool)>,
+) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                path.push(k.clone());
+                walk_strings(x, path, out);
+                path.pop();
+            }
+        }
+        Value::Array(a) => {
+            let key = path.last().cloned().unwrap_or_default();
+            for x in a {
+                match x {
+                    Value::String(s) => out.push((path.clone(), key.clone(), s.clone(), true)),
+                    other => walk_strings(other, path, out),
+                }
+            }
+        }
+        Value::String(s) => {
+            let key = path.last().cloned().unwrap_or_default();
+            out.push((path.clone(), key, s.clone(), false));
+        }
+        _ => {}
+    }
+}
+
+pub(in crate::lint) fn secret_fix(d: &dyn Dialect, rel: &[String]) -> String {
+    let top = rel.first().map(String::as_str).unwrap_or("");
+    let var = match (top, rel.get(1)) {
+        ("env" | "environment", Some(k)) => k.clone(),
+        _ => "API_TOKEN".to_string(),
+    };
+    let ex = expands(d);
+    if d.id() == "codex" {
+        return "Codex reads secrets from its environment: list the variable in `env_vars`, or use `bearer_token_env_var` / `env_http_headers` for headers".into();
+    }
+    if ex.none {
+        return format!(
+            "{} expands no environment references, so start the server through a wrapper that reads the secret from the environment or a 0600 file",
+            d.id()
+        );
+    }
+    let r = ex.spell(&var);
+    let in_place = matches!(top, "env" | "environment" | "headers" | "http_headers");
+    if ex.env_and_headers_only && !in_place {
+        return format!(
+            "{} expands references only in env values and headers: pass it as an env value `{r}` and let the server read it from there",
+            d.id()
+        );
+    }
+    if top == "headers" || top == "http_headers" {
+        return format!("put it in an environment variable and reference it, e.g. `Bearer {r}`");
+    }
+    format!("put it in an environment variable and write `{r}` instead")
+}

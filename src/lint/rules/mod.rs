@@ -1,0 +1,7 @@
+//! The rules, by family. The file driver that runs them is `lint::run`.
+
+pub(super) mod drift;
+pub(super) mod duplicates;
+pub(super) mod entry;
+pub(super) mod grants;
+pub(super) mod placeholders;

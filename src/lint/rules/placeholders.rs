@@ -1,0 +1,239 @@
+//! `placeholder-syntax` helpers: the environment references in a string and what each
+//! client expands.
+
+use crate::dialect::Dialect;
+#[cfg(test)]
+use crate::lint::secrets;
+
+/// Predefined variables of editors (`${workspaceFolder}`), not environment references.
+pub(in crate::lint) const PREDEFINED: &[&str] = &[
+    "workspaceFolder",
+    "workspaceFolderBasename",
+    "workspaceRoot",
+    "userHome",
+    "pathSeparator",
+    "cwd",
+    "file",
+    "fileBasename",
+    "fileDirname",
+    "execPath",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::lint) enum RefKind {
+    /// `${VAR}`
+    Brace,
+    /// `${env:VAR}`
+    Env,
+    /// `$VAR`
+    Bare,
+    /// `{env:VAR}`
+    Opencode,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::lint) enum Place {
+    EnvOrHeader,
+    Other,
+}
+
+pub(in crate::lint) fn is_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+}
+
+/// Environment references in a string: (kind, the reference as written, the variable).
+pub(in crate::lint) fn references(s: &str) -> Vec<(RefKind, String, String)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        let rest = &s[i..];
+        if rest.starts_with("$$") {
+            i += 2;
+            continue;
+        }
+        if let Some(inner_start) = rest.strip_prefix("${") {
+            if let Some(end) = inner_start.find('}') {
+                let inner = &inner_start[..end];
+                let tok = &rest[..end + 3];
+                if let Some(v) = inner.strip_prefix("env:") {
+                    if is_ident(v) {
+                        out.push((RefKind::Env, tok.to_string(), v.to_string()));
+                    }
+                } else {
+                    let name = inner.split(":-").next().unwrap_or(inner);
+                    if is_ident(name) && !PREDEFINED.contains(&name) {
+                        out.push((RefKind::Brace, tok.to_string(), name.to_string()));
+                    }
+                }
+                i += end + 3;
+                continue;
+            }
+            break;
+        }
+        if let Some(after) = rest.strip_prefix('$') {
+            let n = after
+                .char_indices()
+                .take_while(|(k, c)| {
+                    c.is_ascii_alphanumeric() && !(*k == 0 && c.is_ascii_digit()) || *c == '_'
+                })
+                .count();
+            if n > 0 {
+                let name = &after[..n];
+                out.push((RefKind::Bare, format!("${name}"), name.to_string()));
+                i += 1 + n;
+                continue;
+            }
+        }
+        if let Some(after) = rest.strip_prefix("{env:")
+            && let Some(end) = after.find('}')
+        {
+            let v = &after[..end];
+            if is_ident(v) {
+                out.push((RefKind::Opencode, format!("{{env:{v}}}"), v.to_string()));
+            }
+            i += 6 + end;
+            continue;
+        }
+        i += rest.chars().next().map_or(1, char::len_utf8);
+    }
+    out
+}
+
+/// What a client expands, derived from its dialect's `placeholder()`.
+pub(in crate::lint) struct Expands {
+    kinds: Vec<RefKind>,
+    pub(in crate::lint) env_and_headers_only: bool,
+    pub(in crate::lint) none: bool,
+}
+
+/// References some clients expand beyond their dialect's own spelling.
+pub(in crate::lint) const EXTRA: &[(&str, RefKind)] = &[
+    ("gemini", RefKind::Bare),
+    ("kiro", RefKind::Env),
+    ("kiro-agent", RefKind::Env),
+];
+
+pub(in crate::lint) fn expands(d: &dyn Dialect) -> Expands {
+    let p = d.placeholder();
+    let none = p.starts_with("none");
+    let first = p.split_whitespace().next().unwrap_or("");
+    let mut kinds: Vec<RefKind> = match first {
+        "${VAR}" => vec![RefKind::Brace],
+        "${env:VAR}" => vec![RefKind::Env],
+        "{env:VAR}" => vec![RefKind::Opencode],
+        _ => Vec::new(),
+    };
+    if !none {
+        kinds.extend(
+            EXTRA
+                .iter()
+                .filter(|(id, _)| *id == d.id())
+                .map(|(_, k)| *k),
+        );
+    }
+    Expands {
+        kinds,
+        env_and_headers_only: p.contains("env values and headers only"),
+        none,
+    }
+}
+
+impl Expands {
+    pub(in crate::lint) fn spell(&self, var: &str) -> String {
+        match self.kinds.first() {
+            Some(RefKind::Env) => format!("${{env:{var}}}"),
+            Some(RefKind::Opencode) => format!("{{env:{var}}}"),
+            Some(RefKind::Bare) => format!("${var}"),
+            _ => format!("${{{var}}}"),
+        }
+    }
+
+    pub(in crate::lint) fn problem(
+        &self,
+        d: &dyn Dialect,
+        kind: RefKind,
+        place: Place,
+    ) -> Option<String> {
+        if self.none {
+            return Some(format!(
+                "{} expands no environment references, so the server receives this text literally",
+                d.id()
+            ));
+        }
+        if !self.kinds.contains(&kind) {
+            return Some(format!(
+                "{} does not expand this spelling (it writes references as `{}`), so the server receives the text literally",
+                d.id(),
+                self.spell("VAR")
+            ));
+        }
+        if self.env_and_headers_only && place == Place::Other {
+            return Some(format!(
+                "{} expands references only in env values and headers, so this one stays literal",
+                d.id()
+            ));
+        }
+        None
+    }
+
+    pub(in crate::lint) fn fix(&self, d: &dyn Dialect, var: &str, place: Place) -> String {
+        if d.id() == "codex" {
+            return format!(
+                "pass the variable with `env_vars = [\"{var}\"]` (or `bearer_token_env_var` / `env_http_headers` for headers)"
+            );
+        }
+        if self.none {
+            return "use a wrapper command that reads the variable, or write the value where it is not a secret".into();
+        }
+        if self.env_and_headers_only && place == Place::Other {
+            return format!(
+                "pass it as an env value (`{}`) and let the server read it",
+                self.spell(var)
+            );
+        }
+        format!("write `{}`", self.spell(var))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    pub(in crate::lint) fn finds_references_of_each_spelling() {
+        let r = references("a ${A} ${env:B} $C {env:D} ${workspaceFolder} $$E ${F:-x} $1");
+        let kinds: Vec<(RefKind, &str)> = r.iter().map(|(k, _, v)| (*k, v.as_str())).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (RefKind::Brace, "A"),
+                (RefKind::Env, "B"),
+                (RefKind::Bare, "C"),
+                (RefKind::Opencode, "D"),
+                (RefKind::Brace, "F"),
+            ]
+        );
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use crate::lint::rules::duplicates::normalize_url;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn string_scanners_never_panic(s in "\\PC{0,60}|[${}:a-zA-Z_ \"'\\\\=-]{0,60}") {
+            let _ = references(&s);
+            let _ = secrets::scrub_line(&s);
+            let _ = secrets::classify("API_KEY", &s);
+            let _ = secrets::classify("url", &s);
+            let _ = secrets::strip_references(&s);
+            let _ = normalize_url(&s);
+        }
+    }
+}

@@ -1,0 +1,716 @@
+//! The lint file driver: each file is read once (through `fsio`), parsed in its client's
+//! syntax and checked entry by entry in the thread that read it ([`read_and_check`]); then
+//! the rules that look across files run over what was kept of each file (`rules::grants`,
+//! `rules::duplicates`, `rules::drift`).
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::discover::{Input, ctx};
+use super::rules::drift::{Ledgers, ledgers};
+use super::rules::duplicates::fingerprint;
+use super::rules::grants::{Grant, grants_in};
+use super::secrets;
+use super::source::Source;
+use super::{Finding, LintReport, Request, Severity};
+use crate::dialect::{Ctx, Dialect};
+use crate::document::{ReadError, kind_of};
+use crate::engine::MAX_FILE;
+use crate::fsio;
+use crate::redact::Redactor;
+
+pub(in crate::lint) struct Loaded {
+    pub(in crate::lint) input: Input,
+    pub(in crate::lint) real: PathBuf,
+    /// The parse, only while the file is checked on its own (see [`read_and_check`]).
+    pub(in crate::lint) source: Option<Source>,
+    /// What the rules across files need of the parse, once it is dropped.
+    pub(in crate::lint) summary: Option<Box<Summary>>,
+    pub(in crate::lint) mode: u32,
+    /// Findings are reported for this file (false: read only as context for another file).
+    pub(in crate::lint) report: bool,
+    /// Whether it holds a literal secret.
+    pub(in crate::lint) secret: bool,
+    /// The text of a file that did not parse (for the code frame of its error).
+    pub(in crate::lint) text: Option<String>,
+    /// Its canonical path, when worked out while checking it (for `drift`).
+    pub(in crate::lint) canonical: Option<String>,
+}
+
+impl Loaded {
+    pub(in crate::lint) fn source_line(&self, line: usize) -> Option<String> {
+        self.summary
+            .as_ref()
+            .and_then(|s| s.lines.iter().find(|(n, _)| *n == line))
+            .map(|(_, t)| t.clone())
+            .or_else(|| {
+                let t = self.text.as_deref()?;
+                t.split('\n')
+                    .nth(line.checked_sub(1)?)
+                    .map(|l| l.trim_end_matches('\r').to_string())
+            })
+    }
+}
+
+/// What the rules across files read of a parsed file: kept instead of the parse, so that
+/// thousands of files are not held in memory at once.
+#[derive(Default)]
+pub(in crate::lint) struct Summary {
+    /// The text of the lines findings point at (for code frames), by line number.
+    pub(in crate::lint) lines: Vec<(usize, String)>,
+    /// The names in the root's `mcpServers`, when the root and it are objects.
+    pub(in crate::lint) mcp_servers: Option<Vec<String>>,
+    /// Whether the root's `includeMcpJson` is `false`.
+    pub(in crate::lint) no_mcp_json: bool,
+    /// A Kiro agent's grants of a server (not built-in, no wildcard).
+    pub(in crate::lint) grants: Vec<Grant>,
+    /// The entries of the root's `mcpServers`, for a file read only as context.
+    pub(in crate::lint) root_entries: Vec<Entry>,
+}
+
+pub(in crate::lint) struct Raw {
+    pub(in crate::lint) rule: &'static str,
+    pub(in crate::lint) file: usize,
+    pub(in crate::lint) line: usize,
+    pub(in crate::lint) column: usize,
+    pub(in crate::lint) message: String,
+}
+
+pub(in crate::lint) struct Run<'a> {
+    pub(in crate::lint) req: &'a Request,
+    pub(in crate::lint) ctx: &'a Ctx,
+    pub(in crate::lint) files: Vec<Loaded>,
+    /// Index of `files` by resolved path.
+    pub(in crate::lint) by_real: std::collections::HashMap<PathBuf, usize>,
+    pub(in crate::lint) raw: Vec<Raw>,
+    /// Values recognised as credentials.
+    pub(in crate::lint) secrets: Redactor,
+    /// Those plus every value under a credential-like name (for code frames).
+    pub(in crate::lint) wide: Redactor,
+    /// Every entry found in a servers container, in file order.
+    pub(in crate::lint) entries: Vec<Entry>,
+    /// `drift` findings, reported when their file is the one the ledgers' path names.
+    pub(in crate::lint) drift: Vec<Raw>,
+}
+
+/// An entry found in a servers container, with what `duplicate-server` needs of it.
+#[derive(Clone)]
+pub(in crate::lint) struct Entry {
+    pub(in crate::lint) file: usize,
+    /// The second step of a three-step path (a Claude Code project's key).
+    pub(in crate::lint) project: Option<String>,
+    pub(in crate::lint) name: String,
+    /// The server it starts ([`fingerprint`]).
+    pub(in crate::lint) fingerprint: Option<String>,
+    /// Line and column of its key.
+    pub(in crate::lint) at: (usize, usize),
+}
+
+impl Entry {
+    pub(in crate::lint) fn new(file: usize, src: &Source, path: &[String], name: &str) -> Entry {
+        Entry {
+            file,
+            project: (path.len() == 3).then(|| path[1].clone()),
+            name: name.to_string(),
+            fingerprint: src.get(path).and_then(fingerprint),
+            at: src.locate(path),
+        }
+    }
+}
+
+pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
+    let ctx = ctx(req);
+    let ledgers = ledgers(req);
+    let mut r = Run {
+        req,
+        ctx: &ctx,
+        files: Vec::new(),
+        by_real: std::collections::HashMap::new(),
+        raw: Vec::new(),
+        secrets: Redactor::default(),
+        wide: Redactor::default(),
+        entries: Vec::new(),
+        drift: Vec::new(),
+    };
+    r.files.reserve(inputs.len());
+    r.by_real.reserve(inputs.len());
+    let outcomes = parallel(inputs, |input| read_and_check(req, &ctx, &ledgers, input));
+    for (input, outcome) in outcomes {
+        r.admit(input, outcome, true);
+    }
+    for i in 0..r.files.len() {
+        if r.files[i].secret && r.files[i].mode & 0o044 != 0 {
+            let mode = r.files[i].mode;
+            let shown = r.files[i].input.shown.clone();
+            r.push(
+                "secret-file-mode",
+                i,
+                (1, 1),
+                format!(
+                    "this file holds a literal secret and its mode is {mode:04o}, so {} can read it; run `chmod 600 {shown}` (and move the secret to the environment)",
+                    if mode & 0o007 != 0 {
+                        "every user on the machine"
+                    } else {
+                        "its group"
+                    }
+                ),
+            );
+        }
+    }
+    r.agents();
+    r.duplicates();
+    r.drift(!ledgers.is_empty());
+    r.finish()
+}
+
+/// What checking a file on its own gave: its summary and findings, the credentials it holds
+/// and its entries (all with file index 0).
+pub(in crate::lint) struct Checked {
+    pub(in crate::lint) summary: Box<Summary>,
+    pub(in crate::lint) secret: bool,
+    pub(in crate::lint) canonical: Option<String>,
+    pub(in crate::lint) raw: Vec<Raw>,
+    pub(in crate::lint) drift: Vec<Raw>,
+    pub(in crate::lint) secrets: Redactor,
+    pub(in crate::lint) wide: Redactor,
+    pub(in crate::lint) entries: Vec<Entry>,
+}
+
+/// Read and parse a file, run the rules that need only it, and keep a [`Summary`] for the
+/// rules across files; the parse is dropped here, in the reading thread.
+pub(in crate::lint) fn read_and_check(
+    req: &Request,
+    ctx: &Ctx,
+    ledgers: &Ledgers,
+    input: Input,
+) -> (Input, Outcome<Box<Checked>>) {
+    let (real, mode, src) = match read_one(&input) {
+        Outcome::Missing => return (input, Outcome::Missing),
+        Outcome::Unreadable(p, m) => return (input, Outcome::Unreadable(p, m)),
+        Outcome::Read {
+            real,
+            mode,
+            parsed: Err(e),
+        } => {
+            return (
+                input,
+                Outcome::Read {
+                    real,
+                    mode,
+                    parsed: Err(e),
+                },
+            );
+        }
+        Outcome::Read {
+            real,
+            mode,
+            parsed: Ok(src),
+        } => (real, mode, src),
+    };
+    let mut sub = Run {
+        req,
+        ctx,
+        files: Vec::with_capacity(1),
+        by_real: Default::default(),
+        raw: Vec::new(),
+        secrets: Redactor::default(),
+        wide: Redactor::default(),
+        entries: Vec::new(),
+        drift: Vec::new(),
+    };
+    sub.files.push(Loaded {
+        input,
+        real,
+        source: Some(src),
+        summary: None,
+        mode,
+        report: true,
+        secret: false,
+        text: None,
+        canonical: None,
+    });
+    let mut entries = Vec::new();
+    sub.check_file(0, &mut entries);
+    let canonical = (!ledgers.is_empty()).then(|| sub.drift_in(0, ledgers));
+    let Some(mut f) = sub.files.pop() else {
+        unreachable!("the file checked is there")
+    };
+    let src = f.source.take();
+    let mut summary = src
+        .as_ref()
+        .map(|s| summary_of(s, f.input.client))
+        .unwrap_or_default();
+    if let Some(s) = &src {
+        let lines = std::iter::once(1)
+            .chain(sub.raw.iter().chain(&sub.drift).map(|r| r.line))
+            .chain(entries.iter().map(|e: &Entry| e.at.0))
+            .chain(summary.grants.iter().map(|g| g.at.0));
+        for line in lines {
+            if !summary.lines.iter().any(|(n, _)| *n == line)
+                && let Some(t) = s.line_text(line)
+            {
+                summary.lines.push((line, t));
+            }
+        }
+    }
+    drop(src);
+    let checked = Box::new(Checked {
+        summary: Box::new(summary),
+        secret: f.secret,
+        canonical,
+        raw: sub.raw,
+        drift: sub.drift,
+        secrets: sub.secrets,
+        wide: sub.wide,
+        entries,
+    });
+    (
+        f.input,
+        Outcome::Read {
+            real: f.real,
+            mode: f.mode,
+            parsed: Ok(checked),
+        },
+    )
+}
+
+/// What the rules across files read of a parsed file, but its lines.
+pub(in crate::lint) fn summary_of(src: &Source, d: &dyn Dialect) -> Summary {
+    let root = src.root();
+    let mut s = Summary {
+        mcp_servers: root
+            .get("mcpServers")
+            .and_then(Value::as_object)
+            .map(|m| m.keys().cloned().collect()),
+        no_mcp_json: root.get("includeMcpJson") == Some(&Value::Bool(false)),
+        ..Summary::default()
+    };
+    if d.multi_file() {
+        s.grants = grants_in(src, d);
+    }
+    s
+}
+
+pub(in crate::lint) fn dotted(path: &[String]) -> String {
+    path.join(".")
+}
+
+impl Run<'_> {
+    pub(in crate::lint) fn push(
+        &mut self,
+        rule: &'static str,
+        file: usize,
+        at: (usize, usize),
+        message: String,
+    ) {
+        self.raw.push(Raw {
+            rule,
+            file,
+            line: at.0,
+            column: at.1,
+            message,
+        });
+    }
+
+    /// Read and parse a file as context for another (no rules of its own); returns its index,
+    /// or `None` when it does not exist.
+    pub(in crate::lint) fn load(&mut self, input: Input, report: bool) -> Option<usize> {
+        let outcome = match read_one(&input) {
+            Outcome::Missing => Outcome::Missing,
+            Outcome::Unreadable(p, m) => Outcome::Unreadable(p, m),
+            Outcome::Read { real, mode, parsed } => Outcome::Read {
+                real,
+                mode,
+                parsed: parsed.map(|src| {
+                    let mut summary = summary_of(&src, input.client);
+                    if let Some(Value::Object(m)) = src.get(&["mcpServers".to_string()]) {
+                        for name in m.keys() {
+                            let path = ["mcpServers".to_string(), name.clone()];
+                            summary.root_entries.push(Entry::new(0, &src, &path, name));
+                        }
+                    }
+                    Box::new(Checked {
+                        summary: Box::new(summary),
+                        secret: false,
+                        canonical: None,
+                        raw: Vec::new(),
+                        drift: Vec::new(),
+                        secrets: Redactor::default(),
+                        wide: Redactor::default(),
+                        entries: Vec::new(),
+                    })
+                }),
+            },
+        };
+        self.admit(input, outcome, report)
+    }
+
+    /// Record what reading (and checking) a file gave.
+    pub(in crate::lint) fn admit(
+        &mut self,
+        input: Input,
+        outcome: Outcome<Box<Checked>>,
+        report: bool,
+    ) -> Option<usize> {
+        let real = match &outcome {
+            Outcome::Missing => return None,
+            Outcome::Unreadable(real, _) | Outcome::Read { real, .. } => real.clone(),
+        };
+        if let Some(&i) = self.by_real.get(&real) {
+            if report && !self.files[i].report {
+                self.files[i].report = true;
+                self.files[i].input = input;
+            }
+            return Some(i);
+        }
+        let d = input.client;
+        match outcome {
+            Outcome::Missing => None,
+            Outcome::Unreadable(real, message) => {
+                let i = self.add(input, real, 0, report);
+                self.push("unreadable", i, (1, 1), message);
+                Some(i)
+            }
+            Outcome::Read {
+                real,
+                mode,
+                parsed: Ok(c),
+            } => {
+                let i = self.add(input, real, mode, report);
+                let f = &mut self.files[i];
+                let c = *c;
+                f.summary = Some(c.summary);
+                f.secret = c.secret;
+                f.canonical = c.canonical;
+                for s in &mut f.summary.iter_mut().flat_map(|s| &mut s.root_entries) {
+                    s.file = i;
+                }
+                let at = |mut r: Raw| {
+                    r.file = i;
+                    r
+                };
+                self.raw.extend(c.raw.into_iter().map(at));
+                self.drift.extend(c.drift.into_iter().map(at));
+                self.secrets.merge(&c.secrets);
+                self.wide.merge(&c.wide);
+                self.entries.extend(c.entries.into_iter().map(|mut e| {
+                    e.file = i;
+                    e
+                }));
+                Some(i)
+            }
+            Outcome::Read {
+                real,
+                mode,
+                parsed: Err((e, text)),
+            } => {
+                let i = self.add(input, real, mode, report);
+                self.files[i].text = text;
+                let (rule, message) = read_error(d, &e);
+                self.push(rule, i, (e.line, e.column), message);
+                Some(i)
+            }
+        }
+    }
+
+    pub(in crate::lint) fn add(
+        &mut self,
+        input: Input,
+        real: PathBuf,
+        mode: u32,
+        report: bool,
+    ) -> usize {
+        self.by_real.entry(real.clone()).or_insert(self.files.len());
+        self.files.push(Loaded {
+            input,
+            real,
+            source: None,
+            summary: None,
+            mode,
+            report,
+            secret: false,
+            text: None,
+            canonical: None,
+        });
+        self.files.len() - 1
+    }
+
+    pub(in crate::lint) fn src(&self, file: usize) -> Option<&Source> {
+        self.files.get(file).and_then(|f| f.source.as_ref())
+    }
+
+    /// The servers containers of a file (Claude Code's `~/.claude.json`: the user container and
+    /// every project's local one).
+    pub(in crate::lint) fn containers(&self, file: usize) -> Vec<Vec<String>> {
+        let f = &self.files[file];
+        let d = f.input.client;
+        let mut out: Vec<Vec<String>> = Vec::new();
+        for scope in &f.input.scopes {
+            if d.id() == "claude-code" && *scope == "local" {
+                let key = d.container("user", self.ctx).pop().unwrap_or_default();
+                if let Some(Value::Object(projects)) = f
+                    .source
+                    .as_ref()
+                    .and_then(|s| s.get(&["projects".to_string()]))
+                {
+                    for (p, v) in projects {
+                        if v.get(&key).is_some() {
+                            out.push(vec!["projects".into(), p.clone(), key.clone()]);
+                        }
+                    }
+                }
+                continue;
+            }
+            let c = d.container(scope, self.ctx);
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    pub(in crate::lint) fn check_file(&mut self, file: usize, entries: &mut Vec<Entry>) {
+        let d = self.files[file].input.client;
+        if d.multi_file() {
+            self.agent_fields(file);
+        }
+        for container in self.containers(file) {
+            let Some(src) = self.src(file) else { return };
+            // Every step on the way must be an object.
+            let mut bad = None;
+            for n in 1..=container.len() {
+                match src.get(&container[..n]) {
+                    None => break,
+                    Some(Value::Object(_)) => {}
+                    Some(other) => {
+                        bad = Some((n, kind_of(other)));
+                        break;
+                    }
+                }
+            }
+            if let Some((n, kind)) = bad {
+                let at = src.locate(&container[..n]);
+                let key = dotted(&container[..n]);
+                self.push(
+                    "not-an-object",
+                    file,
+                    at,
+                    format!(
+                        "`{key}` is {kind}, but {} reads servers from an object keyed by server name (`\"{}\": {{\"name\": {{…}}}}`); make it an object",
+                        d.id(),
+                        container.last().cloned().unwrap_or_default()
+                    ),
+                );
+                continue;
+            }
+            let Some(Value::Object(servers)) = src.get(&container) else {
+                continue;
+            };
+            let names: Vec<String> = servers.keys().cloned().collect();
+            for name in names {
+                let mut path = container.clone();
+                path.push(name.clone());
+                self.check_entry(file, &path, &name);
+                if let Some(src) = self.src(file) {
+                    entries.push(Entry::new(file, src, &path, &name));
+                }
+            }
+        }
+    }
+
+    /// A line for a code frame with credentials redacted, and where the column went.
+    pub(in crate::lint) fn frame(&self, line: &str, column: usize) -> (String, usize) {
+        let at = column.saturating_sub(1);
+        let marked: String = line
+            .chars()
+            .enumerate()
+            .flat_map(|(i, c)| {
+                let m = (i == at).then_some(secrets::MARK);
+                m.into_iter().chain(std::iter::once(c))
+            })
+            .collect();
+        let scrubbed = self.wide.redact(&secrets::scrub_line(&marked));
+        match scrubbed.chars().position(|c| c == secrets::MARK) {
+            Some(i) => (scrubbed.replace(secrets::MARK, ""), i + 1),
+            None => {
+                let plain = scrubbed.replace(secrets::MARK, "");
+                let n = plain.chars().count();
+                (plain, column.min(n + 1))
+            }
+        }
+    }
+
+    pub(in crate::lint) fn finish(mut self) -> LintReport {
+        let mut findings = Vec::new();
+        let mut raw = std::mem::take(&mut self.raw);
+        raw.sort_by(|a, b| {
+            (a.file, a.line, a.column, a.rule).cmp(&(b.file, b.line, b.column, b.rule))
+        });
+        raw.dedup_by(|a, b| {
+            a.file == b.file
+                && a.line == b.line
+                && a.column == b.column
+                && a.rule == b.rule
+                && a.message == b.message
+        });
+        for r in raw {
+            let f = &self.files[r.file];
+            if !f.report {
+                continue;
+            }
+            let severity = self.req.config.level(r.rule);
+            if severity == Severity::Off {
+                continue;
+            }
+            let (source_line, source_column) = match f.source_line(r.line) {
+                Some(l) => {
+                    let (line, column) = self.frame(&l, r.column);
+                    (Some(line), column)
+                }
+                None => (None, r.column),
+            };
+            findings.push(Finding {
+                rule: r.rule,
+                severity,
+                path: f.input.shown.clone(),
+                line: r.line,
+                column: r.column,
+                message: self.secrets.redact(&r.message),
+                source_line,
+                source_column,
+            });
+        }
+        LintReport {
+            findings,
+            files: self
+                .files
+                .iter()
+                .filter(|f| f.report)
+                .map(|f| f.input.shown.clone())
+                .collect(),
+            redactor: self.secrets,
+        }
+    }
+}
+
+/// What reading one file gave.
+pub(in crate::lint) enum Outcome<S = Source> {
+    /// It does not exist (a dangling link counts as absent).
+    Missing,
+    /// It exists but cannot be read: the path and why.
+    Unreadable(PathBuf, String),
+    /// Read (from `real`, its path with a final symbolic link resolved): parsed, or the parse
+    /// error with the text for a code frame.
+    Read {
+        real: PathBuf,
+        mode: u32,
+        parsed: Result<S, (ReadError, Option<String>)>,
+    },
+}
+
+pub(in crate::lint) fn read_one(input: &Input) -> Outcome {
+    let mut path = input.path.clone();
+    let read = match fsio::read_to_inspect(&path, MAX_FILE) {
+        Ok(None) => return Outcome::Missing,
+        Ok(Some(r)) => r,
+        Err(e) if e.code == "not-a-file" => {
+            // Perhaps a symbolic link: follow it (a directory stays unreadable).
+            match fsio::resolve(&path) {
+                Ok(real) if real != path => {
+                    path = real;
+                    match fsio::read_to_inspect(&path, MAX_FILE) {
+                        Ok(None) => return Outcome::Missing,
+                        Ok(Some(r)) => r,
+                        Err(e) => return Outcome::Unreadable(path, e.message),
+                    }
+                }
+                Ok(_) => return Outcome::Unreadable(path, e.message),
+                Err(e) if e.code == "dangling-symlink" => return Outcome::Missing,
+                Err(e) => return Outcome::Unreadable(path, e.message),
+            }
+        }
+        Err(e) => return Outcome::Unreadable(path, e.message),
+    };
+    let mode = read.meta.mode;
+    let parsed = Source::parse(read.bytes, input.client.syntax()).map_err(|e| {
+        // Rare: read the file again for the code frame (the parse consumed the bytes).
+        let text = fsio::read_to_inspect(&path, MAX_FILE)
+            .ok()
+            .flatten()
+            .and_then(|r| String::from_utf8(r.bytes).ok())
+            .map(|t| t.trim_start_matches('\u{feff}').to_string());
+        (e, text)
+    });
+    Outcome::Read {
+        real: path,
+        mode,
+        parsed,
+    }
+}
+
+/// `f` over `items` on the machine's cores (in order).
+pub(in crate::lint) fn parallel<T: Send, R: Send>(
+    items: Vec<T>,
+    f: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if threads < 2 || items.len() < 64 {
+        return items.into_iter().map(&f).collect();
+    }
+    let n = items.len();
+    let per = n.div_ceil(threads);
+    let mut chunks: Vec<Vec<T>> = Vec::new();
+    let mut it = items.into_iter().peekable();
+    while it.peek().is_some() {
+        chunks.push(it.by_ref().take(per).collect());
+    }
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|c| s.spawn(move || c.into_iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        let mut out = Vec::with_capacity(n);
+        for h in handles {
+            out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        out
+    })
+}
+
+pub(in crate::lint) fn read_error(d: &dyn Dialect, e: &ReadError) -> (&'static str, String) {
+    let syntax = d.syntax().describe();
+    match e.code {
+        "duplicate-key" => (
+            "duplicate-key",
+            format!(
+                "{}; clients disagree on which copy wins, so remove or rename one of them",
+                e.message
+            ),
+        ),
+        "not-an-object" => (
+            "not-an-object",
+            format!(
+                "{}; {} expects a JSON object at the root (`{{ … }}`)",
+                e.message,
+                d.id()
+            ),
+        ),
+        "empty-file" => (
+            "parse-error",
+            format!(
+                "the file is empty, which is not valid {syntax} for {}; write `{{}}` or delete it",
+                d.id()
+            ),
+        ),
+        _ => (
+            "parse-error",
+            format!(
+                "{}; {} reads {syntax}, so it cannot load this file: fix the syntax here",
+                e.message,
+                d.id()
+            ),
+        ),
+    }
+}
