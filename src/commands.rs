@@ -1,11 +1,12 @@
 //! The command layer: resolves settings, calls the engine, prints. The only module that writes
 //! to stdout or stderr.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli::{Cli, Color, Command, Format, LintArgs};
+use crate::console::{self, eprint, eprintln, print, println};
 use crate::dialect::{self, Base, PinSupport};
 use crate::engine::{self, Exit, Mode, Report, Settings};
 use crate::fsio;
@@ -17,8 +18,14 @@ use crate::saved::{SavedManifest, SavedPlan};
 /// The manifest's JSON Schema, exactly as shipped in `schemas/manifest.schema.json`.
 pub const SCHEMA: &str = include_str!("../schemas/manifest.schema.json");
 
-/// Run a parsed command line; returns the process exit code.
+/// Run a parsed command line; returns the process exit code. A closed stdout (the reader
+/// stopped early) ends output quietly; see [`crate::console`].
 pub fn run(cli: Cli) -> u8 {
+    let code = run_command(cli);
+    console::finish(code)
+}
+
+fn run_command(cli: Cli) -> u8 {
     let g = &cli.global;
     let json = g.format == Format::Json;
     let style = Style {
@@ -53,7 +60,9 @@ pub fn run(cli: Cli) -> u8 {
         }
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
-            clap_complete::generate(*shell, &mut cmd, "mcpconf", &mut std::io::stdout());
+            let mut out = Vec::new();
+            clap_complete::generate(*shell, &mut cmd, "mcpconf", &mut out);
+            console::out_bytes(&out);
             return 0;
         }
         Command::Man => {
@@ -62,7 +71,7 @@ pub fn run(cli: Cli) -> u8 {
             if clap_mangen::Man::new(cmd).render(&mut out).is_err() {
                 return Exit::Usage as u8;
             }
-            let _ = std::io::stdout().write_all(&out);
+            console::out_bytes(&out);
             return 0;
         }
         _ => {}
@@ -383,7 +392,7 @@ fn run_apply(
             } else {
                 print!("{}", output::diffs_text(plan, &red, style));
                 print!("{}", output::summary_text(plan, &red, style, false));
-                let _ = std::io::stdout().flush();
+                console::flush_out();
                 shown = true;
             }
             if !interactive {
@@ -393,7 +402,6 @@ fn run_apply(
                 return false;
             }
             eprint!("Apply these changes? [y/N] ");
-            let _ = std::io::stderr().flush();
             let mut line = String::new();
             let _ = std::io::stdin().lock().read_line(&mut line);
             matches!(line.trim(), "y" | "Y" | "yes" | "Yes" | "YES")

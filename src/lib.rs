@@ -17,6 +17,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod console;
 pub mod dialect;
 pub mod document;
 pub mod engine;

@@ -787,3 +787,54 @@ fn usage_errors_exit_2() {
         .code(2)
         .stdout(predicate::str::contains("\"manifest-missing\""));
 }
+
+/// A reader that stops early closes stdout (`mcpconf schema | head -c1`): the next write fails
+/// with EPIPE, which must end the output quietly (no panic, exit 0), as ripgrep does. The read end
+/// is closed before the child starts, so every write it makes fails.
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let bin = env!("CARGO_BIN_EXE_mcpconf");
+    for args in [
+        &["schema"][..],
+        &["clients"],
+        &["clients", "--format", "json"],
+        &["completions", "bash"],
+        &["man"],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(bin)
+            .args(args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}
+
+/// Any other failure to write stdout (a full disk behind a redirect) is an I/O error, exit 4,
+/// said once on stderr; never a panic.
+#[test]
+fn a_failing_stdout_is_an_io_error() {
+    let Ok(full) = fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("SKIPPED: no /dev/full here");
+        return;
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        .arg("schema")
+        .stdout(full)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(
+        stderr.matches("cannot write to standard output").count(),
+        1,
+        "{stderr}"
+    );
+}
