@@ -15,8 +15,11 @@
 //! - [`probe`]: a small MCP client that starts the declared servers and checks tool pins.
 #![warn(missing_docs)]
 
+#[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "cli")]
 pub mod commands;
+#[cfg(feature = "cli")]
 pub mod console;
 pub mod dialect;
 pub mod document;
@@ -39,4 +42,5 @@ pub mod saved;
 pub mod template;
 pub mod tomldoc;
 
+#[cfg(feature = "cli")]
 pub use commands::run;

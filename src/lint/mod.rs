@@ -261,7 +261,7 @@ mod tests {
 
     #[test]
     fn the_schema_lists_exactly_the_rules() {
-        let schema: serde_json::Value = serde_json::from_str(crate::commands::SCHEMA).unwrap();
+        let schema: serde_json::Value = serde_json::from_str(include_str!("../../schemas/manifest.schema.json")).unwrap();
         let listed: Vec<&str> = schema["$defs"]["lintRules"]["items"]["enum"]
             .as_array()
             .unwrap()
