@@ -2,7 +2,7 @@
 //! to stdout or stderr.
 
 use std::io::{BufRead, IsTerminal};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use crate::cli::{Cli, Color, Command, Format, LintArgs};
@@ -555,51 +555,25 @@ fn collect_server(red: &mut Redactor, s: &Server) {
 
 fn settings(cli: &Cli) -> Result<Settings, String> {
     let g = &cli.global;
-    let abs = |p: &Path| std::path::absolute(p).map_err(|e| format!("`{}`: {e}", p.display()));
-    let root = abs(&g.root.clone().unwrap_or_else(|| PathBuf::from(".")))?;
-    let home = match &g.home {
-        Some(h) => abs(h)?,
-        None => match std::env::var_os("HOME") {
-            Some(h) if !h.is_empty() => abs(Path::new(&h))?,
-            _ => return Err("HOME is not set; pass --home DIR".into()),
-        },
-    };
-    let state_dir = match &g.state_dir {
-        Some(s) => abs(s)?,
-        None => match std::env::var_os("MCPCONF_STATE_DIR").filter(|v| !v.is_empty()) {
-            Some(s) => abs(Path::new(&s))?,
-            None => match std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
-                Some(x) => abs(&Path::new(&x).join("mcpconf"))?,
-                None => home.join(".local/state/mcpconf"),
-            },
-        },
-    };
-    let manifest = abs(&g
-        .manifest
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("mcpconf.toml")))?;
+    let mut b = Settings::builder();
+    if let Some(m) = &g.manifest {
+        b = b.manifest(m);
+    }
+    if let Some(r) = &g.root {
+        b = b.root(r);
+    }
+    if let Some(h) = &g.home {
+        b = b.home(h);
+    }
+    if let Some(s) = &g.state_dir {
+        b = b.state_dir(s);
+    }
+    let mut settings = b.build().map_err(|e| e.to_string())?;
     if !(g.lock_timeout.is_finite() && g.lock_timeout >= 0.0 && g.lock_timeout <= 86_400.0) {
         return Err("--lock-timeout must be a number of seconds between 0 and 86400".into());
     }
-    Ok(Settings {
-        manifest,
-        root,
-        home,
-        state_dir,
-        lock_timeout: Duration::from_secs_f64(g.lock_timeout),
-        codex_home: std::env::var_os("CODEX_HOME")
-            .filter(|v| !v.is_empty())
-            .map(|v| abs(Path::new(&v)))
-            .transpose()?,
-        // An explicit --home means "everything of the user is under there".
-        xdg_config_home: match &g.home {
-            Some(_) => None,
-            None => std::env::var_os("XDG_CONFIG_HOME")
-                .filter(|v| !v.is_empty())
-                .map(|v| abs(Path::new(&v)))
-                .transpose()?,
-        },
-    })
+    settings.lock_timeout = Duration::from_secs_f64(g.lock_timeout);
+    Ok(settings)
 }
 
 fn clients_text(json: bool) -> String {

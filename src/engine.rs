@@ -31,24 +31,7 @@ pub const CLIENT_LOCK_STALE: Duration = Duration::from_secs(10);
 /// The largest config file mcpconf reads.
 pub const MAX_FILE: u64 = 512 * 1024 * 1024;
 
-/// Resolved settings shared by the commands.
-#[derive(Debug, Clone)]
-pub struct Settings {
-    /// The manifest path.
-    pub manifest: PathBuf,
-    /// Base of project-scope targets.
-    pub root: PathBuf,
-    /// Base of user-scope targets.
-    pub home: PathBuf,
-    /// Where ledgers live.
-    pub state_dir: PathBuf,
-    /// How long to wait for other writers.
-    pub lock_timeout: Duration,
-    /// `$CODEX_HOME`, when set.
-    pub codex_home: Option<PathBuf>,
-    /// `$XDG_CONFIG_HOME`, when set and `--home` was not given.
-    pub xdg_config_home: Option<PathBuf>,
-}
+pub use crate::settings::Settings;
 
 /// Process exit codes (contract §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

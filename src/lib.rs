@@ -39,6 +39,7 @@ pub mod plan;
 pub mod probe;
 pub mod redact;
 pub mod saved;
+pub mod settings;
 pub mod template;
 pub mod tomldoc;
 

@@ -261,7 +261,8 @@ mod tests {
 
     #[test]
     fn the_schema_lists_exactly_the_rules() {
-        let schema: serde_json::Value = serde_json::from_str(include_str!("../../schemas/manifest.schema.json")).unwrap();
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../schemas/manifest.schema.json")).unwrap();
         let listed: Vec<&str> = schema["$defs"]["lintRules"]["items"]["enum"]
             .as_array()
             .unwrap()

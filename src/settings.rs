@@ -1,0 +1,256 @@
+//! Where things are: the manifest, the bases of project and user targets, the ledgers' directory,
+//! and how long to wait for other writers.
+//!
+//! [`Settings::from_env`] resolves them exactly as the `mcpconf` command line does without flags;
+//! [`Settings::builder`] sets some explicitly (as the flags do) and resolves the rest the same way.
+//!
+//! ```
+//! # fn main() -> Result<(), mcpconf::settings::SettingsError> {
+//! use mcpconf::settings::Settings;
+//!
+//! let dir = std::env::temp_dir();
+//! let settings = Settings::builder()
+//!     .manifest(dir.join("mcpconf.toml"))
+//!     .root(&dir)
+//!     .home(&dir)
+//!     .state_dir(dir.join("state"))
+//!     .build()?;
+//! assert!(settings.home.is_absolute());
+//! // An explicit home means "everything of the user is under there".
+//! assert_eq!(settings.xdg_config_home, None);
+//! # Ok(())
+//! # }
+//! ```
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long to wait for another writer when nothing else is said (`--lock-timeout`'s default).
+pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Resolved settings shared by the commands; every path is absolute.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The manifest path.
+    pub manifest: PathBuf,
+    /// Base of project-scope targets.
+    pub root: PathBuf,
+    /// Base of user-scope targets.
+    pub home: PathBuf,
+    /// Where ledgers live.
+    pub state_dir: PathBuf,
+    /// How long to wait for other writers.
+    pub lock_timeout: Duration,
+    /// `$CODEX_HOME`, when set.
+    pub codex_home: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME`, when set and the home was not given explicitly.
+    pub xdg_config_home: Option<PathBuf>,
+}
+
+impl Settings {
+    /// The settings the command line resolves without flags: the manifest `$MCPCONF_MANIFEST`,
+    /// else `./mcpconf.toml`; the root the current directory; the home `$HOME`; the state
+    /// directory `$MCPCONF_STATE_DIR`, else `$XDG_STATE_HOME/mcpconf`, else
+    /// `~/.local/state/mcpconf`; `$CODEX_HOME` and `$XDG_CONFIG_HOME` when set (empty variables
+    /// count as unset).
+    pub fn from_env() -> Result<Settings, SettingsError> {
+        Settings::builder().build()
+    }
+
+    /// A builder: what it is given is used as the command line's flags are, the rest is
+    /// resolved as [`Settings::from_env`] does.
+    pub fn builder() -> SettingsBuilder {
+        SettingsBuilder::default()
+    }
+}
+
+/// Builds [`Settings`]; see [`Settings::builder`].
+#[derive(Debug, Clone, Default)]
+pub struct SettingsBuilder {
+    manifest: Option<PathBuf>,
+    root: Option<PathBuf>,
+    home: Option<PathBuf>,
+    state_dir: Option<PathBuf>,
+    lock_timeout: Option<Duration>,
+    codex_home: Option<Option<PathBuf>>,
+    xdg_config_home: Option<Option<PathBuf>>,
+}
+
+impl SettingsBuilder {
+    /// The manifest (`--manifest`).
+    pub fn manifest(mut self, path: impl Into<PathBuf>) -> Self {
+        self.manifest = Some(path.into());
+        self
+    }
+    /// The base of project-scope targets (`--root`).
+    pub fn root(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.root = Some(dir.into());
+        self
+    }
+    /// The base of user-scope targets (`--home`); also stops `$XDG_CONFIG_HOME` from applying,
+    /// unless [`SettingsBuilder::xdg_config_home`] sets it.
+    pub fn home(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.home = Some(dir.into());
+        self
+    }
+    /// Where ledgers live (`--state-dir`).
+    pub fn state_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.state_dir = Some(dir.into());
+        self
+    }
+    /// How long to wait for other writers (`--lock-timeout`).
+    pub fn lock_timeout(mut self, timeout: Duration) -> Self {
+        self.lock_timeout = Some(timeout);
+        self
+    }
+    /// Codex's home instead of `$CODEX_HOME` (`None`: Codex's default, `~/.codex`).
+    pub fn codex_home(mut self, dir: Option<PathBuf>) -> Self {
+        self.codex_home = Some(dir);
+        self
+    }
+    /// The base of `~/.config` files instead of `$XDG_CONFIG_HOME` (`None`: `<home>/.config`).
+    pub fn xdg_config_home(mut self, dir: Option<PathBuf>) -> Self {
+        self.xdg_config_home = Some(dir);
+        self
+    }
+
+    /// Resolve what was not given from the environment; make every path absolute.
+    pub fn build(self) -> Result<Settings, SettingsError> {
+        let root = abs(&self.root.unwrap_or_else(|| PathBuf::from(".")))?;
+        let explicit_home = self.home.is_some();
+        let home = match self.home {
+            Some(h) => abs(&h)?,
+            None => match var("HOME") {
+                Some(h) => abs(Path::new(&h))?,
+                None => return Err(SettingsError::NoHome),
+            },
+        };
+        let state_dir = match self.state_dir {
+            Some(s) => abs(&s)?,
+            None => match var("MCPCONF_STATE_DIR") {
+                Some(s) => abs(Path::new(&s))?,
+                None => match var("XDG_STATE_HOME") {
+                    Some(x) => abs(&Path::new(&x).join("mcpconf"))?,
+                    None => home.join(".local/state/mcpconf"),
+                },
+            },
+        };
+        let manifest = match self.manifest {
+            Some(m) => abs(&m)?,
+            None => abs(&var("MCPCONF_MANIFEST")
+                .map_or_else(|| PathBuf::from("mcpconf.toml"), PathBuf::from))?,
+        };
+        let codex_home = match self.codex_home {
+            Some(c) => c.as_deref().map(abs).transpose()?,
+            None => var("CODEX_HOME").map(|v| abs(Path::new(&v))).transpose()?,
+        };
+        let xdg_config_home = match self.xdg_config_home {
+            Some(x) => x.as_deref().map(abs).transpose()?,
+            // An explicit home means "everything of the user is under there".
+            None if explicit_home => None,
+            None => var("XDG_CONFIG_HOME")
+                .map(|v| abs(Path::new(&v)))
+                .transpose()?,
+        };
+        Ok(Settings {
+            manifest,
+            root,
+            home,
+            state_dir,
+            lock_timeout: self.lock_timeout.unwrap_or(DEFAULT_LOCK_TIMEOUT),
+            codex_home,
+            xdg_config_home,
+        })
+    }
+}
+
+/// A set, non-empty environment variable.
+fn var(name: &str) -> Option<OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+fn abs(p: &Path) -> Result<PathBuf, SettingsError> {
+    std::path::absolute(p).map_err(|source| SettingsError::Path {
+        path: p.to_path_buf(),
+        source,
+    })
+}
+
+/// Why settings could not be resolved.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SettingsError {
+    /// No home was given and `$HOME` is not set.
+    NoHome,
+    /// A path could not be made absolute (the current directory is gone).
+    Path {
+        /// The path as given.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SettingsError::NoHome => f.write_str("HOME is not set; pass --home DIR"),
+            SettingsError::Path { path, source } => write!(f, "`{}`: {source}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for SettingsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SettingsError::NoHome => None,
+            SettingsError::Path { source, .. } => Some(source),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_values_are_kept_and_made_absolute() {
+        let s = Settings::builder()
+            .manifest("m.toml")
+            .root("r")
+            .home("/h")
+            .state_dir("/s")
+            .lock_timeout(Duration::from_secs(3))
+            .codex_home(Some(PathBuf::from("/c")))
+            .build()
+            .unwrap();
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(s.manifest, cwd.join("m.toml"));
+        assert_eq!(s.root, cwd.join("r"));
+        assert_eq!(s.home, PathBuf::from("/h"));
+        assert_eq!(s.state_dir, PathBuf::from("/s"));
+        assert_eq!(s.lock_timeout, Duration::from_secs(3));
+        assert_eq!(s.codex_home, Some(PathBuf::from("/c")));
+        // An explicit home turns $XDG_CONFIG_HOME off.
+        assert_eq!(s.xdg_config_home, None);
+    }
+
+    #[test]
+    fn the_state_dir_defaults_under_the_home_without_variables() {
+        // Only meaningful when the test runs without these variables; the CLI tests cover them.
+        if var("MCPCONF_STATE_DIR").is_some() || var("XDG_STATE_HOME").is_some() {
+            return;
+        }
+        let s = Settings::builder().home("/h").build().unwrap();
+        assert_eq!(s.state_dir, PathBuf::from("/h/.local/state/mcpconf"));
+        assert_eq!(s.lock_timeout, DEFAULT_LOCK_TIMEOUT);
+    }
+
+    #[test]
+    fn errors_are_std_errors_with_todays_text() {
+        let e: Box<dyn std::error::Error> = Box::new(SettingsError::NoHome);
+        assert_eq!(e.to_string(), "HOME is not set; pass --home DIR");
+    }
+}
