@@ -15,8 +15,13 @@ use toml_edit::{Document, Item, Value};
 use crate::dialect;
 use crate::template::Template;
 
-/// A manifest that parsed and validated.
+mod build;
+pub use build::ManifestBuilder;
+
+/// A manifest that parsed and validated: made only by [`parse`] or [`Manifest::builder`], which
+/// run the same checks.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Manifest {
     /// The owner whose ledger records this manifest governs.
     pub owner: String,
