@@ -2,10 +2,13 @@
 //! clients (Claude Code, Cursor, Kiro, …) read from their own config files.
 //!
 //! The pieces, from the outside in:
-//! - [`cli`] (clap types) and [`commands`] (the only module that prints);
+//! - `cli` (clap types), `commands` (prints, through `console`): the command line, behind the
+//!   default `cli` feature; an embedder turns it off and calls the library directly;
+//! - [`settings`]: where things are ([`settings::Settings::from_env`], `::builder()`);
 //! - [`engine`]: plan / apply / prune / status, orchestrating locks and the ledger journal;
 //! - [`plan`]: pure per-file planning — what to add, update, remove, refuse;
-//! - [`manifest`] and [`template`]: the owner's desired state;
+//! - [`manifest`] and [`template`]: the owner's desired state ([`manifest::parse`] or
+//!   [`manifest::Manifest::builder`], the same checks);
 //! - [`dialect`]: how each client spells an entry and where its files live;
 //! - [`document`] / [`jsondoc`]: fail-closed parsing and format-preserving edits;
 //! - [`ledger`]: ownership proof by content digest;
@@ -13,7 +16,14 @@
 //! - [`fsio`]: every file system access (atomic replace, locks);
 //! - [`redact`], [`output`]: what may be shown, and how;
 //! - [`probe`]: a small MCP client that starts the declared servers and checks tool pins.
-#![warn(missing_docs)]
+//!
+//! `examples/embed.rs` plans, shows the diff, applies and reads the status back, as a program
+//! embedding mcpconf does.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+/// serde_json, whose `Value` appears in the API (legacy entries, parsed documents): use this one
+/// to be sure the versions match.
+pub use serde_json;
 
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -1,3 +1,4 @@
+//! The `mcpconf` binary: parses the command line and runs it ([`mcpconf::run`]).
 use std::process::ExitCode;
 
 use clap::Parser;

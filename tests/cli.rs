@@ -329,6 +329,7 @@ fn special_files_and_links_are_refused() {
     fs::create_dir_all(e.path(".cursor")).unwrap();
     let fifo = e.path(".cursor/mcp.json");
     let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: `c` is a valid NUL-terminated path that outlives the call.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     let (exit, doc) = e.json(&["apply", "--yes"]);
     assert_eq!(exit, 3);

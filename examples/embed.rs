@@ -1,0 +1,86 @@
+//! mcpconf as a library, the way a program such as openab embeds it: build settings and a
+//! manifest in code, plan, show the diff, apply, and read the status back. Nothing here prints
+//! but this example; the library only returns values.
+//!
+//! Run it with `cargo run --example embed` (it works in a temporary directory);
+//! `tests/embed.rs` runs it too.
+#![allow(clippy::print_stdout)]
+
+use std::error::Error;
+use std::path::Path;
+
+use mcpconf::engine::{self, Exit, Mode};
+use mcpconf::manifest::{Manifest, Server, Target, Transport};
+use mcpconf::output::{self, Style};
+use mcpconf::redact::Redactor;
+use mcpconf::settings::Settings;
+use mcpconf::template::Template;
+
+/// Put one server into Cursor's project file under `dir/project`, with the ledger in
+/// `dir/state`; returns the state of each entry mcpconf now owns.
+pub fn run(dir: &Path) -> Result<Vec<engine::RecordStatus>, Box<dyn Error>> {
+    // Where things are. Anything not set here resolves as the command line does
+    // (`Settings::from_env()` resolves everything that way).
+    let settings = Settings::builder()
+        .manifest(dir.join("mcpconf.toml"))
+        .root(dir.join("project"))
+        .home(dir.join("home"))
+        .state_dir(dir.join("state"))
+        .build()?;
+    std::fs::create_dir_all(&settings.root)?;
+
+    // What should be there: validated exactly as an `mcpconf.toml` would be.
+    let manifest = Manifest::builder("openab")
+        .server(Server {
+            name: "browser".into(),
+            transport: Transport::Stdio {
+                command: Template::literal("agent-browser"),
+                args: vec![Template::literal("mcp")],
+                // A reference, not a secret: the client expands it when it starts the server.
+                env: vec![("TOKEN".into(), Template::parse("${BROWSER_TOKEN}")?)],
+                cwd: None,
+            },
+            tools: None,
+        })
+        .target(Target::new("cursor"))
+        .build()?;
+    let owner = manifest.owner.clone();
+    let mode = Mode::Apply { adopt: false };
+
+    // Plan: reads only.
+    let plan = engine::plan(&settings, Some(&manifest), &owner, mode);
+    if plan.exit != Exit::Ok {
+        return Err(format!("refused: {:?}", plan.errors).into());
+    }
+    // Show the diff. The manifest holds only `${VAR}` references, so there is nothing to hide
+    // here; a program whose files may hold credentials lets a `Redactor` consider them first.
+    let red = Redactor::default();
+    print!(
+        "{}",
+        output::diffs_text(&plan, &red, Style { color: false })
+    );
+
+    // Apply: locks, re-plans under the locks, writes atomically, records ownership. `None`:
+    // confirmed in advance (a closure instead would see the plan and say yes or no).
+    let applied = engine::apply(&settings, Some(&manifest), &owner, mode, None, None);
+    if applied.exit != Exit::Ok || !applied.applied {
+        return Err(format!("not applied: {:?}", applied.errors).into());
+    }
+    print!(
+        "{}",
+        output::summary_text(&applied, &red, Style { color: false }, true)
+    );
+
+    // Status: every entry the owner's ledger records, and whether it is still as written.
+    let records = engine::status(&settings, &owner).map_err(|r| format!("{:?}", r.errors))?;
+    for r in &records {
+        println!("{:<8} {} in {}", r.state, r.server, r.path);
+    }
+    Ok(records)
+}
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let dir = tempfile::tempdir()?;
+    run(dir.path())?;
+    Ok(())
+}
