@@ -406,6 +406,42 @@ fn resolved_env_values_never_appear_in_stderr_or_errors() {
 }
 
 #[test]
+fn secrets_are_scrubbed_before_the_stderr_and_banner_cuts() {
+    let secret = "tok-cutsecret-0123456789-abcdefghij-XYZ";
+    let literal = "sk-live-abcdefghijklmnopqrstuvwx0123456789";
+    let cli = Cli::new(|f| {
+        f.server("leaky", "leak-cut", None)
+            .replace(
+                "env = { ",
+                "env = { API_TOKEN = '${MCPCONF_PROBE_CUT_TOKEN}', ",
+            )
+            .replace(
+                "'leak-cut', ",
+                &format!("'leak-cut', '--api-key={literal}', "),
+            )
+    });
+    for fmt in ["text", "json"] {
+        let (code, out, err) = cli.run_env(
+            &["--format", fmt, "--timeout", "30"],
+            &[("MCPCONF_PROBE_CUT_TOKEN", secret)],
+        );
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(out.contains("invalid-output"), "{out}");
+        // The tail and the banner are there, scrubbed.
+        assert!(out.contains("args: --api-key=<redacted>"), "{out}");
+        assert!(out.contains("ZZZZ"), "{out}");
+        let all = format!("{out}{err}");
+        for s in [secret, literal] {
+            for w in s.as_bytes().windows(8) {
+                let w = std::str::from_utf8(w).unwrap_or_default();
+                assert!(!all.contains(w), "{fmt}: `{w}` of a secret shown:\n{all}");
+            }
+        }
+    }
+    cli.fakes.assert_gone("leaky");
+}
+
+#[test]
 fn servers_are_probed_in_parallel() {
     // Each server answers only when all four run at once, so a serial probe fails the first
     // one (timeout) whatever the machine's speed; a parallel one passes all four. No clock is
@@ -778,8 +814,12 @@ impl Cli {
         Cli { fakes, manifest }
     }
     fn run(&self, args: &[&str]) -> (i32, String, String) {
+        self.run_env(args, &[])
+    }
+    fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
         let base = self.fakes.dir.path();
         let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+            .envs(env.iter().copied())
             .arg("probe")
             .args(args)
             .arg("-m")

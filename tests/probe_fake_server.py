@@ -199,6 +199,19 @@ elif mode == "repeat-cursor":
         m = recv()
         if "id" in m:
             send({"jsonrpc": "2.0", "id": m["id"], "result": {"tools": [{"name": "t"}], "nextCursor": "same"}})
+elif mode == "leak-cut":
+    # Echo the command line and $API_TOKEN on stderr so that the 4 KiB tail starts in the
+    # middle of the token, then write a non-JSON stdout line whose 120-character excerpt ends
+    # in the middle of it.
+    secret = os.environ.get("API_TOKEN", "")
+    recv()
+    tail = "\nargs: " + " ".join(sys.argv[2:]) + "\n"
+    filler = 4096 - len(secret) // 2 - len(tail) - 1
+    sys.stderr.write("x" * 300 + "\ntoken=" + secret + "\n" + "y" * filler + tail)
+    sys.stderr.flush()
+    sys.stdout.write("Z" * (120 - len(secret) // 2) + secret + " banner\n")
+    sys.stdout.flush()
+    sleep_forever()
 elif mode == "leak-env":
     sys.stderr.write("token is " + os.environ.get("API_TOKEN", "") + "\n")
     sys.stderr.flush()

@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::resolve::Headers;
+use super::scrub::Secrets;
 use super::session::{
     Incoming, LineError, Rpc, answer_server_request, classify, converse, read_line_capped, secs,
-    snippet, take_result,
+    take_result,
 };
 use super::sse::{EventError, next_event};
 use super::{Discovery, Failure, MAX_LINE, MAX_SERVER_REQUESTS, MAX_TOTAL, fail};
@@ -256,11 +257,13 @@ struct HttpConn {
     next_id: i64,
     answered: usize,
     timeout: Duration,
+    secrets: Secrets,
 }
 
 pub(super) fn run_http(
     url: String,
     headers: Headers,
+    secrets: &Secrets,
     deadline: Instant,
     timeout: Duration,
 ) -> Result<Discovery, Failure> {
@@ -273,6 +276,7 @@ pub(super) fn run_http(
         next_id: 0,
         answered: 0,
         timeout,
+        secrets: secrets.clone(),
     };
     let r = converse(&mut conn, deadline);
     conn.close(deadline);
@@ -417,7 +421,7 @@ impl HttpConn {
                     "protocol-error",
                     format!(
                         "the answer to {what} is not HTTP/1.x: `{}`",
-                        snippet(&status_line, 80)
+                        self.secrets.snippet(&status_line, 80)
                     ),
                 ));
             };
@@ -505,7 +509,7 @@ impl HttpConn {
             })
             .unwrap_or_else(|| {
                 let first = buf.split(|&b| b == b'\n').next().unwrap_or(&[]);
-                snippet(first, 200)
+                self.secrets.snippet(first, 200)
             });
         let mut msg = format!(
             "HTTP {} {} in answer to {what}",
@@ -593,7 +597,10 @@ impl HttpConn {
                 let v: Value = serde_json::from_slice(&buf).map_err(|_| {
                     fail(
                         "invalid-output",
-                        format!("the answer to {what} is not JSON: `{}`", snippet(&buf, 120)),
+                        format!(
+                            "the answer to {what} is not JSON: `{}`",
+                            self.secrets.snippet(&buf, 120)
+                        ),
                     )
                 })?;
                 let items: Vec<&Value> = match &v {
@@ -604,7 +611,7 @@ impl HttpConn {
                     if let Incoming::Response(id) = classify(m)
                         && id == want
                     {
-                        return take_result(m, method).map(Some);
+                        return take_result(m, method, &self.secrets).map(Some);
                     }
                 }
                 Err(fail(
@@ -617,7 +624,7 @@ impl HttpConn {
                 "protocol-error",
                 format!(
                     "the answer to {what} has Content-Type `{}`, neither application/json nor text/event-stream",
-                    snippet(other.as_bytes(), 60)
+                    self.secrets.snippet(other.as_bytes(), 60)
                 ),
             )),
         }
@@ -660,7 +667,7 @@ impl HttpConn {
                     "invalid-output",
                     format!(
                         "an event in the answer to {what} is not JSON: `{}`",
-                        snippet(&ev.data, 120)
+                        self.secrets.snippet(&ev.data, 120)
                     ),
                 )
             })?;
@@ -671,7 +678,7 @@ impl HttpConn {
             for m in &items {
                 match classify(m) {
                     Incoming::Response(id) if id == want => {
-                        return take_result(m, method).map(Some);
+                        return take_result(m, method, &self.secrets).map(Some);
                     }
                     Incoming::Request { id, method: sm } if self.answered < MAX_SERVER_REQUESTS => {
                         self.answered += 1;

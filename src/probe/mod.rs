@@ -19,6 +19,7 @@ mod http;
 mod reap;
 mod report;
 mod resolve;
+mod scrub;
 mod session;
 mod sse;
 mod stdio;
@@ -32,13 +33,13 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::manifest::{RemoteKind, Server, Transport};
-use crate::redact::Redactor;
 
 pub use reap::{kill_running, kill_servers_on_signal};
 pub use report::{pins_diff, report_json, report_text};
 
 use http::run_http;
 use resolve::{resolve_remote, resolve_stdio};
+use scrub::Secrets;
 use stdio::run_stdio;
 
 /// The MCP protocol version the probe asks for; the server's answer is accepted as it is.
@@ -201,7 +202,7 @@ fn empty_outcome(server: &Server, transport: &'static str) -> Outcome {
 pub fn probe(server: &Server, opts: &Options, lookup: Lookup<'_>) -> Outcome {
     let start = Instant::now();
     let deadline = start + opts.timeout;
-    let mut red = Redactor::default();
+    let mut red = Secrets::default();
     let (transport, result, stderr) = match &server.transport {
         Transport::Stdio {
             command,
@@ -211,7 +212,7 @@ pub fn probe(server: &Server, opts: &Options, lookup: Lookup<'_>) -> Outcome {
         } => {
             let spec = resolve_stdio(command, args, env, cwd.as_ref(), lookup, &mut red, opts);
             let (r, tail) = match spec {
-                Ok(spec) => run_stdio(&spec, deadline, opts.timeout),
+                Ok(spec) => run_stdio(&spec, &red, deadline, opts.timeout),
                 Err(f) => (Err(f), None),
             };
             ("stdio", r, tail)
@@ -234,14 +235,13 @@ pub fn probe(server: &Server, opts: &Options, lookup: Lookup<'_>) -> Outcome {
             kind: RemoteKind::Http,
         } => {
             let r = resolve_remote(url, headers, lookup, &mut red)
-                .and_then(|(url, headers)| run_http(url, headers, deadline, opts.timeout));
+                .and_then(|(url, headers)| run_http(url, headers, &red, deadline, opts.timeout));
             ("http", r, None)
         }
     };
     let mut out = empty_outcome(server, transport);
-    out.stderr = stderr
-        .map(|s| red.redact(&s))
-        .filter(|s| !s.trim().is_empty());
+    // Already scrubbed, then cut (see `scrub`).
+    out.stderr = stderr.filter(|s| !s.trim().is_empty());
     match result {
         Ok(d) => {
             out.ok = true;

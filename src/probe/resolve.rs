@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use super::scrub::Secrets;
 use super::{Failure, Lookup, Options, fail};
-use crate::redact::Redactor;
 use crate::template::{Part, Template};
 
 /// Substitute references; every substituted value becomes a secret to redact.
@@ -12,12 +12,12 @@ pub(super) fn resolve(
     t: &Template,
     field: &str,
     lookup: Lookup<'_>,
-    red: &mut Redactor,
+    red: &mut Secrets,
 ) -> Result<String, Failure> {
     for p in &t.parts {
         if let Part::Var(v) = p {
             match lookup(v) {
-                Some(val) => remember(red, &val),
+                Some(val) => red.add(&val),
                 None => {
                     return Err(fail(
                         "unset-variable",
@@ -35,12 +35,6 @@ pub(super) fn resolve(
     })
 }
 
-fn remember(red: &mut Redactor, value: &str) {
-    if value.trim().len() >= 4 {
-        red.add(value);
-    }
-}
-
 pub(super) struct StdioSpec {
     pub(super) command: String,
     pub(super) args: Vec<String>,
@@ -54,14 +48,14 @@ pub(super) fn resolve_stdio(
     env: &[(String, Template)],
     cwd: Option<&Template>,
     lookup: Lookup<'_>,
-    red: &mut Redactor,
+    red: &mut Secrets,
     opts: &Options,
 ) -> Result<StdioSpec, Failure> {
     // Env values first, so that a later error message never shows one.
     let mut env_out = Vec::new();
     for (k, v) in env {
         let val = resolve(v, &format!("env.{k}"), lookup, red)?;
-        remember(red, &val);
+        red.add(&val);
         env_out.push((k.clone(), val));
     }
     let command = resolve(command, "command", lookup, red)?;
@@ -69,6 +63,7 @@ pub(super) fn resolve_stdio(
         .iter()
         .map(|a| resolve(a, "args", lookup, red))
         .collect::<Result<Vec<_>, _>>()?;
+    red.add_from_args(&args);
     let cwd = match cwd {
         Some(c) => {
             let p = PathBuf::from(resolve(c, "cwd", lookup, red)?);
@@ -94,17 +89,13 @@ pub(super) fn resolve_remote(
     url: &Template,
     headers: &[(String, Template)],
     lookup: Lookup<'_>,
-    red: &mut Redactor,
+    red: &mut Secrets,
 ) -> Result<(String, Headers), Failure> {
     let mut out = Vec::new();
     for (k, v) in headers {
         let val = resolve(v, &format!("headers.{k}"), lookup, red)?;
-        remember(red, &val);
-        if let Some((scheme, token)) = val.split_once(' ')
-            && !scheme.is_empty()
-        {
-            remember(red, token.trim());
-        }
+        // The value, and the bare token after a scheme word.
+        red.add(&val);
         if k.is_empty() || !k.bytes().all(is_token_byte) {
             return Err(fail(
                 "invalid-config",
@@ -120,6 +111,7 @@ pub(super) fn resolve_remote(
         out.push((k.clone(), val));
     }
     let url = resolve(url, "url", lookup, red)?;
+    red.add_from_url(&url);
     Ok((url, out))
 }
 
@@ -134,7 +126,7 @@ mod tests {
     #[test]
     fn unset_variable_names_the_field_and_no_value() {
         let t = Template::parse("Bearer ${MCPCONF_PROBE_UNSET_X}").unwrap();
-        let mut red = Redactor::default();
+        let mut red = Secrets::default();
         let lookup = |_: &str| None;
         let e = resolve(&t, "headers.Authorization", &lookup, &mut red).unwrap_err();
         assert_eq!(e.code, "unset-variable");

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::scrub::Secrets;
 use super::{Discovery, Failure, MAX_PAGES, PROTOCOL_VERSION, ServerInfo, fail};
 
 /// One JSON-RPC peer.
@@ -145,7 +146,7 @@ pub(super) fn answer_server_request(id: &Value, method: &str) -> Value {
 }
 
 /// The `result` of a response, or a failure naming the JSON-RPC error.
-pub(super) fn take_result(msg: &Value, method: &str) -> Result<Value, Failure> {
+pub(super) fn take_result(msg: &Value, method: &str, secrets: &Secrets) -> Result<Value, Failure> {
     if let Some(e) = msg.get("error") {
         let code = e
             .get("code")
@@ -156,7 +157,7 @@ pub(super) fn take_result(msg: &Value, method: &str) -> Result<Value, Failure> {
             "jsonrpc-error",
             format!(
                 "the server answered `{method}` with JSON-RPC error {code}: {}",
-                snippet(text.as_bytes(), 300)
+                secrets.snippet(text.as_bytes(), 300)
             ),
         ));
     }

@@ -12,9 +12,10 @@ use serde_json::{Value, json};
 
 use super::reap::{kill_tree, register, resume, unregister};
 use super::resolve::StdioSpec;
+use super::scrub::Secrets;
 use super::session::{
     Incoming, LineError, Rpc, answer_server_request, classify, converse, read_line_capped, secs,
-    snippet, take_result,
+    take_result,
 };
 use super::{
     DRAIN_WAIT, Discovery, Failure, GRACE, MAX_LINE, MAX_SERVER_REQUESTS, MAX_TOTAL, STDERR_TAIL,
@@ -33,6 +34,7 @@ enum OutEvent {
 
 pub(super) fn run_stdio(
     spec: &StdioSpec,
+    secrets: &Secrets,
     deadline: Instant,
     timeout: Duration,
 ) -> (Result<Discovery, Failure>, Option<String>) {
@@ -78,7 +80,10 @@ pub(super) fn run_stdio(
     let stdin = child.stdin.take();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
-    let tail = Arc::new(Mutex::new(Vec::new()));
+    // The raw end of stderr: the shown tail plus a margin, so that a secret reaching into the
+    // tail is seen whole when it is scrubbed; `true` once bytes were dropped.
+    let tail = Arc::new(Mutex::new((Vec::new(), false)));
+    let keep = STDERR_TAIL + secrets.margin();
     let (err_done_tx, err_done_rx) = mpsc::channel::<()>();
     if let Some(mut e) = stderr {
         let tail = Arc::clone(&tail);
@@ -89,10 +94,11 @@ pub(super) fn run_stdio(
                     Ok(0) => break,
                     Ok(n) => {
                         let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
-                        t.extend_from_slice(&buf[..n]);
-                        if t.len() > STDERR_TAIL {
-                            let cut = t.len() - STDERR_TAIL;
-                            t.drain(..cut);
+                        t.0.extend_from_slice(&buf[..n]);
+                        if t.0.len() > keep {
+                            let cut = t.0.len() - keep;
+                            t.0.drain(..cut);
+                            t.1 = true;
                         }
                     }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -104,7 +110,8 @@ pub(super) fn run_stdio(
     }
     let (tx, rx) = mpsc::sync_channel::<OutEvent>(16);
     if let Some(out) = stdout {
-        std::thread::spawn(move || read_stdout(out, tx));
+        let secrets = secrets.clone();
+        std::thread::spawn(move || read_stdout(out, tx, &secrets));
     }
     let mut conn = StdioConn {
         child,
@@ -116,16 +123,17 @@ pub(super) fn run_stdio(
         timeout,
         done: false,
         slot,
+        secrets,
     };
     let result = converse(&mut conn, deadline);
     conn.terminate(result.is_ok());
     // The processes are gone; their stderr pipe closes unless an escaped process holds it.
     let _ = err_done_rx.recv_timeout(DRAIN_WAIT);
-    let tail = tail.lock().map(|t| t.clone()).unwrap_or_default();
-    (result, Some(String::from_utf8_lossy(&tail).into_owned()))
+    let (raw, truncated) = tail.lock().map(|t| t.clone()).unwrap_or_default();
+    (result, Some(secrets.tail(&raw, STDERR_TAIL, truncated)))
 }
 
-fn read_stdout(out: std::process::ChildStdout, tx: SyncSender<OutEvent>) {
+fn read_stdout(out: std::process::ChildStdout, tx: SyncSender<OutEvent>, secrets: &Secrets) {
     let mut r = BufReader::with_capacity(64 * 1024, out);
     let mut total = 0usize;
     let last = loop {
@@ -146,7 +154,7 @@ fn read_stdout(out: std::process::ChildStdout, tx: SyncSender<OutEvent>) {
                             return;
                         }
                     }
-                    Err(_) => break OutEvent::Garbage(snippet(trimmed, 120)),
+                    Err(_) => break OutEvent::Garbage(secrets.snippet(trimmed, 120)),
                 }
             }
             Err(LineError::TooLong) => break OutEvent::TooLong,
@@ -156,7 +164,7 @@ fn read_stdout(out: std::process::ChildStdout, tx: SyncSender<OutEvent>) {
     let _ = tx.send(last);
 }
 
-struct StdioConn {
+struct StdioConn<'s> {
     child: Child,
     stdin: Option<ChildStdin>,
     rx: Receiver<OutEvent>,
@@ -167,9 +175,10 @@ struct StdioConn {
     done: bool,
     /// Where the process group is registered for [`kill_running`].
     slot: Option<usize>,
+    secrets: &'s Secrets,
 }
 
-impl StdioConn {
+impl StdioConn<'_> {
     fn send(&mut self, msg: &Value, what: &str) -> Result<(), Failure> {
         let mut line = msg.to_string();
         line.push('\n');
@@ -249,7 +258,7 @@ impl StdioConn {
     }
 }
 
-impl Drop for StdioConn {
+impl Drop for StdioConn<'_> {
     fn drop(&mut self) {
         self.terminate(false);
     }
@@ -264,7 +273,7 @@ fn describe(s: ExitStatus) -> String {
     }
 }
 
-impl Rpc for StdioConn {
+impl Rpc for StdioConn<'_> {
     fn request(
         &mut self,
         method: &str,
@@ -333,7 +342,9 @@ impl Rpc for StdioConn {
             };
             for m in items {
                 match classify(m) {
-                    Incoming::Response(rid) if *rid == want => return take_result(m, method),
+                    Incoming::Response(rid) if *rid == want => {
+                        return take_result(m, method, self.secrets);
+                    }
                     Incoming::Request { id, method: sm } if self.answered < MAX_SERVER_REQUESTS => {
                         self.answered += 1;
                         let answer = answer_server_request(id, sm);
