@@ -113,6 +113,9 @@ pub enum Command {
         /// The owner [default: the manifest's owner].
         #[arg(long, value_name = "NAME")]
         owner: Option<String>,
+        /// Exit 1 when any record is drifted, missing or unreadable (for CI).
+        #[arg(long)]
+        check: bool,
     },
     /// Forget ownership of an entry without touching any file (it becomes the user's).
     Release {
@@ -164,7 +167,6 @@ pub enum Command {
         shell: clap_complete::Shell,
     },
     /// Print the man page (roff), generated from this command line.
-    #[command(hide = true)]
     Man,
     /// Check client config files (for CI): parse errors, duplicate servers, literal secrets, …
     Lint(LintArgs),
@@ -189,4 +191,187 @@ pub struct LintArgs {
     /// Do not report RULE (repeatable, or comma-separated).
     #[arg(long, value_name = "RULE", value_delimiter = ',')]
     pub allow: Vec<String>,
+}
+
+/// The shared options each command does not use: hidden from its `--help` (still accepted, so
+/// `mcpconf --home X clients` keeps working). An option not named here shows everywhere.
+const UNUSED: &[(&str, &[&str])] = &[
+    ("plan", &["lock_timeout"]),
+    ("status", &["color", "lock_timeout"]),
+    ("release", &["color"]),
+    (
+        "import",
+        &["manifest", "state_dir", "color", "lock_timeout"],
+    ),
+    ("probe", &["state_dir", "color", "lock_timeout"]),
+    (
+        "clients",
+        &[
+            "manifest",
+            "root",
+            "home",
+            "state_dir",
+            "color",
+            "lock_timeout",
+        ],
+    ),
+    (
+        "schema",
+        &[
+            "manifest",
+            "root",
+            "home",
+            "state_dir",
+            "format",
+            "color",
+            "lock_timeout",
+        ],
+    ),
+    (
+        "completions",
+        &[
+            "manifest",
+            "root",
+            "home",
+            "state_dir",
+            "format",
+            "color",
+            "lock_timeout",
+        ],
+    ),
+    (
+        "man",
+        &[
+            "manifest",
+            "root",
+            "home",
+            "state_dir",
+            "format",
+            "color",
+            "lock_timeout",
+        ],
+    ),
+    ("lint", &["lock_timeout"]),
+];
+
+/// The command line with each subcommand's `--help` showing only the options it uses, and
+/// `--format` offering `sarif` and `github` only on `lint`.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let globals: Vec<clap::Arg> = cmd
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .cloned()
+        .collect();
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    for name in names {
+        let unused: &[&str] = UNUSED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, u)| *u)
+            .unwrap_or(&[]);
+        let globals = globals.clone();
+        cmd = cmd.mut_subcommand(&name, |mut sc| {
+            // A subcommand's own copy of a global option is kept when globals propagate.
+            for a in globals {
+                let id = a.get_id().as_str();
+                if unused.contains(&id) {
+                    sc = sc.arg(a.hide(true));
+                } else if id == "format" && name != "lint" {
+                    sc = sc.arg(
+                        a.hide_possible_values(true)
+                            .help("Output for people or for programs: `text` or `json`"),
+                    );
+                }
+            }
+            sc
+        });
+    }
+    cmd
+}
+
+/// Parse the process's arguments with [`command`] (exits on a usage error or `--help`).
+pub fn parse() -> Cli {
+    use clap::FromArgMatches;
+    let matches = command().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// The man page (roff): the usual sections, then every command with its own options in one
+/// COMMANDS section (no `mcpconf-plan(1)` references to pages that are not installed).
+pub fn man_page() -> Vec<u8> {
+    let mut cmd = command();
+    cmd.build();
+    let man = clap_mangen::Man::new(cmd.clone());
+    let mut out = Vec::new();
+    let _ = man.render_title(&mut out);
+    let _ = man.render_name_section(&mut out);
+    let _ = man.render_synopsis_section(&mut out);
+    let _ = man.render_description_section(&mut out);
+    let _ = man.render_options_section(&mut out);
+    let mut s = String::from(".SH COMMANDS\n");
+    for sc in cmd.get_subcommands().filter(|c| !c.is_hide_set()) {
+        if sc.get_name() == "help" {
+            continue;
+        }
+        let mut usage = String::new();
+        for a in sc
+            .get_arguments()
+            .filter(|a| !a.is_global_set() && !a.is_hide_set())
+        {
+            let id = a.get_id().as_str();
+            if id == "help" || id == "version" {
+                continue;
+            }
+            let value = a
+                .get_value_names()
+                .and_then(|v| v.first())
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| id.to_uppercase());
+            let takes_value = a.get_action().takes_values();
+            usage.push(' ');
+            match a.get_long() {
+                Some(l) if takes_value => usage.push_str(&format!("[\\-\\-{l} {value}]")),
+                Some(l) => usage.push_str(&format!("[\\-\\-{l}]")),
+                None => usage.push_str(&format!("[{value}]")),
+            }
+        }
+        s.push_str(&format!(
+            ".TP\n\\fBmcpconf {}\\fR{}\n",
+            sc.get_name(),
+            roff(&usage)
+        ));
+        if let Some(about) = sc.get_about() {
+            s.push_str(&roff(&about.to_string()));
+            s.push('\n');
+        }
+        for a in sc
+            .get_arguments()
+            .filter(|a| !a.is_global_set() && !a.is_hide_set())
+        {
+            let (Some(l), Some(help)) = (a.get_long(), a.get_help()) else {
+                continue;
+            };
+            if l == "help" || l == "version" {
+                continue;
+            }
+            s.push_str(&format!(".br\n\\-\\-{l}: {}\n", roff(&help.to_string())));
+        }
+    }
+    out.extend_from_slice(s.as_bytes());
+    let _ = man.render_version_section(&mut out);
+    out
+}
+
+/// Escape text for roff: backslashes, and a leading `.` or `'` that would start a request.
+fn roff(text: &str) -> String {
+    let t = text.replace('\\', "\\\\").replace("\\\\-", "\\-");
+    match t.chars().next() {
+        Some('.') | Some('\'') => format!("\\&{t}"),
+        _ => t,
+    }
 }

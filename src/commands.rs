@@ -59,19 +59,14 @@ fn run_command(cli: Cli) -> u8 {
             return 0;
         }
         Command::Completions { shell } => {
-            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut cmd = crate::cli::command();
             let mut out = Vec::new();
             clap_complete::generate(*shell, &mut cmd, "mcpconf", &mut out);
             console::out_bytes(&out);
             return 0;
         }
         Command::Man => {
-            let cmd = <Cli as clap::CommandFactory>::command();
-            let mut out = Vec::new();
-            if clap_mangen::Man::new(cmd).render(&mut out).is_err() {
-                return Exit::Usage as u8;
-            }
-            console::out_bytes(&out);
+            console::out_bytes(&crate::cli::man_page());
             return 0;
         }
         _ => {}
@@ -90,7 +85,14 @@ fn run_command(cli: Cli) -> u8 {
         owner,
     } = &cli.command
     {
-        return run_import(&settings, client, scope.as_deref(), path.as_deref(), owner);
+        return run_import(
+            &settings,
+            client,
+            scope.as_deref(),
+            path.as_deref(),
+            owner,
+            json,
+        );
     }
     // A saved plan brings its own manifest and settings.
     let saved = match &cli.command {
@@ -109,9 +111,21 @@ fn run_command(cli: Cli) -> u8 {
         },
         _ => None,
     };
+    let saved_path = match &cli.command {
+        Command::Apply { plan: Some(p), .. } => Some(p.as_path()),
+        _ => None,
+    };
+    if let Command::Release {
+        client: Some(id), ..
+    } = &cli.command
+        && dialect::lookup(id).is_none()
+    {
+        eprintln!("error: {}", unknown_client(id));
+        return Exit::Usage as u8;
+    }
     let owner_flag = match &cli.command {
         Command::Prune { owner, .. }
-        | Command::Status { owner }
+        | Command::Status { owner, .. }
         | Command::Release { owner, .. } => owner.clone(),
         _ => None,
     };
@@ -194,27 +208,48 @@ fn run_command(cli: Cli) -> u8 {
                 &owner,
                 Mode::Apply { adopt },
                 *yes,
-                saved.as_ref(),
+                saved.as_ref().zip(saved_path),
                 &red,
                 json,
                 style,
             )
         }
-        Command::Prune { yes, .. } => run_apply(
-            &settings,
-            manifest.as_ref(),
-            &owner,
-            Mode::Prune,
-            *yes,
-            None,
-            &red,
-            json,
-            style,
-        ),
-        Command::Status { .. } => match engine::status(&settings, &owner) {
+        Command::Prune { yes, .. } => {
+            // Nothing recorded and no legacy shape to look for: say so instead of "No changes."
+            let legacy = manifest
+                .as_ref()
+                .is_some_and(|m| m.owner == owner && !m.legacy.is_empty());
+            if !json
+                && !legacy
+                && let Ok(records) = engine::status(&settings, &owner)
+                && records.is_empty()
+            {
+                println!(
+                    "Owner `{owner}` has nothing recorded in `{}`: there is nothing to prune.",
+                    settings.state_dir.display()
+                );
+                return 0;
+            }
+            run_apply(
+                &settings,
+                manifest.as_ref(),
+                &owner,
+                Mode::Prune,
+                *yes,
+                None,
+                &red,
+                json,
+                style,
+            )
+        }
+        Command::Status { check, .. } => match engine::status(&settings, &owner) {
             Ok(records) => {
                 print!("{}", output::status_text(&owner, &records, json));
-                0
+                if *check && records.iter().any(|r| r.state != "intact") {
+                    Exit::Found as u8
+                } else {
+                    0
+                }
             }
             Err(r) => finish(&r, &red, json, style, false),
         },
@@ -283,18 +318,26 @@ fn write_new_file(path: &Path, bytes: &[u8]) -> Result<(), fsio::FsError> {
     fsio::replace(&abs, bytes, meta, expect)
 }
 
+/// The error for a client id that is not one: the closest id, or the list of ids.
+fn unknown_client(id: &str) -> String {
+    let ids = dialect::ids();
+    let hint = match crate::manifest::closest(id, ids.iter().copied()) {
+        Some(c) => format!("did you mean `{c}`?"),
+        None => format!("known clients: {}", ids.join(", ")),
+    };
+    format!("unknown client `{id}`; {hint} (see `mcpconf clients`)")
+}
+
 fn run_import(
     settings: &Settings,
     client: &str,
     scope: Option<&str>,
     path: Option<&str>,
     owner: &str,
+    json: bool,
 ) -> u8 {
     let Some(d) = dialect::lookup(client) else {
-        let hint = crate::manifest::closest(client, dialect::ids())
-            .map(|c| format!("; did you mean `{c}`?"))
-            .unwrap_or_default();
-        eprintln!("error: unknown client `{client}`{hint}");
+        eprintln!("error: {}", unknown_client(client));
         return Exit::Usage as u8;
     };
     let sc = match scope {
@@ -359,6 +402,19 @@ fn run_import(
         },
         owner,
     );
+    if json {
+        // The manifest stays TOML (its comments and order are the point); JSON carries it.
+        let doc = serde_json::json!({
+            "format_version": 1,
+            "path": file.display().to_string(),
+            "client": d.id(),
+            "scope": sc.name,
+            "manifest": imported.manifest,
+            "warnings": imported.warnings,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        return 0;
+    }
     for w in &imported.warnings {
         eprintln!("warning: {w}");
     }
@@ -373,11 +429,12 @@ fn run_apply(
     owner: &str,
     mode: Mode,
     yes: bool,
-    saved: Option<&SavedPlan>,
+    saved: Option<(&SavedPlan, &Path)>,
     red: &Redactor,
     json: bool,
     style: Style,
 ) -> u8 {
+    let (saved, saved_path) = (saved.map(|s| s.0), saved.map(|s| s.1));
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let mut shown = false;
     let report = if yes {
@@ -396,9 +453,7 @@ fn run_apply(
                 shown = true;
             }
             if !interactive {
-                eprintln!(
-                    "error: refusing to write without confirmation: not a terminal; pass --yes to apply"
-                );
+                // Said once, by the `not-confirmed` error below.
                 return false;
             }
             eprint!("Apply these changes? [y/N] ");
@@ -408,6 +463,17 @@ fn run_apply(
         };
         engine::apply(settings, manifest, owner, mode, Some(&mut ask), saved)
     };
+    let mut report = report;
+    for e in &mut report.errors {
+        if e.code == "not-confirmed" && !interactive {
+            e.message = "not a terminal to ask for confirmation, so nothing was written; pass --yes to write without asking".into();
+        }
+        if e.code == "stale-plan" && e.path.is_empty() {
+            e.path = saved_path
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+        }
+    }
     let red = scan_files(&report, red);
     if shown && !json {
         // The diffs were shown before asking; now only the outcome.
@@ -800,14 +866,7 @@ fn run_lint(cli: &Cli, args: &LintArgs, style: Style) -> u8 {
         None => None,
         Some(id) => match dialect::lookup(id) {
             Some(d) => Some(d),
-            None => {
-                let ids = dialect::ids();
-                let hint = match crate::manifest::closest(id, ids.iter().copied()) {
-                    Some(c) => format!("did you mean `{c}`?"),
-                    None => format!("known clients: {}", ids.join(", ")),
-                };
-                return usage(&format!("unknown client `{id}`; {hint}"));
-            }
+            None => return usage(&unknown_client(id)),
         },
     };
     let req = lint::Request {

@@ -110,13 +110,17 @@ impl Report {
         let mut errors = Vec::new();
         for f in &files {
             for e in &f.errors {
-                errors.push(ErrorEntry {
+                let entry = ErrorEntry {
                     path: f.path.display().to_string(),
                     code: e.code.to_string(),
                     message: e.message.clone(),
                     line: e.line,
                     column: e.column,
-                });
+                };
+                // Two targets (or an entry and its grants) in one file find the same fault.
+                if !errors.contains(&entry) {
+                    errors.push(entry);
+                }
             }
         }
         let refused = files.iter().any(|f| f.status == Status::Refused);
@@ -132,11 +136,13 @@ impl Report {
     }
 
     /// This report, turned into a refusal about the whole run (nothing written).
-    fn refused(mut self, settings: &Settings, exit: Exit, code: &str, message: String) -> Report {
+    /// Refuse the whole run. `path` is the file that is the reason, or `None` when no file is
+    /// (a refused confirmation): the error then has an empty path.
+    fn refused(mut self, path: Option<&Path>, exit: Exit, code: &str, message: String) -> Report {
         self.exit = exit;
         self.changed = false;
         self.errors.push(ErrorEntry {
-            path: settings.manifest.display().to_string(),
+            path: path.map(|p| p.display().to_string()).unwrap_or_default(),
             code: code.to_string(),
             message,
             line: 1,
@@ -179,7 +185,7 @@ pub fn load_manifest(path: &Path) -> Result<Manifest, Box<Report>> {
                 path,
                 "manifest-missing",
                 format!(
-                    "no manifest at `{}`; pass `--manifest PATH` or set MCPCONF_MANIFEST",
+                    "no manifest at `{}`; write one (`mcpconf import --client ID > mcpconf.toml` starts from a client's file; see docs/getting-started.md), or pass `--manifest PATH` or set MCPCONF_MANIFEST",
                     path.display()
                 ),
                 1,
@@ -700,7 +706,7 @@ pub fn apply(
         }
         if !ask(&first) {
             return first.refused(
-                settings,
+                None,
                 Exit::Usage,
                 "not-confirmed",
                 "the changes were not confirmed; nothing was written".into(),
@@ -788,15 +794,22 @@ pub fn apply(
         return Report::from_plans(owner, plans);
     }
     if let Some(first) = &shown {
-        let same = first.files.len() == plans.len()
-            && first
+        let differs = |(a, b): &(&FilePlan, &FilePlan)| {
+            a.key != b.key || a.new != b.new || a.delete != b.delete
+        };
+        let changed: Option<PathBuf> = if first.files.len() != plans.len() {
+            Some(settings.root.clone())
+        } else {
+            first
                 .files
                 .iter()
                 .zip(&plans)
-                .all(|(a, b)| a.key == b.key && a.new == b.new && a.delete == b.delete);
-        if !same {
+                .find(differs)
+                .map(|(_, b)| b.path.clone())
+        };
+        if let Some(changed) = changed {
             return Report::from_plans(owner, plans).refused(
-                settings,
+                Some(&changed),
                 Exit::Refused,
                 "stale-plan",
                 "a file changed while you were confirming; nothing was written (run the command again)".into(),
@@ -807,8 +820,9 @@ pub fn apply(
     if let Some(saved) = expected
         && let Err(why) = saved.check(&plans)
     {
+        // The command layer names the saved plan's file.
         return Report::from_plans(owner, plans).refused(
-            settings,
+            None,
             Exit::Refused,
             "stale-plan",
             format!("{why}; nothing was written (make a new plan)"),

@@ -1,8 +1,6 @@
 //! The `mcpconf` binary: parses the command line and runs it ([`mcpconf::run`]).
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
     // glibc grows each thread's heap a few pages at a time, one `mprotect` per step; lint keeps
     // thousands of parsed files alive, which made that a call per file. Grow by 16 MiB instead
@@ -12,5 +10,5 @@ fn main() -> ExitCode {
     unsafe {
         libc::mallopt(libc::M_TOP_PAD, 16 << 20);
     }
-    ExitCode::from(mcpconf::run(mcpconf::cli::Cli::parse()))
+    ExitCode::from(mcpconf::run(mcpconf::cli::parse()))
 }

@@ -246,6 +246,12 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
     let (mut add, mut upd, mut rem, mut unowned, mut adopt) = (0, 0, 0, 0, 0);
     let (mut grants_added, mut grants_removed) = (0, 0);
     let mut files_changing = 0;
+    // A refused run writes nothing: no file is labelled with what would have happened to it.
+    let refused = r.exit == crate::engine::Exit::Refused
+        || r.errors
+            .iter()
+            .any(|e| e.code == "conflict" || e.code == "drift")
+        || r.files.iter().any(|f| f.status == Status::Refused);
     for f in &r.files {
         if f.actions.is_empty() && f.notes.is_empty() && f.status == Status::Unchanged {
             continue;
@@ -255,6 +261,15 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
         }
         let status = match f.status {
             Status::Unchanged => style.paint("2", "unchanged"),
+            Status::Changed if refused => style.paint(
+                "2",
+                if f.delete {
+                    "not removed"
+                } else {
+                    "not changed"
+                },
+            ),
+            Status::Created if refused => style.paint("2", "not created"),
             Status::Changed => style.paint("33", if f.delete { "removed" } else { "changed" }),
             Status::Created => style.paint("32", "created"),
             Status::Refused => style.paint("31", "refused"),
@@ -280,7 +295,12 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
                 "conflict" | "drift" => style.paint("31", "!"),
                 _ => " ".to_string(),
             };
-            let detail = if a.detail.is_empty() {
+            // A refusal's reason is printed once, as its `error[…]` line (with the location).
+            let reported = matches!(a.op, "conflict" | "drift")
+                && r.errors
+                    .iter()
+                    .any(|e| e.code == a.op && e.message == a.detail);
+            let detail = if a.detail.is_empty() || reported {
                 String::new()
             } else {
                 format!(": {}", red.redact(&a.detail))
@@ -316,24 +336,22 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
             if unowned == 1 { "" } else { "es" }
         ));
     }
-    let head = if r
-        .errors
-        .iter()
-        .any(|e| e.code == "conflict" || e.code == "drift")
-        || r.files.iter().any(|f| f.status == Status::Refused)
-    {
-        "Refused: nothing was written.".to_string()
+    if refused {
+        let _ = writeln!(out, "Refused: nothing was written.");
     } else if files_changing == 0 && adopt == 0 {
-        "No changes.".to_string()
-    } else if verb_done {
-        format!("Applied: {files_changing} file{}", plural(files_changing))
+        if parts.is_empty() {
+            let _ = writeln!(out, "No changes.");
+        } else {
+            let _ = writeln!(out, "No changes ({}).", parts.join(", "));
+        }
     } else {
-        format!("Plan: {files_changing} file{}", plural(files_changing))
-    };
-    if parts.is_empty() || head.starts_with("Refused") {
-        let _ = writeln!(out, "{head}");
-    } else {
-        let _ = writeln!(out, "{head}, {}", parts.join(", "));
+        let verb = if verb_done { "Applied" } else { "Plan" };
+        let mut line = format!("{verb}: {files_changing} file{}", plural(files_changing));
+        for p in &parts {
+            line.push_str(", ");
+            line.push_str(p);
+        }
+        let _ = writeln!(out, "{line}");
     }
     out
 }
@@ -342,19 +360,28 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// Errors for stderr: `error[code]: path:line:column: message`.
+/// Errors for stderr: `error[code]: path:line:column: message` (`error[code]: message` for an
+/// error with no path); an error repeated word for word is printed once.
 pub fn errors_text(errors: &[ErrorEntry], red: &Redactor, style: Style) -> String {
     let mut out = String::new();
-    for e in errors {
-        let _ = writeln!(
-            out,
-            "{}: {}:{}:{}: {}",
-            style.paint("1;31", &format!("error[{}]", e.code)),
-            e.path,
-            e.line,
-            e.column,
-            red.redact(&e.message)
-        );
+    for (i, e) in errors.iter().enumerate() {
+        if errors[..i].contains(e) {
+            continue;
+        }
+        let head = style.paint("1;31", &format!("error[{}]", e.code));
+        if e.path.is_empty() {
+            // About the run, not about a place in a file (a refused confirmation).
+            let _ = writeln!(out, "{head}: {}", red.redact(&e.message));
+        } else {
+            let _ = writeln!(
+                out,
+                "{head}: {}:{}:{}: {}",
+                e.path,
+                e.line,
+                e.column,
+                red.redact(&e.message)
+            );
+        }
     }
     out
 }

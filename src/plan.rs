@@ -418,9 +418,10 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                         "drift",
                         &w.server,
                         format!(
-                            "entry `{}` in `{shown}` was edited since owner `{}` wrote it; mcpconf will not overwrite the edit (restore the entry, or remove it by hand)",
+                            "entry `{}` in `{shown}` was edited since owner `{}` wrote it; mcpconf will not overwrite the edit (restore the entry, remove it by hand, or run `mcpconf release {}` to hand it to the user)",
                             w.server,
-                            owner_of(input)
+                            owner_of(input),
+                            w.server
                         ),
                     );
                 }
@@ -653,9 +654,10 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                 "drift",
                 &r.server,
                 format!(
-                    "entry `{}` in `{shown}` was edited since owner `{}` wrote it, so it is not removed (restore the entry, or remove it by hand)",
+                    "entry `{}` in `{shown}` was edited since owner `{}` wrote it, so it is not removed (restore the entry, remove it by hand, or run `mcpconf release {}` to hand it to the user)",
                     r.server,
-                    owner_of(input)
+                    owner_of(input),
+                    r.server
                 ),
             ),
         }
