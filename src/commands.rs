@@ -129,6 +129,16 @@ fn run_command(cli: Cli) -> u8 {
         | Command::Release { owner, .. } => owner.clone(),
         _ => None,
     };
+    if let Some(o) = owner_flag
+        .as_deref()
+        .filter(|o| !crate::manifest::valid_owner(o))
+    {
+        eprintln!(
+            "error[invalid-owner]: --owner: {}",
+            crate::manifest::owner_error(o)
+        );
+        return Exit::Usage as u8;
+    }
     // The manifest is required except for prune/status with --owner.
     let manifest = if owner_flag.is_some() && !settings.manifest.exists() {
         None
@@ -336,6 +346,13 @@ fn run_import(
     owner: &str,
     json: bool,
 ) -> u8 {
+    if !crate::manifest::valid_owner(owner) {
+        eprintln!(
+            "error[invalid-owner]: --owner: {}",
+            crate::manifest::owner_error(owner)
+        );
+        return Exit::Usage as u8;
+    }
     let Some(d) = dialect::lookup(client) else {
         eprintln!("error: {}", unknown_client(client));
         return Exit::Usage as u8;

@@ -245,7 +245,18 @@ pub fn load_ledger(
     owner: &str,
 ) -> Result<(Ledger, Option<fsio::Stamp>), Box<Report>> {
     let path = ledger_path(state_dir, owner);
-    match fsio::read(&path, MAX_FILE) {
+    if !manifest::valid_owner(owner) {
+        return Err(Box::new(Report::failed(
+            owner,
+            state_dir,
+            "invalid-owner",
+            manifest::owner_error(owner),
+            1,
+            1,
+            Exit::Usage,
+        )));
+    }
+    match fsio::read_existing(&path, MAX_FILE) {
         Ok(None) => Ok((Ledger::new(owner), None)),
         Ok(Some(r)) => {
             let text = String::from_utf8_lossy(&r.bytes);
@@ -274,7 +285,20 @@ pub fn load_ledger(
                 ))),
             }
         }
-        Err(e) => Err(Box::new(fs_report(owner, &e, Exit::Refused))),
+        // A ledger that exists but cannot be read never reads as "no records".
+        Err(e) => Err(Box::new(Report::failed(
+            owner,
+            &e.path,
+            "unreadable",
+            format!(
+                "the ledger `{}` exists but cannot be read ({}); nothing was changed: fix it or move it away to start over",
+                path.display(),
+                e.message
+            ),
+            1,
+            1,
+            Exit::Refused,
+        ))),
     }
 }
 
@@ -994,6 +1018,8 @@ pub fn release(
     server: &str,
     client: Option<&str>,
 ) -> Result<Vec<Record>, Box<Report>> {
+    // Refuse an unreadable ledger (or a bad owner) before creating anything.
+    load_ledger(&settings.state_dir, owner)?;
     let lock = lock_path(&settings.state_dir, owner);
     let fail = |e: FsError| Box::new(fs_report(owner, &e, Exit::Io));
     fsio::create_parent_dirs(&lock).map_err(fail)?;

@@ -541,6 +541,32 @@ pub fn read(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsError> {
     read_checked(&file, path, &meta, max_len).map(Some)
 }
 
+/// Like [`read`], for files whose absence must be proven (the tool's own state, such as a
+/// ledger): `Ok(None)` only when the file or one of its directories does not exist (`ENOENT`).
+/// A directory on the way that is not a directory (`ENOTDIR`) is an error (`not-a-file`), never
+/// "missing": a state directory that cannot be read must not read as "no records".
+pub fn read_existing(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsError> {
+    let found = read(path, max_len)?;
+    if found.is_some() {
+        return Ok(found);
+    }
+    // `read` reports ENOTDIR as missing: find out which it was.
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+            let message = format!(
+                "cannot read `{}`: a directory on its path is not a directory; move that file \
+                 away or fix the path",
+                d(path)
+            );
+            Err(FsError::new("not-a-file", path, message, Some(e)))
+        }
+        Err(e) => Err(read_error(path, e)),
+        // Appeared meanwhile: read it.
+        Ok(_) => read(path, max_len),
+    }
+}
+
 /// Reads a file only to inspect it (`mcpconf lint`): like [`read`], but a file with several
 /// hard links is accepted, since nothing will replace it. It opens the path directly
 /// (`O_NOFOLLOW`, `O_NONBLOCK` and `O_NOCTTY`, so a FIFO or a terminal neither blocks nor becomes
@@ -876,8 +902,11 @@ impl Drop for ClientLock {
 /// Take the lock directory `<file>.lock` that proper-lockfile (Claude Code, Cline) uses for
 /// `file`: `mkdir` it; while it exists and is younger than `stale` (proper-lockfile: 10 s; its
 /// holder refreshes the mtime every 5 s), wait with backoff until the deadline (then
-/// `lock-timeout`); an older one was left by a dead process and is taken over (removed, then
-/// created again).
+/// `lock-timeout`). An older one that is proper-lockfile's own shape, an *empty directory* (seen
+/// with `lstat`, so never through a symlink), was left by a dead process and is taken over
+/// (`rmdir`, which the kernel refuses on a non-empty directory, then `mkdir` again). Anything
+/// else at that name (a regular file, a non-empty directory, a symbolic link, …) is never
+/// removed: it is treated as held, and the wait ends in `lock-timeout` naming it.
 pub fn lock_client(file: &Path, timeout: Duration, stale: Duration) -> Result<ClientLock, FsError> {
     if locking_disabled() {
         return Ok(ClientLock { path: None });
@@ -888,17 +917,29 @@ pub fn lock_client(file: &Path, timeout: Duration, stale: Duration) -> Result<Cl
     let deadline = deadline_after(timeout);
     let mut backoff = BACKOFF_START;
     loop {
+        // What is at the lock's name when it is not a lock we may take over (for the message).
+        let mut foreign: Option<&'static str> = None;
         match fs::create_dir(&path) {
             Ok(()) => return Ok(ClientLock { path: Some(path) }),
             Err(e) if e.kind() == ErrorKind::AlreadyExists => {
-                let age = fs::metadata(&path)
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|t| t.elapsed().ok());
-                if age.is_some_and(|a| a > stale) {
-                    // Stale: its holder died. Take it over.
-                    let _ = fs::remove_dir(&path);
-                    continue;
+                match fs::symlink_metadata(&path) {
+                    Ok(m) if m.file_type().is_dir() => {
+                        let age = m.modified().ok().and_then(|t| t.elapsed().ok());
+                        // rmdir fails on a non-empty directory: then it is not ours to take.
+                        if age.is_some_and(|a| a > stale) {
+                            match fs::remove_dir(&path) {
+                                Ok(()) => continue,
+                                Err(e) if e.kind() == ErrorKind::NotFound => continue,
+                                Err(_) => foreign = Some("a directory that is not empty"),
+                            }
+                        }
+                    }
+                    Ok(m) if m.file_type().is_symlink() => foreign = Some("a symbolic link"),
+                    Ok(m) if m.file_type().is_file() => foreign = Some("a regular file"),
+                    Ok(_) => foreign = Some("not a directory"),
+                    // Gone meanwhile: try again at once.
+                    Err(e) if is_missing(&e) => continue,
+                    Err(_) => {}
                 }
             }
             Err(e) if e.kind() == ErrorKind::NotFound => {
@@ -909,12 +950,21 @@ pub fn lock_client(file: &Path, timeout: Duration, stale: Duration) -> Result<Cl
         }
         let now = Instant::now();
         if now >= deadline {
-            let message = format!(
-                "timed out after {:.1}s waiting for the client's own lock `{}` (the client is \
-                 writing this file now); retry when it is done or raise --lock-timeout",
-                timeout.as_secs_f64(),
-                d(&path)
-            );
+            let message = match foreign {
+                Some(what) => format!(
+                    "timed out after {:.1}s: the client's lock `{}` is {what}, not the empty \
+                     lock directory the client makes, so mcpconf treats it as held and never \
+                     removes it; if no client is running, remove it by hand and retry",
+                    timeout.as_secs_f64(),
+                    d(&path)
+                ),
+                None => format!(
+                    "timed out after {:.1}s waiting for the client's own lock `{}` (the client \
+                     is writing this file now); retry when it is done or raise --lock-timeout",
+                    timeout.as_secs_f64(),
+                    d(&path)
+                ),
+            };
             return Err(FsError::new("lock-timeout", &path, message, None));
         }
         thread::sleep(backoff.min(deadline - now));

@@ -293,6 +293,22 @@ pub fn parse(text: &str) -> Result<Manifest, ManifestError> {
     })
 }
 
+/// Whether `s` is a valid owner: 1-64 characters from a-z, 0-9, `.`, `_`, `-`, starting with a
+/// letter or digit. The owner names files in the state directory, so the same rule holds for
+/// `--owner` on the command line and for every library call (never a `/` or a `..`).
+pub fn valid_owner(s: &str) -> bool {
+    valid_name(s, 64, false)
+}
+
+/// The sentence for an owner that [`valid_owner`] refuses (the owner is quoted as JSON, so a
+/// control character cannot reach the terminal).
+pub fn owner_error(s: &str) -> String {
+    format!(
+        "owner {} is not valid: use 1-64 characters from a-z, 0-9, `.`, `_`, `-`, starting with a letter or digit",
+        serde_json::Value::String(s.to_string())
+    )
+}
+
 fn valid_name(s: &str, max: usize, upper: bool) -> bool {
     let mut chars = s.chars();
     let Some(first) = chars.next() else {

