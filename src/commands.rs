@@ -616,22 +616,31 @@ fn redactor(m: Option<&Manifest>) -> Redactor {
 }
 
 fn collect_server(red: &mut Redactor, s: &Server) {
+    // Every manifest string is judged by the shared detector under its field name: env
+    // values and headers by their names, `args`, `command`, `url` and `cwd` by their shape.
+    let mut each = |k: &str, v: &crate::template::Template| {
+        red.consider(k, &v.raw);
+        if let Some(l) = v.as_literal() {
+            red.consider(k, &l);
+        }
+    };
     match &s.transport {
-        Transport::Stdio { env, .. } => {
-            for (k, v) in env {
-                red.consider(k, &v.raw);
-                if let Some(l) = v.as_literal() {
-                    red.consider(k, &l);
-                }
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            each("command", command);
+            args.iter().for_each(|a| each("args", a));
+            env.iter().for_each(|(k, v)| each(k, v));
+            if let Some(c) = cwd {
+                each("cwd", c);
             }
         }
-        Transport::Remote { headers, .. } => {
-            for (k, v) in headers {
-                red.consider(k, &v.raw);
-                if let Some(l) = v.as_literal() {
-                    red.consider(k, &l);
-                }
-            }
+        Transport::Remote { url, headers, .. } => {
+            each("url", url);
+            headers.iter().for_each(|(k, v)| each(k, v));
         }
     }
 }

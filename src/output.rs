@@ -5,9 +5,13 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use crate::document::Doc;
 use crate::engine::{ErrorEntry, RecordStatus, Report};
 use crate::plan::{Action, FilePlan, Status};
-use crate::redact::Redactor;
+use crate::redact::{
+    Redactor, escape_controls,
+    mask::{self, Lang},
+};
 
 /// ANSI colours, or none.
 #[derive(Debug, Clone, Copy)]
@@ -29,7 +33,11 @@ impl Style {
 /// Files above this size are diffed only around the bytes that differ.
 const WINDOW_ABOVE: usize = 64 * 1024;
 
-/// A unified diff of one file (paths as headers; `/dev/null` for a missing side).
+/// A unified diff of one file (paths as headers; `/dev/null` for a missing side), with every
+/// string and comment credential masked on decoded values by the shared detector: the diff is
+/// computed on the real text and shown with masked lines. Above [`MASK_WHOLE_FILE`] only the
+/// window around the change is read, line by line, and a line the detector cannot clear on
+/// its own is shown as `<redacted>`.
 pub fn diff(fp: &FilePlan) -> String {
     if !fp.writes() {
         return String::new();
@@ -49,6 +57,27 @@ pub fn diff(fp: &FilePlan) -> String {
     };
     let old = String::from_utf8_lossy(old_w).into_owned();
     let new = String::from_utf8_lossy(new_w).into_owned();
+    let lang = match &fp.old {
+        Some(Doc::Toml(_)) => Lang::Toml,
+        Some(Doc::Json(_)) => Lang::Json,
+        None if fp.path.extension().is_some_and(|e| e == "toml") => Lang::Toml,
+        None => Lang::Json,
+    };
+    let whole = old_b.len().max(new_b.len()) <= MASK_WHOLE_FILE;
+    // The masked lines of the window: from the whole file masked, or the window cleared line
+    // by line.
+    let masked = |full: &[u8], window: &str| {
+        if !whole {
+            return mask::mask_lines(window, lang);
+        }
+        if full.len() == window.len() {
+            return mask::mask(window, lang);
+        }
+        let m = mask::mask(&String::from_utf8_lossy(full), lang);
+        let n = window.split_inclusive('\n').count();
+        m.split_inclusive('\n').skip(shift).take(n).collect()
+    };
+    let (old_m, new_m) = (masked(old_b, &old), masked(new_b, &new));
     let path = fp.path.display().to_string();
     let a = if fp.old.is_some() {
         path.as_str()
@@ -60,11 +89,7 @@ pub fn diff(fp: &FilePlan) -> String {
     } else {
         path.as_str()
     };
-    let text = similar::TextDiff::from_lines(&old, &new)
-        .unified_diff()
-        .context_radius(3)
-        .header(a, b)
-        .to_string();
+    let text = mask::unified_diff(&old, &new, &old_m, &new_m, (a, b));
     if shift == 0 {
         return text;
     }
@@ -77,6 +102,10 @@ pub fn diff(fp: &FilePlan) -> String {
     }
     out
 }
+
+/// Files up to this size are lexed whole to mask credentials in their diffs; above it only
+/// the window around the change is read, and cleared line by line.
+pub const MASK_WHOLE_FILE: usize = 8 << 20;
 
 /// The parts of `old` and `new` that differ, widened to whole lines plus four lines of context
 /// on each side, and the number of lines before them.
@@ -222,6 +251,7 @@ pub fn diffs_text(r: &Report, red: &Redactor, style: Style) -> String {
     for f in &r.files {
         let d = red.redact(&diff(f));
         for line in d.lines() {
+            let line = &*escape_controls(line);
             let painted = if line.starts_with("+++") || line.starts_with("---") {
                 style.paint("1", line)
             } else if line.starts_with('+') {
@@ -275,7 +305,12 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
             Status::Refused => style.paint("31", "refused"),
             Status::Skipped => style.paint("2", "skipped"),
         };
-        let _ = writeln!(out, "{} {} ({status})", f.client, f.path.display());
+        let _ = writeln!(
+            out,
+            "{} {} ({status})",
+            f.client,
+            escape_controls(&f.path.display().to_string())
+        );
         for a in &f.actions {
             let grant = a.detail.starts_with("grant `") || a.detail.starts_with("legacy grant `");
             match a.op {
@@ -303,12 +338,17 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
             let detail = if a.detail.is_empty() || reported {
                 String::new()
             } else {
-                format!(": {}", red.redact(&a.detail))
+                format!(": {}", escape_controls(&red.redact(&a.detail)))
             };
-            let _ = writeln!(out, "  {sign} {} {}{detail}", a.op, a.server);
+            let _ = writeln!(
+                out,
+                "  {sign} {} {}{detail}",
+                a.op,
+                escape_controls(&a.server)
+            );
         }
         for n in &f.notes {
-            let _ = writeln!(out, "  note: {}", red.redact(n));
+            let _ = writeln!(out, "  note: {}", escape_controls(&red.redact(n)));
         }
     }
     let mut parts = Vec::new();
@@ -369,17 +409,17 @@ pub fn errors_text(errors: &[ErrorEntry], red: &Redactor, style: Style) -> Strin
             continue;
         }
         let head = style.paint("1;31", &format!("error[{}]", e.code));
+        let message = escape_controls(&red.redact(&e.message)).into_owned();
         if e.path.is_empty() {
             // About the run, not about a place in a file (a refused confirmation).
-            let _ = writeln!(out, "{head}: {}", red.redact(&e.message));
+            let _ = writeln!(out, "{head}: {message}");
         } else {
             let _ = writeln!(
                 out,
-                "{head}: {}:{}:{}: {}",
-                e.path,
+                "{head}: {}:{}:{}: {message}",
+                escape_controls(&e.path),
                 e.line,
                 e.column,
-                red.redact(&e.message)
             );
         }
     }
@@ -487,7 +527,6 @@ impl Drop for Progress {
 mod tests {
     use super::*;
     use crate::dialect::Syntax;
-    use crate::document::Doc;
 
     fn plan(old: &[u8], new: &[u8]) -> FilePlan {
         FilePlan {

@@ -1,0 +1,390 @@
+//! The one secret detector: which names carry credentials, which values are credentials, and
+//! where in a string a credential lies. Shared by redaction (diffs, JSON, errors, probe output),
+//! `lint`'s `literal-secret` rule and `import`. Pure; what it returns never holds the value
+//! found, only where it is and what kind of credential it looks like.
+
+use std::ops::Range;
+
+/// Known credential prefixes: (prefix, minimum length of what follows, what it is).
+const PREFIXES: &[(&str, usize, &str)] = &[
+    ("sk-", 20, "an API key (`sk-…`)"),
+    ("sk_live_", 16, "a Stripe secret key (`sk_live_…`)"),
+    ("sk_test_", 16, "a Stripe secret key (`sk_test_…`)"),
+    ("rk_live_", 16, "a Stripe restricted key (`rk_live_…`)"),
+    ("ghp_", 30, "a GitHub token (`ghp_…`)"),
+    ("gho_", 30, "a GitHub OAuth token (`gho_…`)"),
+    ("ghu_", 30, "a GitHub token (`ghu_…`)"),
+    ("ghs_", 30, "a GitHub token (`ghs_…`)"),
+    ("ghr_", 30, "a GitHub token (`ghr_…`)"),
+    ("github_pat_", 20, "a GitHub token (`github_pat_…`)"),
+    ("glpat-", 20, "a GitLab token (`glpat-…`)"),
+    ("xoxb-", 10, "a Slack token (`xoxb-…`)"),
+    ("xoxp-", 10, "a Slack token (`xoxp-…`)"),
+    ("xoxa-", 10, "a Slack token (`xoxa-…`)"),
+    ("xoxr-", 10, "a Slack token (`xoxr-…`)"),
+    ("xoxs-", 10, "a Slack token (`xoxs-…`)"),
+    ("xapp-", 10, "a Slack app token (`xapp-…`)"),
+    ("AKIA", 16, "an AWS access key id (`AKIA…`)"),
+    ("ASIA", 16, "an AWS access key id (`ASIA…`)"),
+    ("AIza", 30, "a Google API key (`AIza…`)"),
+    ("hf_", 30, "a Hugging Face token (`hf_…`)"),
+    ("npm_", 30, "an npm token (`npm_…`)"),
+    ("pypi-", 40, "a PyPI token (`pypi-…`)"),
+];
+
+/// Whether a header, env or option name looks like it carries a credential.
+pub fn credential_name(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    [
+        "auth",
+        "token",
+        "secret",
+        "key",
+        "pass",
+        "pwd",
+        "credential",
+        "cookie",
+        "session",
+        "bearer",
+        "private",
+        "signature",
+        "cert",
+        "dsn",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
+}
+
+fn token_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_' || c == '-'
+}
+
+/// Blank out environment references (`${…}`, `{env:…}`, `$NAME`) so that only literal text
+/// is examined. Each blanked byte becomes a space, so offsets into the result are offsets into
+/// `s`.
+pub fn strip_references(s: &str) -> String {
+    if !s.contains('$') && !s.contains("{env:") {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    let blank = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
+    while let Some(c) = rest.chars().next() {
+        if rest.starts_with("${") || rest.starts_with("{env:") {
+            match rest.find('}') {
+                Some(j) => {
+                    blank(&mut out, j + 1);
+                    rest = &rest[j + 1..];
+                    continue;
+                }
+                None => {
+                    out.push_str(rest);
+                    break;
+                }
+            }
+        }
+        if c == '$' {
+            let n = rest[1..]
+                .char_indices()
+                .take_while(|(k, x)| {
+                    x.is_ascii_alphanumeric() && !(*k == 0 && x.is_ascii_digit()) || *x == '_'
+                })
+                .count();
+            if n > 0 {
+                blank(&mut out, 1 + n);
+                rest = &rest[1 + n..];
+                continue;
+            }
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// Whether a value is only references (plus an optional scheme word such as `Bearer`), so
+/// safe to show.
+pub fn only_references(value: &str) -> bool {
+    let stripped = strip_references(value);
+    let rest = stripped.trim();
+    rest.is_empty()
+        || ["bearer", "basic", "token"]
+            .iter()
+            .any(|w| rest.eq_ignore_ascii_case(w))
+}
+
+/// Values too plain to be credentials even under a credential-like name (`AUTH_MODE =
+/// "oauth"`, `TOKEN_TTL = "3600"`, `bearer_token_env_var = "API_TOKEN"`).
+pub fn trivial(value: &str) -> bool {
+    let v = value.trim();
+    // The name of an environment variable (Codex's `bearer_token_env_var = "API_TOKEN"`).
+    let env_name = v.contains('_')
+        && v.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
+        && v.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    env_name
+        || v.chars().count() < 6
+        || (v.len() <= 10
+            && v.chars()
+                .all(|c| c.is_ascii_lowercase() || c == '-' || c == '_'))
+        || v.chars().all(|c| c.is_ascii_digit())
+        || matches!(v.to_ascii_lowercase().as_str(), "true" | "false" | "null")
+}
+
+/// Every credential with a recognisable shape in `s` (a known key prefix at a word start with
+/// enough token characters after it, a JSON Web Token, a private key block), as byte ranges of
+/// `s` and what each looks like. References are never part of a finding.
+pub fn tokens(s: &str) -> Vec<(Range<usize>, &'static str)> {
+    let mut found = Vec::new();
+    let t = strip_references(s);
+    if let Some(k) = t.find("PRIVATE KEY-----") {
+        let start = t[..k].rfind("-----BEGIN").unwrap_or(k);
+        let end = t[k..]
+            .find("-----END")
+            .and_then(|e| {
+                let e = k + e;
+                t[e..].find("KEY-----").map(|x| e + x + "KEY-----".len())
+            })
+            .unwrap_or(t.len());
+        found.push((start..end, "a private key"));
+    }
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        // Only at a word start: the previous byte is not an ASCII letter or digit.
+        if !t.is_char_boundary(i) || (i > 0 && b[i - 1].is_ascii_alphanumeric()) {
+            i += 1;
+            continue;
+        }
+        let rest = &t[i..];
+        let mut hit = None;
+        for (p, min, what) in PREFIXES {
+            let Some(tail) = rest.strip_prefix(p) else {
+                continue;
+            };
+            let n = tail.chars().take_while(|c| token_char(*c)).count();
+            let upper_only = *p == "AKIA" || *p == "ASIA";
+            let ok = if upper_only {
+                tail.chars()
+                    .take(16)
+                    .filter(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+                    .count()
+                    == 16
+            } else {
+                n >= *min
+            };
+            if ok {
+                hit = Some((p.len() + n, *what));
+                break;
+            }
+        }
+        if hit.is_none()
+            && let Some(tail) = rest.strip_prefix("eyJ")
+        {
+            let n = tail
+                .chars()
+                .take_while(|c| token_char(*c) || *c == '.')
+                .count();
+            let tok = &tail[..n];
+            if tok.matches('.').count() == 2 && tok.len() >= 30 {
+                hit = Some((3 + n, "a JSON Web Token (`eyJ…`)"));
+            }
+        }
+        match hit {
+            Some((len, what)) => {
+                if !found.iter().any(|(r, _)| r.contains(&i)) {
+                    found.push((i..i + len, what));
+                }
+                i += len;
+            }
+            None => i += 1,
+        }
+    }
+    found
+}
+
+/// A known credential shape in `s` (see [`tokens`]): what it looks like.
+pub fn known_prefix(s: &str) -> Option<&'static str> {
+    tokens(s).first().map(|(_, w)| *w)
+}
+
+/// Shannon entropy in bits per character.
+fn entropy(s: &str) -> f64 {
+    let mut counts = std::collections::HashMap::new();
+    let mut n = 0usize;
+    for c in s.chars() {
+        *counts.entry(c).or_insert(0usize) += 1;
+        n += 1;
+    }
+    if n == 0 {
+        return 0.0;
+    }
+    counts
+        .values()
+        .map(|&k| {
+            let p = k as f64 / n as f64;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// Whether a literal looks like a generated credential: long, no spaces, not a path or URL,
+/// digits or mixed case in it, and random-looking.
+pub fn high_entropy(s: &str) -> bool {
+    let s = s.trim();
+    if s.chars().count() < 16 || s.chars().any(char::is_whitespace) {
+        return false;
+    }
+    if s.starts_with('/')
+        || s.starts_with("./")
+        || s.starts_with("../")
+        || s.starts_with("~/")
+        || s.contains("://")
+        || s.starts_with("file:")
+    {
+        return false;
+    }
+    let digit = s.chars().any(|c| c.is_ascii_digit());
+    let upper = s.chars().any(|c| c.is_ascii_uppercase());
+    let lower = s.chars().any(|c| c.is_ascii_lowercase());
+    if !(digit || (upper && lower)) {
+        return false;
+    }
+    entropy(s) >= 3.5
+}
+
+/// What kind of credential a string stored under the key `name` looks like, or `None`: a known
+/// key prefix anywhere; under a credential-like name (`Authorization`, `API_KEY`, …) a literal
+/// `Bearer`/`Basic` token or a random-looking value; a password or key in a URL; an option
+/// with a credential-like name and a literal value (`--api-key=…`).
+pub fn classify(name: &str, value: &str) -> Option<&'static str> {
+    if let Some(what) = known_prefix(value) {
+        return Some(what);
+    }
+    let literal = strip_references(value);
+    let literal = literal.trim();
+    if literal.is_empty() {
+        return None;
+    }
+    if !credential_name(name) {
+        return url_credential(literal).or_else(|| option_credential(literal));
+    }
+    // `Authorization: Bearer abc…` / `Basic …` with a literal token.
+    if let Some((scheme, token)) = literal.split_once(' ') {
+        let scheme = scheme.to_ascii_lowercase();
+        if (scheme == "bearer" || scheme == "basic" || scheme == "token")
+            && token.trim().chars().count() >= 8
+            && !token.contains(' ')
+        {
+            return Some(if scheme == "basic" {
+                "basic-auth credentials"
+            } else {
+                "a bearer token"
+            });
+        }
+    }
+    if high_entropy(literal) {
+        return Some("a random-looking credential");
+    }
+    url_credential(literal).or_else(|| option_credential(literal))
+}
+
+/// `--api-key=…` / `--token=…` with a literal value that is not trivial.
+fn option_credential(s: &str) -> Option<&'static str> {
+    let (name, value) = s.split_once('=')?;
+    (name.starts_with('-')
+        && credential_name(name)
+        && !name.contains(char::is_whitespace)
+        && !value.trim().is_empty()
+        && !trivial(value))
+    .then_some("a credential in a command-line option")
+}
+
+/// A password in a URL's user info, or a credential-like query parameter with a literal value.
+fn url_credential(s: &str) -> Option<&'static str> {
+    let (_, rest) = s.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if let Some((userinfo, _)) = authority.rsplit_once('@')
+        && let Some((_, pass)) = userinfo.split_once(':')
+        && pass.trim().chars().count() >= 4
+    {
+        return Some("a password in the URL");
+    }
+    let query = rest.split_once('?').map(|(_, q)| q).unwrap_or("");
+    for pair in query.split('&') {
+        if let Some((k, v)) = pair.split_once('=') {
+            let v = v.split('#').next().unwrap_or("");
+            if credential_name(k) && v.trim().chars().count() >= 12 {
+                return Some("a credential in the URL's query");
+            }
+        }
+    }
+    None
+}
+
+/// Whether a value found under `name` must not be shown: the detector flags it, or it sits
+/// under a credential-like name and is neither only references nor trivially plain.
+pub fn must_hide(name: &str, value: &str) -> bool {
+    classify(name, value).is_some()
+        || (credential_name(name) && !only_references(value) && !trivial(value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_known_prefixes_at_word_starts_only() {
+        assert!(known_prefix("sk-proj-abcdefghijklmnopqrstuvwx").is_some());
+        assert!(known_prefix("--api-key=sk-abcdefghijklmnopqrstuvwx").is_some());
+        assert!(known_prefix("ghp_0123456789abcdefghijklmnopqrstuvwxyz").is_some());
+        assert!(known_prefix("AKIAIOSFODNN7EXAMPLE").is_some());
+        assert!(known_prefix("xoxb-1234567890-abcdef").is_some());
+        // Near misses: inside a word, too short, lower-case AWS-like text, a reference.
+        assert!(known_prefix("task-runner-abcdefghijklmnopqrstuvwxyz").is_none());
+        assert!(known_prefix("sk-short").is_none());
+        assert!(known_prefix("AKIAlowercaseletters").is_none());
+        assert!(known_prefix("${OPENAI_API_KEY}").is_none());
+        assert!(known_prefix("ghp_${TOKEN_REST_OF_IT_IS_AN_ENV_VAR}").is_none());
+    }
+
+    #[test]
+    fn token_ranges_cover_the_token_only() {
+        let s = "x --token=sk-abcdefghijklmnopqrstuvwxyz0123 y ${A} eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefgh";
+        let t = tokens(s);
+        assert_eq!(t.len(), 2);
+        assert_eq!(&s[t[0].0.clone()], "sk-abcdefghijklmnopqrstuvwxyz0123");
+        assert!(s[t[1].0.clone()].starts_with("eyJ") && s[t[1].0.clone()].ends_with("abcdefgh"));
+        let k = "a -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- b";
+        let t = tokens(k);
+        assert_eq!(&k[t[0].0.clone()], &k[2..k.len() - 2]);
+        assert_eq!(strip_references("a${B}c$D e").len(), "a${B}c$D e".len());
+    }
+
+    #[test]
+    fn classifies_by_name_and_shape() {
+        assert!(classify("Authorization", "Bearer abcdef123456").is_some());
+        assert!(classify("Authorization", "Bearer ${TOKEN}").is_none());
+        assert!(classify("API_KEY", "9f86d081884c7d659a2feaa0c55ad015").is_some());
+        assert!(classify("API_KEY_FILE", "/run/secrets/api_key_0123456789").is_none());
+        assert!(classify("AUTH_PROVIDER", "google_credentials").is_none());
+        assert!(classify("TOKEN_TTL", "3600").is_none());
+        assert!(classify("REGION", "9f86d081884c7d659a2feaa0c55ad015").is_none());
+        assert!(classify("url", "https://u:hunter22@example.com/mcp").is_some());
+        assert!(classify("url", "https://example.com/mcp?api_key=abcdef123456xyz").is_some());
+        assert!(classify("url", "https://example.com/mcp?page=abcdef123456xyz").is_none());
+        assert!(classify("args", "--api-key=hunter2hunter2").is_some());
+        assert!(classify("args", "--api-key=${KEY}").is_none());
+        assert!(classify("args", "--token-ttl=3600").is_none());
+        assert!(classify("args", "--port=3600").is_none());
+    }
+
+    #[test]
+    fn must_hide_is_the_union_of_name_and_shape() {
+        assert!(must_hide("DB_PASS", "hunter2!"));
+        assert!(!must_hide("AUTH_MODE", "oauth"));
+        assert!(!must_hide("bearer_token_env_var", "OPENAB_SESSION_TOKEN"));
+        assert!(must_hide("OPENAI", "sk-abcdefghijklmnopqrstuvwxyz0123"));
+        assert!(!must_hide("PATH", "/usr/bin:/bin"));
+    }
+}

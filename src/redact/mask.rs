@@ -1,0 +1,597 @@
+//! Masking a config file's text for display: every string whose decoded value the shared
+//! detector flags (by its key, an array's key, or its shape) and every credential in a comment
+//! is replaced by `<redacted>`, and each line stays where it was, so a diff computed on the
+//! real text can be shown with the masked lines ([`unified_diff`]).
+//!
+//! [`mask`] lexes the whole text (JSON with comments, or TOML with its multi-line strings).
+//! [`mask_lines`] is for text whose lexical state at its start is unknown (a window of a large
+//! file, or a syntax without a lexer here): a line is shown only when the detector can clear
+//! it on its own; any other line is replaced whole.
+
+use super::detect::{known_prefix, must_hide};
+use super::{REDACTED, scrub_text};
+
+/// How to read a file's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    /// JSON, also with `//` and `/* */` comments.
+    Json,
+    /// TOML.
+    Toml,
+    /// Unknown: line by line, each line cleared or replaced ([`mask_lines`]).
+    Lines,
+}
+
+/// The text with every flagged string and comment credential replaced; as many lines as
+/// `text`.
+pub fn mask(text: &str, lang: Lang) -> String {
+    match lang {
+        Lang::Lines => mask_lines(text, Lang::Json),
+        _ => Lexer::new(text, lang).run().0,
+    }
+}
+
+/// Line by line, for text whose start may lie inside a string or comment: a line is kept
+/// (with flagged strings masked) only when it lexes on its own as whole tokens of `lang`
+/// (every string closed on the line, no multi-line string or block comment delimiter, no bare
+/// text the syntax does not allow) and nothing on it is flagged; otherwise it becomes
+/// `<redacted>`.
+pub fn mask_lines(text: &str, lang: Lang) -> String {
+    let lang = if lang == Lang::Lines {
+        Lang::Json
+    } else {
+        lang
+    };
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, nl) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        let body_cr = body.strip_suffix('\r');
+        let (body, cr) = match body_cr {
+            Some(b) => (b, "\r"),
+            None => (body, ""),
+        };
+        let (masked, clear) = Lexer::new(body, lang).run();
+        if clear {
+            out.push_str(&masked);
+        } else {
+            let indent = &body[..body.len() - body.trim_start().len()];
+            out.push_str(indent);
+            out.push_str(REDACTED);
+        }
+        out.push_str(cr);
+        out.push_str(nl);
+    }
+    out
+}
+
+/// A unified diff (as `similar` writes it, three lines of context) computed on `old` and
+/// `new` and shown with the lines of `old_shown` and `new_shown`, which have the same lines
+/// as `old` and `new` (masked copies).
+pub fn unified_diff(
+    old: &str,
+    new: &str,
+    old_shown: &str,
+    new_shown: &str,
+    header: (&str, &str),
+) -> String {
+    use std::fmt::Write;
+    let diff = similar::TextDiff::from_lines(old, new);
+    let old_lines: Vec<&str> = old_shown.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new_shown.split_inclusive('\n').collect();
+    let mut out = String::new();
+    let mut first = true;
+    for ops in diff.grouped_ops(3) {
+        if ops.is_empty() {
+            continue;
+        }
+        if first {
+            let _ = writeln!(out, "--- {}", header.0);
+            let _ = writeln!(out, "+++ {}", header.1);
+            first = false;
+        }
+        let _ = writeln!(out, "{}", similar::udiff::UnifiedHunkHeader::new(&ops));
+        for op in &ops {
+            for change in diff.iter_changes(op) {
+                let line = match (change.tag(), change.old_index(), change.new_index()) {
+                    (similar::ChangeTag::Insert, _, Some(n)) => new_lines.get(n),
+                    (_, Some(o), _) => old_lines.get(o),
+                    (_, None, Some(n)) => new_lines.get(n),
+                    _ => None,
+                };
+                let line = line.copied().unwrap_or(REDACTED);
+                let _ = write!(out, "{}{}", change.tag(), line);
+                if !line.ends_with('\n') {
+                    out.push('\n');
+                }
+                if change.missing_newline() {
+                    out.push_str("\\ No newline at end of file\n");
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What the lexer knows about the container it is in.
+struct Frame {
+    array: bool,
+    /// For an array: the key its elements are found under.
+    name: String,
+}
+
+struct Lexer<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    lang: Lang,
+    i: usize,
+    out: String,
+    /// Copied up to here.
+    done: usize,
+    stack: Vec<Frame>,
+    key: Option<String>,
+    /// Whether every token was whole and plain (see [`mask_lines`]).
+    clear: bool,
+}
+
+impl<'a> Lexer<'a> {
+    fn new(text: &'a str, lang: Lang) -> Lexer<'a> {
+        Lexer {
+            text,
+            b: text.as_bytes(),
+            lang,
+            i: 0,
+            out: String::with_capacity(text.len()),
+            done: 0,
+            stack: Vec::new(),
+            key: None,
+            clear: true,
+        }
+    }
+
+    fn run(mut self) -> (String, bool) {
+        let toml = self.lang == Lang::Toml;
+        let mut line_start = true;
+        while self.i < self.b.len() {
+            let c = self.b[self.i];
+            match c {
+                b'\n' => {
+                    if toml && self.stack.is_empty() {
+                        self.key = None;
+                    }
+                    line_start = true;
+                    self.i += 1;
+                    continue;
+                }
+                b' ' | b'\t' | b'\r' => {
+                    self.i += 1;
+                    continue;
+                }
+                b'#' if toml => self.comment_to_eol(),
+                b'/' if !toml && self.b.get(self.i + 1) == Some(&b'/') => self.comment_to_eol(),
+                b'/' if !toml && self.b.get(self.i + 1) == Some(&b'*') => self.block_comment(),
+                b'"' | b'\'' => self.string(),
+                b'[' if toml && line_start && self.stack.is_empty() => self.header(),
+                b'{' | b'[' => {
+                    let array = c == b'[';
+                    let inherited = self
+                        .stack
+                        .last()
+                        .filter(|f| f.array)
+                        .map(|f| f.name.clone());
+                    let name = self.key.take().or(inherited).unwrap_or_default();
+                    self.stack.push(Frame { array, name });
+                    self.i += 1;
+                }
+                b'}' | b']' => {
+                    self.stack.pop();
+                    self.key = None;
+                    self.i += 1;
+                }
+                b',' => {
+                    if !self.stack.last().is_some_and(|f| f.array) {
+                        self.key = None;
+                    }
+                    self.i += 1;
+                }
+                b':' | b'=' => self.i += 1,
+                c if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'+' | b'.') => {
+                    self.bare()
+                }
+                _ => {
+                    self.clear = false;
+                    self.i += self.text[self.i..].chars().next().map_or(1, char::len_utf8);
+                }
+            }
+            line_start = false;
+        }
+        self.out.push_str(&self.text[self.done..]);
+        (self.out, self.clear)
+    }
+
+    /// Replace `range` of the text by `with` plus the newlines it held.
+    fn replace(&mut self, start: usize, end: usize, with: &str) {
+        self.out.push_str(&self.text[self.done..start]);
+        self.out.push_str(with);
+        let lines = self.text[start..end].matches('\n').count();
+        for _ in 0..lines {
+            self.out.push('\n');
+        }
+        self.done = end;
+    }
+
+    /// A comment's text is shown with what the detector recognises in it replaced.
+    fn scrub_comment(&mut self, start: usize, end: usize) {
+        let body = &self.text[start..end];
+        let scrubbed: String = body
+            .split_inclusive('\n')
+            .map(scrub_text)
+            .collect::<Vec<_>>()
+            .concat();
+        if scrubbed != body {
+            self.out.push_str(&self.text[self.done..start]);
+            self.out.push_str(&scrubbed);
+            self.done = end;
+        }
+    }
+
+    fn comment_to_eol(&mut self) {
+        let start = self.i;
+        let end = self.text[start..]
+            .find('\n')
+            .map_or(self.text.len(), |e| start + e);
+        self.scrub_comment(start, end);
+        self.i = end;
+    }
+
+    fn block_comment(&mut self) {
+        let start = self.i;
+        let end = match self.text[start + 2..].find("*/") {
+            Some(e) => start + 2 + e + 2,
+            None => {
+                self.clear = false;
+                self.text.len()
+            }
+        };
+        if self.text[start..end].contains('\n') {
+            self.clear = false;
+        }
+        self.scrub_comment(start, end);
+        self.i = end;
+    }
+
+    /// A TOML table header: its text is scrubbed like a comment.
+    fn header(&mut self) {
+        let start = self.i;
+        let end = self.text[start..]
+            .find('\n')
+            .map_or(self.text.len(), |e| start + e);
+        let line = &self.text[start..end];
+        let close = line.rfind(']').map_or(end, |k| start + k + 1);
+        if close == end && !line.trim_end().ends_with(']') {
+            self.clear = false;
+        }
+        if known_prefix(&self.text[start..close]).is_some() {
+            self.replace(start, close, &format!("[{REDACTED}]"));
+        }
+        self.key = None;
+        self.i = close;
+    }
+
+    /// A bare word: a TOML key (before `=` or `.`), or a value (number, boolean, date).
+    fn bare(&mut self) {
+        let start = self.i;
+        while self.i < self.b.len()
+            && (self.b[self.i].is_ascii_alphanumeric()
+                || matches!(self.b[self.i], b'_' | b'-' | b'+' | b'.' | b':'))
+        {
+            // `a:b` is only a word in TOML dates/times; in JSON `:` separates.
+            if self.b[self.i] == b':'
+                && (self.lang != Lang::Toml || !self.b[start].is_ascii_digit())
+            {
+                break;
+            }
+            self.i += 1;
+        }
+        let word = &self.text[start..self.i];
+        let is_key = self.next_is_separator();
+        let last = word.rsplit('.').next().unwrap_or(word);
+        if known_prefix(word).is_some() {
+            self.replace(start, self.i, REDACTED);
+        }
+        if is_key {
+            self.key = Some(last.to_string());
+            return;
+        }
+        let plain = matches!(
+            word,
+            "true" | "false" | "null" | "inf" | "nan" | "+inf" | "-inf" | "+nan" | "-nan"
+        ) || word
+            .starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+' || c == '.');
+        if !plain {
+            self.clear = false;
+        }
+        self.value_done();
+    }
+
+    fn next_is_separator(&self) -> bool {
+        let rest = self.text[self.i..].trim_start_matches([' ', '\t']);
+        match self.lang {
+            Lang::Toml => rest.starts_with('=') || rest.starts_with('.'),
+            _ => rest.starts_with(':'),
+        }
+    }
+
+    fn value_done(&mut self) {
+        // TOML has no value without a key outside arrays: such a line is not what it seems.
+        if self.lang == Lang::Toml
+            && self.key.is_none()
+            && !self.stack.last().is_some_and(|f| f.array)
+        {
+            self.clear = false;
+        }
+        if !self.stack.last().is_some_and(|f| f.array) {
+            self.key = None;
+        }
+    }
+
+    fn string(&mut self) {
+        let start = self.i;
+        let q = self.b[start];
+        let toml = self.lang == Lang::Toml;
+        let triple =
+            toml && self.b[start..].starts_with(if q == b'"' { b"\"\"\"" } else { b"'''" });
+        let (open, value, end, closed) = if triple {
+            self.clear = false;
+            self.multi_line(start, q)
+        } else {
+            self.single_line(start, q)
+        };
+        if !closed {
+            self.clear = false;
+        }
+        self.i = end;
+        let is_key = !triple && self.next_is_separator();
+        let close_len = if closed { open } else { 0 };
+        let name = self.key.clone().or_else(|| {
+            self.stack
+                .last()
+                .filter(|f| f.array)
+                .map(|f| f.name.clone())
+        });
+        let hide = if is_key {
+            known_prefix(&value).is_some()
+        } else {
+            must_hide(name.as_deref().unwrap_or(""), &value)
+        };
+        if hide {
+            let delim = &self.text[start..start + open];
+            let with = format!("{delim}{REDACTED}{}", &self.text[end - close_len..end]);
+            self.replace(start, end, &with);
+        }
+        if is_key {
+            self.key = Some(value);
+        } else {
+            self.value_done();
+        }
+    }
+
+    /// A string on one line: (opening length, decoded value, end, closed).
+    fn single_line(&self, start: usize, q: u8) -> (usize, String, usize, bool) {
+        let literal = q == b'\'' && self.lang == Lang::Toml;
+        let mut k = start + 1;
+        while k < self.b.len() && self.b[k] != q && self.b[k] != b'\n' {
+            if self.b[k] == b'\\' && !literal {
+                k += 1;
+            }
+            k += 1;
+        }
+        let k = k.min(self.b.len());
+        let closed = k < self.b.len() && self.b[k] == q;
+        let raw = self.text.get(start + 1..k).unwrap_or("");
+        let value = if literal {
+            raw.to_string()
+        } else {
+            decode(raw)
+        };
+        (1, value, if closed { k + 1 } else { k }, closed)
+    }
+
+    /// A TOML multi-line string: (opening length, decoded value, end, closed).
+    fn multi_line(&self, start: usize, q: u8) -> (usize, String, usize, bool) {
+        let delim: &[u8] = if q == b'"' { b"\"\"\"" } else { b"'''" };
+        let mut k = start + 3;
+        while k < self.b.len() {
+            if q == b'"' && self.b[k] == b'\\' {
+                k += 2;
+                continue;
+            }
+            if self.b[k..].starts_with(delim) {
+                // Up to two quotes of the content may sit before the closing three.
+                let mut e = k + 3;
+                while e < self.b.len() && e < k + 5 && self.b[e] == q {
+                    e += 1;
+                }
+                let raw = self.text.get(start + 3..e - 3).unwrap_or("");
+                let value = if q == b'"' {
+                    decode_multi(raw)
+                } else {
+                    raw.to_string()
+                };
+                return (3, value, e, true);
+            }
+            k += 1;
+        }
+        let raw = self.text.get(start + 3..).unwrap_or("");
+        (3, raw.to_string(), self.b.len(), false)
+    }
+}
+
+/// A JSON or TOML basic string's escapes decoded; anything malformed is kept as written.
+pub fn decode(raw: &str) -> String {
+    if !raw.contains('\\') {
+        return raw.to_string();
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let hex = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>, n: usize| -> Option<u32> {
+            let s: String = (0..n).filter_map(|_| chars.next()).collect();
+            (s.len() == n)
+                .then(|| u32::from_str_radix(&s, 16).ok())
+                .flatten()
+        };
+        match e {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'b' => out.push('\u{8}'),
+            'f' => out.push('\u{c}'),
+            'e' => out.push('\u{1b}'),
+            'x' => match hex(&mut chars, 2).and_then(char::from_u32) {
+                Some(ch) => out.push(ch),
+                None => out.push('\u{fffd}'),
+            },
+            'U' => match hex(&mut chars, 8).and_then(char::from_u32) {
+                Some(ch) => out.push(ch),
+                None => out.push('\u{fffd}'),
+            },
+            'u' => {
+                let Some(hi) = hex(&mut chars, 4) else {
+                    out.push('\u{fffd}');
+                    continue;
+                };
+                if (0xd800..0xdc00).contains(&hi) {
+                    let mut look = chars.clone();
+                    if look.next() == Some('\\')
+                        && look.next() == Some('u')
+                        && let Some(lo) =
+                            hex(&mut look, 4).filter(|lo| (0xdc00..0xe000).contains(lo))
+                    {
+                        chars = look;
+                        let cp = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+                        out.push(char::from_u32(cp).unwrap_or('\u{fffd}'));
+                        continue;
+                    }
+                }
+                out.push(char::from_u32(hi).unwrap_or('\u{fffd}'));
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A TOML multi-line basic string decoded: a backslash at a line's end joins the lines.
+fn decode_multi(raw: &str) -> String {
+    let raw = raw
+        .strip_prefix('\n')
+        .or_else(|| raw.strip_prefix("\r\n"))
+        .unwrap_or(raw);
+    let mut joined = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(k) = rest.find('\\') {
+        let after = &rest[k + 1..];
+        let ws = after.len() - after.trim_start_matches([' ', '\t']).len();
+        if after[ws..].starts_with('\n') || after[ws..].starts_with("\r\n") {
+            joined.push_str(&rest[..k]);
+            rest = after.trim_start();
+        } else {
+            let n = after.chars().next().map_or(0, char::len_utf8);
+            joined.push_str(&rest[..k + 1 + n]);
+            rest = &after[n..];
+        }
+    }
+    joined.push_str(rest);
+    decode(&joined)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SK: &str = "sk-live-abcdefghijklmnopqrstuvwxyz012345";
+
+    #[test]
+    fn escaped_secrets_are_found_after_decoding() {
+        let text = format!(
+            "{{\n  \"env\": {{\"OPENAI\": \"\\u0073k-live-abcdefghijklmnopqrstuvwxyz012345\", \"TOKEN\": \"PLANTED\\/x9Qz7Lk2Vb\"}},\n  \"args\": [\"--token={SK}\", \"-y\"],\n  // old key {SK}\n  \"{SK}\": \"x\"\n}}\n"
+        );
+        let m = mask(&text, Lang::Json);
+        assert_eq!(m.lines().count(), text.lines().count());
+        assert!(
+            !m.contains("PLANTED") && !m.contains("abcdefghijklmnop"),
+            "{m}"
+        );
+        assert!(m.contains("\"-y\"") && m.contains("\"env\""), "{m}");
+    }
+
+    #[test]
+    fn toml_multi_line_strings_keep_their_lines() {
+        let text = format!(
+            "[mcp_servers.a.env]\nAPI_TOKEN = \"\"\"\nPLANTEDsecretValue99\"\"\"\nPATH = '/bin'\nargs = ['--token={SK}'] # {SK}\n"
+        );
+        let m = mask(&text, Lang::Toml);
+        assert_eq!(m.lines().count(), text.lines().count());
+        assert!(
+            !m.contains("PLANTED") && !m.contains("abcdefghijklmnop"),
+            "{m}"
+        );
+        assert!(m.contains("PATH = '/bin'"), "{m}");
+    }
+
+    #[test]
+    fn lines_that_cannot_be_cleared_are_hidden() {
+        // Inside a multi-line string started before the window: bare text is not cleared.
+        let text = "PLANTEDsecretValue99\"\"\"\nPATH = \"/bin\"\n  \"a\": 1,\n";
+        let m = mask_lines(text, Lang::Toml);
+        assert_eq!(m, "<redacted>\nPATH = \"/bin\"\n  <redacted>\n");
+        let j = mask_lines(
+            "  \"API_KEY\": \"hunter2hunter2\",\n  \"x\": [1, true],\n",
+            Lang::Json,
+        );
+        assert_eq!(j, "  \"API_KEY\": \"<redacted>\",\n  \"x\": [1, true],\n");
+    }
+
+    #[test]
+    fn diff_is_computed_on_the_text_and_shown_masked() {
+        let old = "{\n  \"TOKEN\": \"aaaaaaaaaaaa1\",\n  \"b\": 1\n}";
+        let new = "{\n  \"TOKEN\": \"bbbbbbbbbbbb2\",\n  \"b\": 1\n}";
+        let d = unified_diff(
+            old,
+            new,
+            &mask(old, Lang::Json),
+            &mask(new, Lang::Json),
+            ("f", "f"),
+        );
+        let plain = similar::TextDiff::from_lines(old, new)
+            .unified_diff()
+            .context_radius(3)
+            .header("f", "f")
+            .to_string();
+        assert_eq!(
+            d,
+            plain
+                .replace("aaaaaaaaaaaa1", REDACTED)
+                .replace("bbbbbbbbbbbb2", REDACTED)
+        );
+        assert_eq!(unified_diff(old, old, old, old, ("f", "f")), "");
+    }
+
+    #[test]
+    fn decodes_json_and_toml_escapes() {
+        assert_eq!(decode(r"\u0073k\/a\\\ud83d\ude00"), "sk/a\\\u{1f600}");
+        assert_eq!(decode(r"\x41\e\U0001F600"), "A\u{1b}\u{1f600}");
+        assert_eq!(decode_multi("\nab\\\n   cd"), "abcd");
+    }
+}

@@ -1,0 +1,428 @@
+//! Secret redaction for everything mcpconf prints: diffs, plans, JSON, error messages and
+//! probe output.
+//!
+//! One detector ([`detect`]) decides what is a credential; it is shared with `lint`'s
+//! `literal-secret` rule and with `import`. Redaction works in three layers:
+//! - known values: credential-like values collected from the manifest and from every file
+//!   read are remembered by a [`Redactor`] and every occurrence (raw and JSON-escaped) is
+//!   replaced by `<redacted>`;
+//! - free text: [`scrub_text`] replaces whatever the detector recognises in any text (a known
+//!   token shape, `--api-key=…`, `API_KEY=…`, `Authorization: Bearer …`, a URL's password or
+//!   credential query parameter);
+//! - files: [`mask`] lexes a file's text, decodes each string (escapes, TOML multi-line
+//!   strings) and each comment, and hides every one the detector flags, keeping the lines in
+//!   place so that a diff can be computed on the real text and shown on the masked one.
+//!
+//! Values that are only environment references (`${VAR}`, `${env:VAR}`, `{env:VAR}`,
+//! `$VAR`), optionally behind an auth scheme word (`Bearer ${TOKEN}`), are never hidden.
+
+pub mod detect;
+pub mod mask;
+
+use serde_json::Value;
+
+pub use detect::{classify, credential_name, must_hide, only_references, trivial};
+
+/// The text that replaces a secret.
+pub const REDACTED: &str = "<redacted>";
+
+/// Collects secrets and scrubs them from text.
+#[derive(Debug, Default, Clone)]
+pub struct Redactor {
+    secrets: Vec<String>,
+}
+
+impl Redactor {
+    /// A redactor that knows these values as secrets (each is hidden wherever it appears,
+    /// whatever the detector says of it).
+    pub fn with_values<'a>(values: impl IntoIterator<Item = &'a str>) -> Redactor {
+        let mut r = Redactor::default();
+        for v in values {
+            if !v.trim().is_empty() {
+                r.add(v);
+            }
+        }
+        r
+    }
+
+    /// Remember a value found under `name` if the detector says it must be hidden
+    /// ([`must_hide`]); a value that only holds a token somewhere also remembers the token.
+    pub fn consider(&mut self, name: &str, value: &str) {
+        if must_hide(name, value) {
+            self.add(value);
+            for (r, _) in detect::tokens(value) {
+                self.add(&value[r]);
+            }
+        }
+    }
+
+    /// Remember a secret value unconditionally.
+    pub fn add(&mut self, value: &str) {
+        let mut forms = vec![value.to_string()];
+        let escaped = Value::String(value.to_string()).to_string();
+        forms.push(escaped[1..escaped.len() - 1].to_string());
+        // "Bearer abc" also hides the bare token.
+        if let Some((scheme, token)) = value.split_once(' ')
+            && ["bearer", "basic", "token"].contains(&scheme.to_ascii_lowercase().as_str())
+            && token.trim().len() >= 4
+        {
+            forms.push(token.trim().to_string());
+        }
+        for f in forms {
+            if !f.is_empty() && !self.secrets.contains(&f) {
+                self.secrets.push(f);
+            }
+        }
+        self.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    }
+
+    /// Remember every secret another redactor holds.
+    pub fn merge(&mut self, other: &Redactor) {
+        for s in &other.secrets {
+            if !self.secrets.contains(s) {
+                self.secrets.push(s.clone());
+            }
+        }
+        self.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    }
+
+    /// Walk a JSON value and remember every string the detector flags, by its key (array
+    /// elements by the array's key), and every object key that is a credential by itself.
+    pub fn scan(&mut self, v: &Value) {
+        self.scan_under("", v);
+    }
+
+    fn scan_under(&mut self, name: &str, v: &Value) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    if detect::known_prefix(k).is_some() {
+                        self.add(k);
+                    }
+                    self.scan_under(k, x);
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|x| self.scan_under(name, x)),
+            Value::String(s) => self.consider(name, s),
+            _ => {}
+        }
+    }
+
+    /// Replace every remembered secret in `text`, then everything the detector recognises
+    /// in it ([`scrub_text`]).
+    pub fn redact(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for s in &self.secrets {
+            if out.contains(s.as_str()) {
+                out = out.replace(s.as_str(), REDACTED);
+            }
+        }
+        scrub_text(&out)
+    }
+}
+
+/// `text` with `known` secret values and everything the shared detector recognises replaced by
+/// `<redacted>`: the function for output that quotes text from elsewhere (a server's stderr, a
+/// banner). Redact before cutting text to a length, so that no part of a secret survives.
+pub fn redact_text<'a>(text: &str, known: impl IntoIterator<Item = &'a str>) -> String {
+    Redactor::with_values(known).redact(text)
+}
+
+/// Characters that may end a value written in free text.
+fn value_end(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '"' | '\'' | ',' | ';' | '&' | '<' | '>' | '`' | ')' | '}' | ']'
+        )
+}
+
+/// Replace what the detector recognises in free text: known token shapes anywhere; the value
+/// of a credential-like `name=value`, `name: value`, `--name value` or `"name": "value"`
+/// (after a `Bearer`/`Basic`/`Token` word, the word after it); a URL's password and its
+/// credential-like query values. References and trivially plain values are left.
+pub fn scrub_text(text: &str) -> String {
+    let mut hide: Vec<std::ops::Range<usize>> =
+        detect::tokens(text).into_iter().map(|(r, _)| r).collect();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if !(c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'-' | b'.')) {
+            i += 1;
+        }
+        let name = &text[start..i];
+        let mut j = i;
+        // A quoted name: `"API_KEY": …`.
+        if j < b.len() && (b[j] == b'"' || b[j] == b'\'') && start > 0 && b[start - 1] == b[j] {
+            j += 1;
+        }
+        while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
+            j += 1;
+        }
+        let sep = j < b.len() && (b[j] == b'=' || (b[j] == b':' && !text[j..].starts_with("://")));
+        let option = !sep && name.starts_with("--") && j > i && j < b.len();
+        if !(sep || option) || !credential_name(name) {
+            continue;
+        }
+        if sep {
+            j += 1;
+        }
+        while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
+            j += 1;
+        }
+        let Some(r) = value_at(text, j) else {
+            continue;
+        };
+        let mut r = r;
+        let word = &text[r.clone()];
+        if ["bearer", "basic", "token"]
+            .iter()
+            .any(|w| word.eq_ignore_ascii_case(w))
+        {
+            let mut k = r.end;
+            while k < b.len() && b[k] == b' ' {
+                k += 1;
+            }
+            match value_at(text, k) {
+                Some(next) if k > r.end => r = next,
+                _ => continue,
+            }
+        }
+        let value = &text[r.clone()];
+        if !only_references(value) && !trivial(value) {
+            hide.push(r);
+        }
+    }
+    // URLs: the password of the user info and credential-like query values.
+    let mut from = 0;
+    while let Some(k) = text[from..].find("://") {
+        let at = from + k + 3;
+        let end = text[at..].find(value_end).map_or(text.len(), |e| at + e);
+        let url = &text[at..end];
+        let auth_end = url.find(['/', '?', '#']).unwrap_or(url.len());
+        if let Some(a) = url[..auth_end].rfind('@')
+            && let Some(c) = url[..a].find(':')
+            && !only_references(&url[c + 1..a])
+            && !trivial(&url[c + 1..a])
+        {
+            hide.push(at + c + 1..at + a);
+        }
+        if let Some(q) = url.find('?') {
+            let mut p = q + 1;
+            for pair in url[q + 1..].split('&') {
+                if let Some((k, v)) = pair.split_once('=') {
+                    let v = v.split('#').next().unwrap_or("");
+                    if credential_name(k) && !only_references(v) && !trivial(v) {
+                        let s = at + p + k.len() + 1;
+                        hide.push(s..s + v.len());
+                    }
+                }
+                p += pair.len() + 1;
+            }
+        }
+        from = end.max(at);
+    }
+    replace_ranges(text, hide)
+}
+
+/// The value that starts at `j`: a quoted string's inside, or a run up to a delimiter.
+fn value_at(text: &str, j: usize) -> Option<std::ops::Range<usize>> {
+    let b = text.as_bytes();
+    if j >= b.len() {
+        return None;
+    }
+    if b[j] == b'"' || b[j] == b'\'' {
+        let q = b[j];
+        let mut k = j + 1;
+        while k < b.len() && b[k] != q && b[k] != b'\n' {
+            if b[k] == b'\\' {
+                k += 1;
+            }
+            k += 1;
+        }
+        let k = k.min(b.len());
+        return (k > j + 1).then_some(j + 1..k);
+    }
+    let mut depth = 0usize;
+    let mut end = text.len();
+    for (k, c) in text[j..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth > 0 => depth -= 1,
+            c if depth == 0 && value_end(c) => {
+                end = j + k;
+                break;
+            }
+            _ => {}
+        }
+    }
+    (end > j).then_some(j..end)
+}
+
+/// `text` with each range (merged where they overlap) replaced by `<redacted>`.
+fn replace_ranges(text: &str, mut hide: Vec<std::ops::Range<usize>>) -> String {
+    if hide.is_empty() {
+        return text.to_string();
+    }
+    hide.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for r in hide {
+        if r.end <= at {
+            continue;
+        }
+        let s = r.start.max(at);
+        if !text.is_char_boundary(s) || !text.is_char_boundary(r.end) {
+            continue;
+        }
+        out.push_str(&text[at..s]);
+        out.push_str(REDACTED);
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Terminal control characters (C0 except tab and newline, DEL, C1) written visibly, so
+/// that text quoted from a file cannot move the cursor, recolour or retitle a terminal:
+/// `\x1b` for ESC, `\u{9b}` for a C1 character.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.contains(bad) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if bad(c) {
+            if (c as u32) < 0x80 {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            } else {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_are_not_secrets() {
+        assert!(only_references("Bearer ${TOKEN}"));
+        assert!(only_references("${env:A}"));
+        assert!(only_references("{env:A}"));
+        assert!(!only_references("Bearer abc123"));
+        assert!(!only_references("sk-live-${X}"));
+    }
+
+    #[test]
+    fn secrets_by_name_or_by_value() {
+        for n in [
+            "DB_PASS",
+            "PGPASSWORD",
+            "SENTRY_DSN",
+            "X-Api-Key",
+            "Authorization",
+        ] {
+            assert!(credential_name(n), "{n}");
+        }
+        assert!(!credential_name("PATH") && !credential_name("HOME"));
+        let mut r = Redactor::default();
+        r.consider("AUTH_MODE", "oauth");
+        r.consider("TOKEN_TTL", "3600000");
+        r.consider("bearer_token_env_var", "OPENAB_SESSION_TOKEN");
+        assert_eq!(
+            r.redact("${OPENAB_SESSION_TOKEN}"),
+            "${OPENAB_SESSION_TOKEN}"
+        );
+        r.consider("AWS_SECRET_ACCESS_KEY", "AKIAIOSFODNN7EXAMPLE");
+        assert_eq!(r.redact("AKIAIOSFODNN7EXAMPLE"), "<redacted>");
+        assert_eq!(r.redact("oauth 3600000"), "oauth 3600000");
+        r.consider("DATABASE_URL", "postgres://app:hunter2@db/app");
+        assert_eq!(
+            r.redact("url=postgres://app:hunter2@db/app"),
+            "url=<redacted>"
+        );
+        // A token inside a value is remembered on its own too.
+        r.consider("args", "--token=sk-abcdefghijklmnopqrstuvwxyz0123");
+        assert_eq!(
+            r.redact("echo sk-abcdefghijklmnopqrstuvwxyz0123"),
+            "echo <redacted>"
+        );
+    }
+
+    #[test]
+    fn redacts_raw_escaped_and_bare_token() {
+        let mut r = Redactor::default();
+        r.scan(&serde_json::json!({"x": {"headers": {"Authorization": "Bearer s3cr3t\"q"}, "env": {"PATH": "/bin"}}}));
+        let out = r.redact(r#"a "Bearer s3cr3t\"q" b s3cr3t"q /bin"#);
+        assert_eq!(out, "a \"<redacted>\" b <redacted> /bin");
+    }
+
+    #[test]
+    fn free_text_is_scrubbed_by_the_detector() {
+        let cases = [
+            (
+                "server: --api-key=sk-abcdefghijklmnopqrstuvwxyz0123 ok",
+                "server: --api-key=<redacted> ok",
+            ),
+            (
+                "using API_KEY=hunter2hunter2 now",
+                "using API_KEY=<redacted> now",
+            ),
+            ("--password hunter2hunter2", "--password <redacted>"),
+            (
+                "Authorization: Bearer abcdef0123456789",
+                "Authorization: Bearer <redacted>",
+            ),
+            (
+                r#"{"token": "abcdef0123456789xyz"}"#,
+                r#"{"token": "<redacted>"}"#,
+            ),
+            (
+                "GET https://h/x?api_key=abcdef0123456789&page=2",
+                "GET https://h/x?api_key=<redacted>&page=2",
+            ),
+            (
+                "db postgres://u:hunter22@db/app",
+                "db postgres://u:<redacted>@db/app",
+            ),
+            // Left alone: references, plain values, unrelated names.
+            (
+                "API_KEY=${API_KEY} TOKEN_TTL=3600 auth: oauth",
+                "API_KEY=${API_KEY} TOKEN_TTL=3600 auth: oauth",
+            ),
+            (
+                "PATH=/usr/bin:/bin https://h/mcp",
+                "PATH=/usr/bin:/bin https://h/mcp",
+            ),
+        ];
+        for (input, want) in cases {
+            assert_eq!(scrub_text(input), want, "{input}");
+        }
+        assert_eq!(
+            redact_text("echo abc-known-value-1 x", ["abc-known-value-1"]),
+            "echo <redacted> x"
+        );
+    }
+
+    #[test]
+    fn control_characters_are_made_visible() {
+        assert_eq!(escape_controls("a\x1b[2Jb\tc\n"), "a\\x1b[2Jb\tc\n");
+        assert_eq!(escape_controls("\u{9b}31m\r"), "\\u{9b}31m\\x0d");
+        assert!(matches!(
+            escape_controls("plain"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+}
