@@ -301,7 +301,7 @@ fn option_credential(s: &str) -> Option<&'static str> {
 }
 
 /// A password in a URL's user info, or a credential-like query parameter with a literal value.
-fn url_credential(s: &str) -> Option<&'static str> {
+pub fn url_credential(s: &str) -> Option<&'static str> {
     let (_, rest) = s.split_once("://")?;
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     if let Some((userinfo, _)) = authority.rsplit_once('@')

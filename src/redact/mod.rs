@@ -23,6 +23,17 @@ use serde_json::Value;
 
 pub use detect::{classify, credential_name, must_hide, only_references, trivial};
 
+/// Whether a whole value is a credential by its shape alone, whatever its name: a token the
+/// detector recognises from its first character to its last, or a URL with a password or a
+/// credential-named query value in it.
+pub fn secret_value(value: &str) -> bool {
+    let v = value.trim();
+    detect::tokens(v)
+        .iter()
+        .any(|(r, _)| r.start == 0 && r.end == v.len())
+        || detect::url_credential(v).is_some()
+}
+
 /// The text that replaces a secret.
 pub const REDACTED: &str = "<redacted>";
 
