@@ -331,7 +331,7 @@ fn write_new_file(path: &Path, bytes: &[u8]) -> Result<(), fsio::FsError> {
 /// The error for a client id that is not one: the closest id, or the list of ids.
 fn unknown_client(id: &str) -> String {
     let ids = dialect::ids();
-    let hint = match crate::manifest::closest(id, ids.iter().copied()) {
+    let hint = match crate::text::closest(id, ids.iter().copied()) {
         Some(c) => format!("did you mean `{c}`?"),
         None => format!("known clients: {}", ids.join(", ")),
     };
@@ -757,7 +757,7 @@ fn run_probe(
     for n in names {
         let Some(s) = m.server(n) else {
             let declared = m.servers.iter().map(|s| s.name.as_str());
-            let hint = match crate::manifest::closest(n, declared) {
+            let hint = match crate::text::closest(n, declared) {
                 Some(c) => format!("did you mean `{c}`?"),
                 None => {
                     let all: Vec<String> =

@@ -6,22 +6,35 @@
 
 use serde_json::Value;
 
-use crate::dialect::Syntax;
 use crate::jsondoc::{self, JsonDoc, UndoHint};
 use crate::tomldoc::TomlDoc;
 
-/// A refusal to read a file, with a stable code and a 1-based position.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReadError {
-    /// Stable kebab-case code (`parse-error`, `duplicate-key`, …).
-    pub code: &'static str,
-    /// One sentence.
-    pub message: String,
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column.
-    pub column: usize,
+/// File syntax a client reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    /// Strict RFC 8259 JSON.
+    Json,
+    /// JSON with comments, no trailing commas.
+    JsonComments,
+    /// JSON with comments and trailing commas.
+    Jsonc,
+    /// TOML.
+    Toml,
 }
+
+impl Syntax {
+    /// A short human name.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Syntax::Json => "strict JSON",
+            Syntax::JsonComments => "JSON with comments",
+            Syntax::Jsonc => "JSON with comments and trailing commas",
+            Syntax::Toml => "TOML",
+        }
+    }
+}
+
+pub use crate::diag::ReadError;
 
 /// A parsed document.
 #[derive(Debug, Clone)]

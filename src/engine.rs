@@ -198,7 +198,7 @@ pub fn load_manifest(path: &Path) -> Result<Manifest, Box<Report>> {
     let text = match std::str::from_utf8(&bytes) {
         Ok(t) => t,
         Err(e) => {
-            let (line, column) = manifest::line_col(
+            let (line, column) = crate::text::line_col(
                 &String::from_utf8_lossy(&bytes[..e.valid_up_to()]),
                 e.valid_up_to(),
             );
@@ -1034,7 +1034,7 @@ pub fn release(
         .collect();
     if removed.is_empty() {
         let names: Vec<&str> = ledger.records.iter().map(|r| r.server.as_str()).collect();
-        let hint = manifest::closest(server, names.iter().copied())
+        let hint = crate::text::closest(server, names.iter().copied())
             .map(|c| format!("; did you mean `{c}`?"))
             .unwrap_or_default();
         return Err(Box::new(Report::failed(

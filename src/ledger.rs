@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::manifest::hex;
+use crate::text::hex;
 
 /// One owner's ledger file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

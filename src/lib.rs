@@ -31,6 +31,7 @@ pub mod cli;
 pub mod commands;
 #[cfg(feature = "cli")]
 pub mod console;
+pub mod diag;
 pub mod dialect;
 pub mod document;
 pub mod engine;
@@ -49,8 +50,10 @@ pub mod plan;
 pub mod probe;
 pub mod redact;
 pub mod saved;
+pub mod server;
 pub mod settings;
 pub mod template;
+pub mod text;
 pub mod tomldoc;
 
 #[cfg(feature = "cli")]

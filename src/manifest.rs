@@ -13,7 +13,10 @@ use sha2::{Digest, Sha256};
 use toml_edit::{Document, Item, Value};
 
 use crate::dialect;
+pub use crate::server::{RemoteKind, Server, Transport};
 use crate::template::Template;
+#[doc(hidden)] // moved to `text`; kept while other branches still name it here
+pub use crate::text::{closest, hex, line_col};
 
 mod build;
 pub use build::ManifestBuilder;
@@ -35,51 +38,6 @@ pub struct Manifest {
     pub lint: LintSettings,
     /// `sha256:<hex>` of the manifest bytes (saved plans compare it).
     pub digest: String,
-}
-
-/// One server in neutral form.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Server {
-    /// The entry name written into client files.
-    pub name: String,
-    /// How the client reaches it.
-    pub transport: Transport,
-    /// Optional tool pin: the only tools to expose.
-    pub tools: Option<Vec<String>>,
-}
-
-/// Local process or remote endpoint.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Transport {
-    /// A process started by the client, speaking MCP on stdin/stdout.
-    Stdio {
-        /// The program.
-        command: Template,
-        /// Its arguments.
-        args: Vec<Template>,
-        /// Extra environment, in declaration order.
-        env: Vec<(String, Template)>,
-        /// Working directory.
-        cwd: Option<Template>,
-    },
-    /// A server reached over HTTP.
-    Remote {
-        /// The endpoint.
-        url: Template,
-        /// Request headers, in declaration order.
-        headers: Vec<(String, Template)>,
-        /// Streamable HTTP (default) or legacy SSE.
-        kind: RemoteKind,
-    },
-}
-
-/// The HTTP flavour of a remote server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RemoteKind {
-    /// Streamable HTTP.
-    Http,
-    /// Server-sent events (legacy).
-    Sse,
 }
 
 /// Where the servers go.
@@ -325,39 +283,6 @@ fn valid_name(s: &str, max: usize, upper: bool) -> bool {
                 || (upper && c.is_ascii_uppercase())
                 || matches!(c, '.' | '_' | '-')
         })
-}
-
-/// Lower-case hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
-}
-
-/// 1-based line and column of a byte offset (columns count characters).
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-    let column = before
-        .get(line_start..)
-        .map(|s| s.chars().count())
-        .unwrap_or(0)
-        + 1;
-    (line, column)
-}
-
-/// The closest candidate by edit distance, if it is close enough to be a likely typo.
-pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::damerau_levenshtein(word, c), c))
-        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
 }
 
 struct Parser<'a> {
@@ -921,11 +846,5 @@ grants = ["@openab-browser"]
     fn closest_name() {
         assert_eq!(closest("servrs", TOP_KEYS.iter().copied()), Some("servers"));
         assert_eq!(closest("zzzzzz", TOP_KEYS.iter().copied()), None);
-    }
-
-    #[test]
-    fn line_col_counts_chars() {
-        assert_eq!(line_col("ab\ncé d", 7), (2, 4));
-        assert_eq!(line_col("", 5), (1, 1));
     }
 }

@@ -12,8 +12,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::manifest::hex;
 use crate::plan::{Action, FilePlan};
+use crate::text::hex;
 
 /// A plan saved by `plan --out`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -14,7 +14,7 @@
 use serde_json::Value;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike};
 
-use crate::document::ReadError;
+use crate::diag::ReadError;
 
 const BOM: &str = "\u{feff}";
 
@@ -415,9 +415,7 @@ fn value_to_json(v: &toml_edit::Value) -> Value {
     }
 }
 
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    crate::manifest::line_col(text, offset)
-}
+use crate::text::line_col;
 
 #[cfg(test)]
 mod tests {

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 use super::{Base, Ctx, Dialect, PinSupport, RenderError, Rendered, Scope, Syntax};
-use crate::manifest::{RemoteKind, Server, Transport};
+use crate::server::{RemoteKind, Server, Transport};
 use crate::template::{Part, Template};
 
 /// Codex.

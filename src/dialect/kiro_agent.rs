@@ -14,7 +14,7 @@ use super::{
     BASE, Base, Ctx, Dialect, GrantSpec, McpServers, PinSupport, Places, RenderError, Rendered,
     Scope, Syntax,
 };
-use crate::manifest::Server;
+use crate::server::Server;
 
 static ENTRY: McpServers = McpServers {
     id: "kiro-agent",

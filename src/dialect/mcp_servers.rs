@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::{Ctx, Dialect, PinSupport, RenderError, Rendered, Scope, Syntax};
-use crate::manifest::{RemoteKind, Server, Transport};
+use crate::server::{RemoteKind, Server, Transport};
 use crate::template::Template;
 
 /// How one transport is marked in an entry.

@@ -28,34 +28,11 @@ mod zed;
 
 use std::path::PathBuf;
 
-use crate::manifest::Server;
+use crate::server::Server;
 
 pub use mcp_servers::{BASE, McpServers, Places, Ty, Types, pin_note};
 
-/// File syntax a client reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Syntax {
-    /// Strict RFC 8259 JSON.
-    Json,
-    /// JSON with comments, no trailing commas.
-    JsonComments,
-    /// JSON with comments and trailing commas.
-    Jsonc,
-    /// TOML.
-    Toml,
-}
-
-impl Syntax {
-    /// A short human name.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Syntax::Json => "strict JSON",
-            Syntax::JsonComments => "JSON with comments",
-            Syntax::Jsonc => "JSON with comments and trailing commas",
-            Syntax::Toml => "TOML",
-        }
-    }
-}
+pub use crate::document::Syntax;
 
 /// What a relative path of a scope is resolved against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

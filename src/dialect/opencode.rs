@@ -10,7 +10,7 @@ use super::{
     BASE, Base, Ctx, Dialect, McpServers, PinSupport, RenderError, Rendered, Scope, Syntax,
     pin_note,
 };
-use crate::manifest::{Server, Transport};
+use crate::server::{Server, Transport};
 
 /// The spelling rules opencode shares with the common shape.
 static SPELL: McpServers = McpServers {

@@ -314,19 +314,7 @@ impl JsonDoc {
 // Errors and positions
 // ---------------------------------------------------------------------------------------------
 
-/// 1-based (line, column-in-chars) of byte offset `at` in `text`. Offsets past the end or inside a
-/// character are clamped; never panics.
-pub(super) fn line_col(text: &str, at: usize) -> (usize, usize) {
-    let mut at = at.min(text.len());
-    while at > 0 && !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    let before = text.get(..at).unwrap_or("");
-    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
-    (line, column)
-}
+pub(super) use crate::text::line_col;
 
 pub(super) fn edit_err_at(
     code: &'static str,

@@ -139,7 +139,7 @@ pub fn check_rule(id: &str) -> Result<&'static str, String> {
     match rule(id) {
         Some(r) => Ok(r.id),
         None => {
-            let hint = match crate::manifest::closest(id, RULES.iter().map(|r| r.id)) {
+            let hint = match crate::text::closest(id, RULES.iter().map(|r| r.id)) {
                 Some(c) => format!("did you mean `{c}`?"),
                 None => format!(
                     "the rules are {}",

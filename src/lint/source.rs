@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::dialect::Syntax;
 use crate::document::ReadError;
 use crate::jsondoc::{self, JsonDoc};
-use crate::manifest::line_col;
+use crate::text::line_col;
 
 /// A parsed document.
 pub(crate) struct Source {

@@ -9,7 +9,7 @@ use crate::document::kind_of;
 use crate::lint::run::{Run, dotted};
 use crate::lint::secrets;
 use crate::lint::source::Source;
-use crate::manifest::closest;
+use crate::text::closest;
 
 /// Top-level fields of a Kiro agent file (Kiro rejects unknown ones).
 pub(in crate::lint) const AGENT_FIELDS: &[&str] = &[

@@ -9,7 +9,7 @@ use crate::dialect::Dialect;
 use crate::lint::discover::Input;
 use crate::lint::run::Run;
 use crate::lint::source::Source;
-use crate::manifest::closest;
+use crate::text::closest;
 
 /// Built-in names in `@…` grants that are not servers.
 pub(in crate::lint) const BUILTIN_GRANTS: &[&str] = &["builtin", "mcp"];
