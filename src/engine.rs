@@ -28,8 +28,7 @@ use crate::saved::SavedPlan;
 /// When a client's own lock directory counts as abandoned (proper-lockfile's default).
 pub const CLIENT_LOCK_STALE: Duration = Duration::from_secs(10);
 
-/// The largest config file mcpconf reads.
-pub const MAX_FILE: u64 = 512 * 1024 * 1024;
+pub use crate::fsio::MAX_FILE;
 
 pub use crate::settings::Settings;
 
@@ -232,19 +231,18 @@ fn fs_report(owner: &str, e: &FsError, exit: Exit) -> Report {
 
 /// Where an owner's ledger lives.
 pub fn ledger_path(state_dir: &Path, owner: &str) -> PathBuf {
-    state_dir.join("ledger").join(format!("{owner}.json"))
+    ledger::path(state_dir, owner)
 }
 
 fn lock_path(state_dir: &Path, owner: &str) -> PathBuf {
-    state_dir.join("ledger").join(format!("{owner}.lock"))
+    ledger::lock_path(state_dir, owner)
 }
 
-/// Load an owner's ledger (empty if none).
+/// Load an owner's ledger (empty if none); see [`ledger::load`].
 pub fn load_ledger(
     state_dir: &Path,
     owner: &str,
 ) -> Result<(Ledger, Option<fsio::Stamp>), Box<Report>> {
-    let path = ledger_path(state_dir, owner);
     if !manifest::valid_owner(owner) {
         return Err(Box::new(Report::failed(
             owner,
@@ -256,68 +254,11 @@ pub fn load_ledger(
             Exit::Usage,
         )));
     }
-    match fsio::read_existing(&path, MAX_FILE) {
-        Ok(None) => Ok((Ledger::new(owner), None)),
-        Ok(Some(r)) => {
-            let text = String::from_utf8_lossy(&r.bytes);
-            match Ledger::from_json(&text) {
-                Ok(l) if l.owner == owner => Ok((l, Some(r.stamp))),
-                Ok(_) => Err(Box::new(Report::failed(
-                    owner,
-                    &path,
-                    "ledger-corrupt",
-                    format!("the ledger `{}` belongs to another owner", path.display()),
-                    1,
-                    1,
-                    Exit::Refused,
-                ))),
-                Err(m) => Err(Box::new(Report::failed(
-                    owner,
-                    &path,
-                    "ledger-corrupt",
-                    format!(
-                        "the ledger `{}` cannot be read ({m}); nothing was changed: restore it from a backup or move it away to start over",
-                        path.display()
-                    ),
-                    1,
-                    1,
-                    Exit::Refused,
-                ))),
-            }
-        }
-        // A ledger that exists but cannot be read never reads as "no records".
-        Err(e) => Err(Box::new(Report::failed(
-            owner,
-            &e.path,
-            "unreadable",
-            format!(
-                "the ledger `{}` exists but cannot be read ({}); nothing was changed: fix it or move it away to start over",
-                path.display(),
-                e.message
-            ),
-            1,
-            1,
-            Exit::Refused,
-        ))),
-    }
+    ledger::load(state_dir, owner).map_err(|e| Box::new(fs_report(owner, &e, Exit::Refused)))
 }
 
 fn save_ledger(state_dir: &Path, ledger: &Ledger) -> Result<(), FsError> {
-    let path = ledger_path(state_dir, &ledger.owner);
-    fsio::create_parent_dirs(&path)?;
-    let current = fsio::read(&path, MAX_FILE)?;
-    let (meta, expect) = match &current {
-        Some(r) => (Some(r.meta), Expect::Stamp(r.stamp)),
-        None => (None, Expect::Missing),
-    };
-    if ledger.records.is_empty() && current.is_none() {
-        return Ok(());
-    }
-    let text = ledger.to_json();
-    if current.as_ref().is_some_and(|r| r.bytes == text.as_bytes()) {
-        return Ok(());
-    }
-    fsio::replace(&path, text.as_bytes(), meta, expect)
+    ledger::save(state_dir, ledger)
 }
 
 /// One file to plan, before reading it.

@@ -68,6 +68,9 @@ use std::path::{Component, Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
 
+/// The largest config file mcpconf reads.
+pub const MAX_FILE: u64 = 512 * 1024 * 1024;
+
 /// Maximum number of symbolic links followed by [`resolve`] before reporting `symlink-loop`
 /// (the Linux kernel's own limit).
 pub const MAX_SYMLINK_HOPS: u32 = 40;

@@ -11,13 +11,16 @@
 //! `kill -9` at any instant the next run recognises its own half-finished work and converges;
 //! once the files are written the pending digest is committed.
 //!
-//! This module does no I/O; `fsio` loads and saves the JSON text.
+//! This module does no I/O; its `store` part loads and saves the JSON text through `fsio`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::text::hex;
+
+mod store;
+pub use store::{load, lock_path, path, save};
 
 /// One owner's ledger file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -16,8 +16,8 @@ use super::source::Source;
 use super::{Finding, LintReport, Request, Severity};
 use crate::dialect::{Ctx, Dialect};
 use crate::document::{ReadError, kind_of};
-use crate::engine::MAX_FILE;
 use crate::fsio;
+use crate::fsio::MAX_FILE;
 use crate::redact::Redactor;
 
 pub(in crate::lint) struct Loaded {

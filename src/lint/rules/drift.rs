@@ -2,7 +2,6 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine;
 use crate::fsio;
 use crate::ledger::{self, Kind, Ownership};
 use crate::lint::Request;
@@ -27,7 +26,7 @@ pub(in crate::lint) fn ledgers(req: &Request) -> Ledgers {
         req.owners.clone()
     };
     for owner in owners {
-        let Ok((ledger, _)) = engine::load_ledger(state, &owner) else {
+        let Ok((ledger, _)) = ledger::load(state, &owner) else {
             continue;
         };
         for rec in ledger.records {
