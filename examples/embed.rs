@@ -10,6 +10,7 @@ use std::error::Error;
 use std::path::Path;
 
 use mcpconf::engine::{self, Exit, Mode};
+use mcpconf::known::Known;
 use mcpconf::manifest::{Manifest, Server, Target, Transport};
 use mcpconf::output::{self, Style};
 use mcpconf::redact::Redactor;
@@ -43,7 +44,7 @@ pub fn run(dir: &Path) -> Result<Vec<engine::RecordStatus>, Box<dyn Error>> {
             tools: None,
         })
         .target(Target::new("cursor"))
-        .build()?;
+        .build(&Known)?;
     let owner = manifest.owner.clone();
     let mode = Mode::Apply { adopt: false };
 

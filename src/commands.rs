@@ -798,7 +798,9 @@ fn run_probe(
             .map_err(|e| e.to_string())
             .and_then(|r| r.ok_or_else(|| "the manifest is gone".to_string()))
             .and_then(|r| String::from_utf8(r.bytes).map_err(|e| e.to_string()))
-            .and_then(|t| probe::pins_diff(&t, &settings.manifest, &outcomes));
+            .and_then(|t| {
+                probe::pins_diff(&t, &settings.manifest, &outcomes, &crate::known::Known)
+            });
         match text {
             Ok(d) => Some(d),
             Err(e) => {

@@ -212,7 +212,11 @@ pub fn load_manifest(path: &Path) -> Result<Manifest, Box<Report>> {
             )));
         }
     };
-    manifest::parse(text.strip_prefix('\u{feff}').unwrap_or(text)).map_err(|e| {
+    manifest::parse(
+        text.strip_prefix('\u{feff}').unwrap_or(text),
+        &crate::known::Known,
+    )
+    .map_err(|e| {
         Box::new(Report::failed(
             "",
             path,

@@ -123,6 +123,6 @@ pub fn json_edit(data: &[u8]) {
 /// The manifest parser: never panics, on any text.
 pub fn manifest(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
-        let _ = crate::manifest::parse(text);
+        let _ = crate::manifest::parse(text, &crate::known::Known);
     }
 }

@@ -12,7 +12,6 @@ use std::fmt;
 use sha2::{Digest, Sha256};
 use toml_edit::{Document, Item, Value};
 
-use crate::dialect;
 pub use crate::server::{RemoteKind, Server, Transport};
 use crate::template::Template;
 #[doc(hidden)] // moved to `text`; kept while other branches still name it here
@@ -138,9 +137,33 @@ const TARGET_KEYS: &[&str] = &[
 ];
 const LEGACY_KEYS: &[&str] = &["name", "entry", "grants"];
 
-/// Parse and validate a manifest.
-pub fn parse(text: &str) -> Result<Manifest, ManifestError> {
-    let p = Parser { text };
+/// The names a manifest is checked against: the clients and the lint rules that exist. The
+/// model knows none of them; the layers that do implement this ([`crate::known::Known`] is
+/// everything mcpconf knows), and an embedder may narrow it.
+pub trait Vocabulary {
+    /// Every client id, in the order messages list them.
+    fn client_ids(&self) -> Vec<&'static str>;
+    /// What the manifest needs to know about a client, or `None` for an unknown id.
+    fn client(&self, id: &str) -> Option<ClientFacts>;
+    /// `Ok` for a lint rule id, else one sentence naming the closest rule.
+    fn check_lint_rule(&self, id: &str) -> Result<(), String>;
+}
+
+/// What the manifest checks about a client's targets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientFacts {
+    /// Its scope names.
+    pub scopes: Vec<&'static str>,
+    /// It has no default file: a target must give a `path`.
+    pub requires_path: bool,
+    /// Its files carry grants, so `auto_approve` applies.
+    pub auto_approve: bool,
+}
+
+/// Parse and validate a manifest; clients and lint rules are checked against `names`
+/// (usually [`crate::known::Known`]).
+pub fn parse(text: &str, names: &dyn Vocabulary) -> Result<Manifest, ManifestError> {
+    let p = Parser { text, names };
     let doc = Document::parse(text).map_err(|e| {
         let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
         let msg = e.message().trim().trim_end_matches('.').to_string();
@@ -287,6 +310,7 @@ fn valid_name(s: &str, max: usize, upper: bool) -> bool {
 
 struct Parser<'a> {
     text: &'a str,
+    names: &'a dyn Vocabulary,
 }
 
 impl Parser<'_> {
@@ -525,13 +549,13 @@ impl Parser<'_> {
                 offset,
                 format!(
                     "a `[[targets]]` entry has no `client`; use one of {}",
-                    list(&dialect::ids())
+                    list(&self.names.client_ids())
                 ),
             )
         })?;
         let client = self.string(client_item, "client")?;
-        let Some(d) = dialect::lookup(&client) else {
-            let ids = dialect::ids();
+        let Some(d) = self.names.client(&client) else {
+            let ids = self.names.client_ids();
             let hint = match closest(&client, ids.iter().copied()) {
                 Some(c) => format!("did you mean `{c}`?"),
                 None => format!("known clients: {}", list(&ids)),
@@ -541,13 +565,12 @@ impl Parser<'_> {
         let scope = match t.get("scope") {
             Some(i) => {
                 let s = self.string(i, "scope")?;
-                if !d.scopes().iter().any(|sc| sc.name == s) {
-                    let names: Vec<&str> = d.scopes().iter().map(|sc| sc.name).collect();
+                if !d.scopes.contains(&s.as_str()) {
                     return Err(self.err_item(
                         i,
                         format!(
                             "client `{client}` has no scope `{s}`; its scopes are {}",
-                            list(&names)
+                            list(&d.scopes)
                         ),
                     ));
                 }
@@ -561,7 +584,7 @@ impl Parser<'_> {
         {
             return Err(self.err_item(i, "`path` is empty"));
         }
-        if d.requires_path() && path.is_none() {
+        if d.requires_path && path.is_none() {
             return Err(self.err_at(
                 offset,
                 format!("client `{client}` has no default file; give the target a `path`"),
@@ -602,7 +625,7 @@ impl Parser<'_> {
                 let b = i
                     .as_bool()
                     .ok_or_else(|| self.err_item(i, "`auto_approve` must be true or false"))?;
-                if !d.supports_auto_approve() {
+                if !d.auto_approve {
                     return Err(self.err_item(
                         i,
                         format!("`auto_approve` does not apply to client `{client}` (only to agent files with grants, e.g. `kiro-agent`)"),
@@ -634,7 +657,8 @@ impl Parser<'_> {
         ] {
             let Some(i) = t.get(key) else { continue };
             for rule in self.string_list(i, &format!("lint.{key}"))? {
-                crate::lint::check_rule(&rule)
+                self.names
+                    .check_lint_rule(&rule)
                     .map_err(|m| self.err_item(i, format!("`lint.{key}`: {m}")))?;
                 if seen.contains(&rule) {
                     return Err(self.err_item(
@@ -729,6 +753,7 @@ fn value_to_json(v: &Value) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::known::Known;
 
     const OK: &str = r#"
 owner = "openab"
@@ -755,7 +780,7 @@ grants = ["@openab-browser"]
 
     #[test]
     fn parses_the_contract_example() {
-        let m = parse(OK).unwrap();
+        let m = parse(OK, &Known).unwrap();
         assert_eq!(m.owner, "openab");
         assert_eq!(m.servers.len(), 2);
         assert_eq!(m.servers[0].name, "openab");
@@ -782,7 +807,7 @@ grants = ["@openab-browser"]
     }
 
     fn err(text: &str) -> ManifestError {
-        parse(text).unwrap_err()
+        parse(text, &Known).unwrap_err()
     }
 
     #[test]

@@ -25,9 +25,10 @@ use serde_json::{Value, json};
 const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/probe_fake_server.py");
 
 fn manifest_of(servers: &str) -> Manifest {
-    manifest::parse(&format!(
-        "owner = \"t\"\n{servers}\n[[targets]]\nclient = \"cursor\"\n"
-    ))
+    manifest::parse(
+        &format!("owner = \"t\"\n{servers}\n[[targets]]\nclient = \"cursor\"\n"),
+        &mcpconf::known::Known,
+    )
     .expect("test manifest parses")
 }
 
@@ -964,7 +965,7 @@ fn cli_write_pins_prints_a_diff_and_writes_nothing() {
     }
     // The proposed manifest is valid and, probed again, passes for the servers that answered.
     let proposed = apply_diff(&String::from_utf8_lossy(&before), diff);
-    manifest::parse(&proposed).expect("the proposal parses");
+    manifest::parse(&proposed, &mcpconf::known::Known).expect("the proposal parses");
     fs::write(&cli.manifest, &proposed).expect("write");
     let (code, out, _) = cli.run(&["fresh", "stale", "--write-pins", "--format", "json"]);
     assert_eq!(code, 0, "{out}");

@@ -45,9 +45,10 @@ fn npm_bin() -> Option<PathBuf> {
 }
 
 fn manifest_of(servers: &str) -> Manifest {
-    manifest::parse(&format!(
-        "owner = \"t\"\n{servers}\n[[targets]]\nclient = \"cursor\"\n"
-    ))
+    manifest::parse(
+        &format!("owner = \"t\"\n{servers}\n[[targets]]\nclient = \"cursor\"\n"),
+        &mcpconf::known::Known,
+    )
     .expect("test manifest parses")
 }
 

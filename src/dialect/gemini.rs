@@ -56,9 +56,10 @@ mod tests {
     use crate::manifest;
 
     fn render(server: &str) -> serde_json::Value {
-        let m = manifest::parse(&format!(
-            "owner = \"o\"\n[servers.s]\n{server}\n[[targets]]\nclient = \"gemini\"\n"
-        ))
+        let m = manifest::parse(
+            &format!("owner = \"o\"\n[servers.s]\n{server}\n[[targets]]\nclient = \"gemini\"\n"),
+            &crate::known::Known,
+        )
         .unwrap();
         GEMINI.render(&m.servers[0]).unwrap().value
     }

@@ -8,12 +8,15 @@
 
 use std::fmt::Write;
 
-use super::{LintSettings, Manifest, ManifestError, RemoteKind, Server, Target, Transport, parse};
+use super::{
+    LintSettings, Manifest, ManifestError, RemoteKind, Server, Target, Transport, Vocabulary, parse,
+};
 use crate::template::Template;
 
 /// Builds a validated [`Manifest`]; see [`Manifest::builder`].
 ///
 /// ```
+/// use mcpconf::known::Known;
 /// use mcpconf::manifest::{Manifest, Server, Target, Transport};
 /// use mcpconf::template::Template;
 ///
@@ -30,7 +33,7 @@ use crate::template::Template;
 /// let m = Manifest::builder("openab")
 ///     .server(browser.clone())
 ///     .target(Target::new("cursor"))
-///     .build()
+///     .build(&Known)
 ///     .unwrap();
 /// assert_eq!(m.servers, vec![browser]);
 ///
@@ -38,7 +41,7 @@ use crate::template::Template;
 /// let e = Manifest::builder("openab")
 ///     .server(Server { name: "bad name/../x".into(), ..m.servers[0].clone() })
 ///     .target(Target::new("cursr"))
-///     .build()
+///     .build(&Known)
 ///     .unwrap_err();
 /// assert!(e.message.starts_with("server name `bad name/../x` is not valid"));
 /// ```
@@ -193,9 +196,11 @@ impl ManifestBuilder {
         Ok(out)
     }
 
-    /// Validate and build: the checks and errors of a manifest file (see the module docs).
-    pub fn build(&self) -> Result<Manifest, ManifestError> {
-        parse(&self.to_toml()?)
+    /// Validate and build: the checks and errors of a manifest file (see the module docs);
+    /// clients and lint rules are checked against `names` (usually
+    /// [`crate::known::Known`]).
+    pub fn build(&self, names: &dyn Vocabulary) -> Result<Manifest, ManifestError> {
+        parse(&self.to_toml()?, names)
     }
 }
 
@@ -252,6 +257,7 @@ fn json(v: &serde_json::Value) -> Option<String> {
 mod tests {
     use super::super::Legacy;
     use super::*;
+    use crate::known::Known;
 
     fn stdio(name: &str) -> Server {
         Server {
@@ -309,7 +315,7 @@ mod tests {
             .target(target.clone())
             .legacy(legacy.clone())
             .lint(lint.clone())
-            .build()
+            .build(&Known)
             .unwrap();
         assert_eq!(m.owner, "openab");
         assert_eq!(m.servers, vec![stdio("b"), remote("r")]);
@@ -366,8 +372,8 @@ mod tests {
             ),
         ];
         for (b, toml) in cases {
-            let built = b.build().unwrap_err();
-            let parsed = parse(toml).unwrap_err();
+            let built = b.build(&Known).unwrap_err();
+            let parsed = parse(toml, &Known).unwrap_err();
             assert_eq!(built.message, parsed.message, "{toml}");
         }
     }
@@ -379,7 +385,7 @@ mod tests {
             .server(stdio("a"))
             .server(stdio("a"))
             .target(Target::new("cursor"))
-            .build()
+            .build(&Known)
             .unwrap_err();
         assert!(twice.message.contains("duplicate key"), "{}", twice.message);
         let mut s = stdio("a");
@@ -389,7 +395,7 @@ mod tests {
         let e = Manifest::builder("o")
             .server(s)
             .target(Target::new("cursor"))
-            .build()
+            .build(&Known)
             .unwrap_err();
         assert!(e.message.contains("duplicate key"), "{}", e.message);
     }
@@ -404,7 +410,7 @@ mod tests {
                 entry: serde_json::json!({"x": null}),
                 grants: Vec::new(),
             })
-            .build()
+            .build(&Known)
             .unwrap_err();
         assert!(e.message.contains("null"), "{}", e.message);
     }

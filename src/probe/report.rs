@@ -138,11 +138,13 @@ pub fn report_text(outcomes: &[Outcome], red: &Redactor) -> String {
 }
 
 /// The manifest with `tools = [...]` set to what each reachable server exposes, as a unified
-/// diff (empty when every pin already matches). The manifest is never written.
+/// diff (empty when every pin already matches). The manifest is never written; the proposal
+/// must pass [`crate::manifest::parse`] against `names`.
 pub fn pins_diff(
     manifest_text: &str,
     manifest_path: &Path,
     outcomes: &[Outcome],
+    names: &dyn crate::manifest::Vocabulary,
 ) -> Result<String, String> {
     let mut doc: toml_edit::DocumentMut = manifest_text
         .parse()
@@ -203,7 +205,7 @@ pub fn pins_diff(
         return Ok(String::new());
     }
     let new = doc.to_string();
-    crate::manifest::parse(&new)
+    crate::manifest::parse(&new, names)
         .map_err(|e| format!("the proposed manifest would not be valid ({e}); not shown"))?;
     let path = manifest_path.display().to_string();
     Ok(similar::TextDiff::from_lines(manifest_text, &new)
