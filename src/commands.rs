@@ -320,6 +320,8 @@ fn read_saved(path: &Path) -> Result<SavedPlan, String> {
 /// Write a file mcpconf owns outright (a saved plan): atomically, 0600.
 fn write_new_file(path: &Path, bytes: &[u8]) -> Result<(), fsio::FsError> {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    // Resolved once: the write never follows a link on the way.
+    let abs = fsio::resolve(&abs)?;
     let current = fsio::read(&abs, 64 * 1024 * 1024)?;
     let (meta, expect) = match &current {
         Some(r) => (Some(r.meta), fsio::Expect::Stamp(r.stamp)),

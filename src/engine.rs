@@ -261,6 +261,12 @@ pub fn load_ledger(
     ledger::load(state_dir, owner).map_err(|e| Box::new(fs_report(owner, &e, Exit::Refused)))
 }
 
+/// A path in the state directory, resolved once: the write-side calls of `fsio` never follow a
+/// link, so a state directory reached through one (a dotfile manager's) is resolved first.
+fn state_path(path: PathBuf) -> PathBuf {
+    fsio::resolve(&path).unwrap_or(path)
+}
+
 fn save_ledger(state_dir: &Path, ledger: &Ledger) -> Result<(), FsError> {
     ledger::save(state_dir, ledger)
 }
@@ -565,7 +571,7 @@ fn read_current(spec: &Spec) -> Read {
             stamp: None,
         };
     }
-    match fsio::read(&spec.real, MAX_FILE) {
+    match fsio::read_beneath(&spec.real, MAX_FILE) {
         Ok(None) => Read {
             current: Current::Missing,
             meta: None,
@@ -714,14 +720,11 @@ pub fn apply(
         }
     }
 
-    let lock = lock_path(&settings.state_dir, owner);
+    let lock = state_path(lock_path(&settings.state_dir, owner));
     if let Err(e) = fsio::create_parent_dirs(&lock) {
         return fs_report(owner, &e, Exit::Io);
     }
-    let _ledger_lock = match fsio::lock_file(
-        &lock_path(&settings.state_dir, owner),
-        settings.lock_timeout,
-    ) {
+    let _ledger_lock = match fsio::lock_file(&lock, settings.lock_timeout) {
         Ok(l) => l,
         Err(e) => return fs_report(owner, &e, Exit::Io),
     };
@@ -747,7 +750,7 @@ pub fn apply(
     }
 
     // Holding the locks, any temp file of ours is a leftover of a killed run.
-    let _ = fsio::clean_stale_temps(&ledger_path(&settings.state_dir, owner));
+    let _ = fsio::clean_stale_temps(&state_path(ledger_path(&settings.state_dir, owner)));
     for s in &pre_specs {
         if s.real.parent().is_some_and(Path::is_dir) {
             let _ = fsio::clean_stale_temps(&s.real);
@@ -965,7 +968,7 @@ pub fn release(
 ) -> Result<Vec<Record>, Box<Report>> {
     // Refuse an unreadable ledger (or a bad owner) before creating anything.
     load_ledger(&settings.state_dir, owner)?;
-    let lock = lock_path(&settings.state_dir, owner);
+    let lock = state_path(lock_path(&settings.state_dir, owner));
     let fail = |e: FsError| Box::new(fs_report(owner, &e, Exit::Io));
     fsio::create_parent_dirs(&lock).map_err(fail)?;
     let _lock = fsio::lock_file(&lock, settings.lock_timeout).map_err(fail)?;

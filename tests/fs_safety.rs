@@ -209,3 +209,80 @@ fn an_invalid_owner_on_the_command_line_is_a_usage_error() {
     assert_eq!(tree(&e.base), before, "nothing may be created");
     assert!(!e.base.parent().unwrap().join("escape.lock").exists());
 }
+
+// ---- item 6: a directory swapped for a symlink during apply/prune ------------------------
+
+/// A racer swaps `root/.cursor` between the real directory and a symlink to a directory outside
+/// the root, as fast as it can, while apply and prune run one after the other. Whatever each run
+/// reports, nothing outside the root may ever be created, changed or removed: every write-side
+/// step is done relative to a directory descriptor reached without following a link.
+#[test]
+fn a_directory_swapped_for_a_link_during_apply_and_prune_never_leads_outside_the_root() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+    let e = Env::new();
+    e.manifest(&target("cursor", ""));
+    let outside = e.base.join("outside");
+    fs::create_dir(&outside).unwrap();
+    // A decoy holding our entry: a prune that followed the link would edit or delete it.
+    let decoy = "{\n  \"mcpServers\": {\n    \"browser\": {\"command\": \"agent-browser\", \"args\": [\"mcp\", \"--tools\", \"core\"]}\n  }\n}\n";
+    fs::write(outside.join("mcp.json"), decoy).unwrap();
+    let real = e.path(".cursor");
+    let parked = e.path(".cursor-parked");
+    fs::create_dir(&real).unwrap();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = Arc::new(AtomicU64::new(0));
+    let racer = {
+        let (stop, swaps) = (stop.clone(), swaps.clone());
+        let (real, parked, outside) = (real.clone(), parked.clone(), outside.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                if fs::rename(&real, &parked).is_ok() {
+                    let _ = symlink(&outside, &real);
+                    std::thread::yield_now();
+                    if real
+                        .symlink_metadata()
+                        .is_ok_and(|m| m.file_type().is_symlink())
+                    {
+                        let _ = fs::remove_file(&real);
+                    }
+                    swaps.fetch_add(1, Ordering::Relaxed);
+                }
+                // Put the directory back (over an empty one mcpconf may have made meanwhile).
+                let _ = fs::rename(&parked, &real);
+                std::thread::yield_now();
+            }
+        })
+    };
+    let mut outcomes = std::collections::BTreeMap::new();
+    for i in 0..150 {
+        let sub = if i % 2 == 0 { "apply" } else { "prune" };
+        let out = common::run_bounded(
+            e.cmd(&[sub, "--yes", "--lock-timeout", "5"]),
+            Duration::from_secs(60),
+        );
+        *outcomes.entry((sub, out.status.code())).or_insert(0) += 1;
+        let names = tree(&outside);
+        assert_eq!(
+            names,
+            vec!["mcp.json".to_string()],
+            "run {i} ({sub}) created something outside the root: {}",
+            stderr(&out)
+        );
+        assert_eq!(
+            fs::read_to_string(outside.join("mcp.json")).unwrap(),
+            decoy,
+            "run {i} ({sub}) changed a file outside the root: {}",
+            stderr(&out)
+        );
+    }
+    stop.store(true, Ordering::Relaxed);
+    racer.join().unwrap();
+    assert!(swaps.load(Ordering::Relaxed) > 0, "the racer never swapped");
+    eprintln!(
+        "outcomes {outcomes:?}, {} swaps",
+        swaps.load(Ordering::Relaxed)
+    );
+}

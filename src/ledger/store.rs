@@ -69,7 +69,10 @@ pub fn load(state_dir: &Path, owner: &str) -> Result<(Ledger, Option<fsio::Stamp
 /// Save an owner's ledger atomically; an empty ledger that was never saved stays unsaved, and
 /// identical bytes are not rewritten.
 pub fn save(state_dir: &Path, ledger: &Ledger) -> Result<(), FsError> {
+    // Resolved once: the write-side calls of `fsio` never follow a link on the way, so a state
+    // directory reached through one (a dotfile manager's) is resolved here.
     let path = path(state_dir, &ledger.owner);
+    let path = fsio::resolve(&path).unwrap_or(path);
     fsio::create_parent_dirs(&path)?;
     let current = fsio::read(&path, MAX_FILE)?;
     let (meta, expect) = match &current {

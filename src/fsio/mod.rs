@@ -5,9 +5,12 @@
 //!
 //! [`replace`] performs, in this order:
 //!
-//! 1. `open(dir, O_RDONLY|O_DIRECTORY|O_CLOEXEC)` — kept for the final directory `fsync`.
-//! 2. `open(dir/.<name>.mcpconf-XXXXXX.tmp, O_RDWR|O_CREAT|O_EXCL|O_CLOEXEC, 0600)` through
-//!    `tempfile::Builder`. The temp lives in the *same* directory (a rename cannot cross file
+//! 1. Open the directory `O_RDONLY|O_DIRECTORY|O_CLOEXEC` without following any symbolic link on
+//!    the way (`at`: `openat2(RESOLVE_NO_SYMLINKS)`, else an `O_NOFOLLOW` walk from `/`). Every
+//!    later step is relative to this descriptor, so a directory swapped for a link meanwhile is
+//!    never followed (the path was resolved and checked once, before).
+//! 2. `openat(dir, .<name>.mcpconf-XXXXXX.tmp, O_RDWR|O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, 0600)`.
+//!    The temp lives in the *same* directory (a rename cannot cross file
 //!    systems: `EXDEV`), is hidden and ends in `.tmp` so `*.json` watchers ignore it. The 0600 is the
 //!    `open` mode argument, so umask can only remove bits: the secret is never group/world readable
 //!    at any instant. (Measured: crates that create with 0666 and `fchmod` later leaked the content
@@ -57,13 +60,15 @@
 //! the new inode; `flock` on NFS is emulated and best effort; a same-size in-place rewrite that
 //! lands within one kernel timestamp tick of our read can escape the stamp comparison.
 
+mod at;
+
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
-use std::fs::{self, DirBuilder, File, Metadata, OpenOptions, Permissions, TryLockError};
+use std::fs::{self, File, Metadata, OpenOptions, Permissions, TryLockError};
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -220,6 +225,41 @@ fn concurrent_error(path: &Path) -> FsError {
     FsError::new("concurrent-modification", path, message, None)
 }
 
+/// Whether some directory on the way to `path` is a symbolic link now.
+fn link_on_the_way(path: &Path) -> bool {
+    let mut cur = PathBuf::new();
+    for c in path.components() {
+        cur.push(c);
+        if fs::symlink_metadata(&cur).is_ok_and(|m| m.file_type().is_symlink()) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Maps a failure to reach the directory `dir` (of `path`) without following links.
+fn dir_error(path: &Path, dir: &Path, action: &str, err: io::Error) -> FsError {
+    let loop_or_notdir = matches!(err.raw_os_error(), Some(libc::ELOOP) | Some(libc::ENOTDIR));
+    if loop_or_notdir && link_on_the_way(dir) {
+        let message = format!(
+            "a directory on the way to `{}` is a symbolic link now (it was not when mcpconf \
+             resolved the path), so nothing was written through it; check who changes that \
+             directory and run the command again",
+            d(path)
+        );
+        return FsError::new("concurrent-modification", path, message, Some(err));
+    }
+    if loop_or_notdir {
+        let message = format!(
+            "cannot {action} `{}`: a component of `{}` is not a directory; fix the path",
+            d(path),
+            d(dir)
+        );
+        return FsError::new("not-a-file", path, message, Some(err));
+    }
+    write_error(path, action, err)
+}
+
 /// True for "the path does not exist": `ENOENT`, or `ENOTDIR` (a parent is not a directory).
 fn is_missing(err: &io::Error) -> bool {
     err.kind() == ErrorKind::NotFound || err.raw_os_error() == Some(libc::ENOTDIR)
@@ -258,9 +298,19 @@ impl Stamp {
         }
     }
 
+    #[allow(clippy::unnecessary_cast)] // field widths differ between platforms
+    fn of_stat(s: &rustix::fs::Stat) -> Self {
+        Stamp {
+            dev: s.st_dev as u64,
+            ino: s.st_ino as u64,
+            size: s.st_size as u64,
+            mtime_ns: nanos(s.st_mtime as i64, s.st_mtime_nsec as i64),
+            ctime_ns: nanos(s.st_ctime as i64, s.st_ctime_nsec as i64),
+        }
+    }
+
     /// Same inode with the same size and mtime. `ctime` is left out on purpose: renaming an inode
     /// (as `RENAME_EXCHANGE` does to the displaced file) updates its ctime.
-    #[cfg(target_os = "linux")]
     fn same_content_as(&self, other: &Stamp) -> bool {
         self.dev == other.dev
             && self.ino == other.ino
@@ -544,6 +594,61 @@ pub fn read(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsError> {
     read_checked(&file, path, &meta, max_len).map(Some)
 }
 
+/// Reads the file at `path`, a path [`resolve`]d before (absolute, no symbolic link on the way):
+/// like [`read`], but its directory is opened without following any link
+/// (`openat2(RESOLVE_NO_SYMLINKS)` or an `O_NOFOLLOW` walk) and the file is checked (`fstatat`)
+/// and opened relative to that descriptor. A directory on the way that has become a symbolic
+/// link since the path was resolved gives `concurrent-modification`, never a read through it.
+/// A missing directory, or a file where a directory should be, reads as missing (as for
+/// [`read`]; creating the file will refuse it).
+pub fn read_beneath(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsError> {
+    let (dir, name) = split_path(path)?;
+    let dir_file = match at::open_dir(dir) {
+        Ok(f) => f,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) && !link_on_the_way(dir) => {
+            return Ok(None);
+        }
+        Err(e) if e.kind() == ErrorKind::PermissionDenied => return Err(read_error(path, e)),
+        Err(e) => return Err(dir_error(path, dir, "read", e)),
+    };
+    let st = match at::stat_at(&dir_file, name) {
+        Ok(Some(st)) => st,
+        Ok(None) => return Ok(None),
+        Err(e) => return Err(read_error(path, e)),
+    };
+    if at::file_type(&st) != at::ifmt(libc::S_IFREG) {
+        let what = match at::file_type(&st) {
+            t if t == at::ifmt(libc::S_IFDIR) => "a directory",
+            t if t == at::ifmt(libc::S_IFLNK) => "a symbolic link (resolve the path first)",
+            t if t == at::ifmt(libc::S_IFIFO) => "a named pipe (FIFO)",
+            t if t == at::ifmt(libc::S_IFSOCK) => "a socket",
+            t if t == at::ifmt(libc::S_IFBLK) || t == at::ifmt(libc::S_IFCHR) => "a device",
+            _ => "not a regular file",
+        };
+        let message = format!(
+            "`{}` is {what}, not a regular file; point mcpconf at the config file itself",
+            d(path)
+        );
+        return Err(FsError::new("not-a-file", path, message, None));
+    }
+    let file = match at::open_read(&dir_file, name) {
+        Ok(f) => f,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            let message = format!(
+                "`{}` became a symbolic link while being read; run the command again",
+                d(path)
+            );
+            return Err(FsError::new("not-a-file", path, message, Some(e)));
+        }
+        Err(e) => return Err(read_error(path, e)),
+    };
+    let meta = file.metadata().map_err(|e| read_error(path, e))?;
+    check_regular(path, &meta, max_len)?;
+    read_checked(&file, path, &meta, max_len).map(Some)
+}
+
 /// Like [`read`], for files whose absence must be proven (the tool's own state, such as a
 /// ledger): `Ok(None)` only when the file or one of its directories does not exist (`ENOENT`).
 /// A directory on the way that is not a directory (`ENOTDIR`) is an error (`not-a-file`), never
@@ -641,14 +746,6 @@ fn locking_disabled() -> bool {
     std::env::var_os(NO_LOCK_ENV).is_some_and(|v| v == "1")
 }
 
-fn open_dir(path: &Path) -> io::Result<File> {
-    // std always adds O_CLOEXEC; O_DIRECTORY makes this fail on anything but a directory.
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
-        .open(path)
-}
-
 /// Polls `try_lock` with exponential backoff (1 ms doubling up to 5 ms: a short cap wastes little time after a release when many writers queue) until `deadline`.
 fn acquire(
     file: &File,
@@ -711,7 +808,8 @@ impl DirLocks {
 
 /// Takes an exclusive lock on every distinct directory in `dirs`.
 ///
-/// Directories are opened `O_RDONLY|O_DIRECTORY|O_CLOEXEC`, de-duplicated by `(dev, ino)` (two
+/// Each directory must be a resolved path: it is opened `O_RDONLY|O_DIRECTORY|O_CLOEXEC` without
+/// following any symbolic link on the way (a link gives `concurrent-modification`), de-duplicated by `(dev, ino)` (two
 /// `flock`s on two descriptors of one directory in one process would block each other) and
 /// locked in `(dev, ino)` order, the same in every process, so runs that lock overlapping sets
 /// cannot deadlock. Each lock is polled with `try_lock` and exponential backoff (1 ms to 5 ms)
@@ -732,7 +830,7 @@ fn lock_dirs_impl(
     let deadline = deadline_after(timeout);
     let mut opened: Vec<((u64, u64), PathBuf, File)> = Vec::with_capacity(dirs.len());
     for dir in dirs {
-        let file = open_dir(dir).map_err(|e| dir_open_error(dir, e))?;
+        let file = at::open_dir(dir).map_err(|e| dir_open_error(dir, e))?;
         let m = file.metadata().map_err(|e| dir_open_error(dir, e))?;
         let key = (m.dev(), m.ino());
         if !opened.iter().any(|(k, _, _)| *k == key) {
@@ -752,6 +850,10 @@ fn lock_dirs_impl(
 }
 
 fn dir_open_error(dir: &Path, err: io::Error) -> FsError {
+    if matches!(err.raw_os_error(), Some(libc::ENOTDIR) | Some(libc::ELOOP)) && link_on_the_way(dir)
+    {
+        return dir_error(dir, dir, "lock the directory", err);
+    }
     if err.raw_os_error() == Some(libc::ENOTDIR) {
         let message = format!(
             "cannot lock `{}`: it is not a directory; check the path",
@@ -979,56 +1081,43 @@ pub fn lock_client(file: &Path, timeout: Duration, stale: Duration) -> Result<Cl
 // Directories, temp files, removal
 // ---------------------------------------------------------------------------------------------
 
-/// Creates the missing parent directories of `path`, outermost first, with mode `0o755` (minus
-/// umask, like `mkdir`), and returns the directories it created (for reporting).
+/// Creates the missing parent directories of `path` (a resolved path), outermost first, with mode
+/// `0o755` (minus umask, like `mkdir`), and returns the directories it created (for reporting).
+/// The path is walked from `/` one directory descriptor at a time without following any symbolic
+/// link, and each directory is made with `mkdirat` in the descriptor of its parent; a component
+/// that is (or becomes) a link gives `concurrent-modification`.
 ///
 /// A parent that exists but is not a directory gives `not-a-file`. A directory created
 /// concurrently by someone else is accepted but not reported. The parent of each created
 /// directory is fsynced so the new entries are durable.
 pub fn create_parent_dirs(path: &Path) -> Result<Vec<PathBuf>, FsError> {
-    let mut missing = Vec::new();
-    let mut cur = match path.parent() {
+    let mut created = Vec::new();
+    let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
-        _ => return Ok(missing),
+        _ => return Ok(created),
     };
-    loop {
-        match fs::metadata(cur) {
-            Ok(m) if m.is_dir() => break,
-            Ok(_) => {
-                let message = format!(
-                    "cannot create `{}`: `{}` exists but is not a directory; move it away or \
-                     choose another path",
-                    d(path),
-                    d(cur)
-                );
-                return Err(FsError::new("not-a-file", cur, message, None));
-            }
-            Err(e) if is_missing(&e) => {
-                missing.push(cur.to_path_buf());
-                match cur.parent() {
-                    Some(p) if !p.as_os_str().is_empty() => cur = p,
-                    _ => break,
-                }
-            }
-            Err(e) => return Err(write_error(cur, "inspect the directory", e)),
+    let abs;
+    let parent = if parent.is_absolute() {
+        parent
+    } else {
+        abs = std::path::absolute(parent).map_err(|e| write_error(path, "create", e))?;
+        &abs
+    };
+    at::make_dirs(parent, &mut |p| created.push(p.to_path_buf())).map_err(|(at, e)| {
+        if e.raw_os_error() == Some(libc::ENOTDIR) && !link_on_the_way(&at) {
+            let message = format!(
+                "cannot create `{}`: `{}` exists but is not a directory; move it away or \
+                 choose another path",
+                d(path),
+                d(&at)
+            );
+            return FsError::new("not-a-file", &at, message, Some(e));
         }
-    }
-    missing.reverse();
-    let mut created = Vec::with_capacity(missing.len());
-    for dir in missing {
-        match DirBuilder::new().mode(0o755).create(&dir) {
-            Ok(()) => {
-                if let Some(parent) = dir.parent() {
-                    open_dir(parent)
-                        .and_then(|f| f.sync_all())
-                        .map_err(|e| write_error(parent, "sync the directory", e))?;
-                }
-                created.push(dir);
-            }
-            Err(e) if e.kind() == ErrorKind::AlreadyExists && dir.is_dir() => {}
-            Err(e) => return Err(write_error(&dir, "create the directory", e)),
+        if matches!(e.raw_os_error(), Some(libc::ENOTDIR) | Some(libc::ELOOP)) {
+            return dir_error(path, &at, "create", e);
         }
-    }
+        write_error(&at, "create the directory", e)
+    })?;
     Ok(created)
 }
 
@@ -1068,48 +1157,60 @@ fn split_path(path: &Path) -> Result<(&Path, &OsStr), FsError> {
 }
 
 /// Removes stale temp files of ours for `path` (`.<filename>.mcpconf-XXXXXX.tmp` in its
-/// directory) and returns how many were removed.
+/// directory) and returns how many were removed. The directory is opened without following
+/// links and listed, checked and unlinked through its descriptor.
 ///
 /// Call it while holding that directory's lock ([`lock_dirs`]): then any such file is a leftover
 /// of a killed run, not a live temp of a concurrent one. Only regular files matching the exact
 /// pattern are touched; a missing directory counts as zero.
 pub fn clean_stale_temps(path: &Path) -> Result<usize, FsError> {
     let (dir, name) = split_path(path)?;
-    let entries = match fs::read_dir(dir) {
-        Ok(it) => it,
+    let dir_file = match at::open_dir(dir) {
+        Ok(f) => f,
         Err(e) if is_missing(&e) => return Ok(0),
-        Err(e) => return Err(read_error(dir, e)),
+        Err(e) => return Err(dir_error(path, dir, "clean temporary files next to", e)),
     };
+    let names = at::list(&dir_file).map_err(|e| read_error(dir, e))?;
     let mut removed = 0;
-    for entry in entries {
-        let entry = entry.map_err(|e| read_error(dir, e))?;
-        if !is_our_temp(&entry.file_name(), name) {
+    for entry in names {
+        if !is_our_temp(&entry, name) {
             continue;
         }
-        let temp = entry.path();
-        match fs::symlink_metadata(&temp) {
-            Ok(m) if m.file_type().is_file() => {}
+        match at::stat_at(&dir_file, &entry) {
+            Ok(Some(st)) if at::file_type(&st) == at::ifmt(libc::S_IFREG) => {}
             _ => continue,
         }
-        match fs::remove_file(&temp) {
+        match at::unlink(&dir_file, &entry) {
             Ok(()) => removed += 1,
             Err(e) if e.kind() == ErrorKind::NotFound => {}
-            Err(e) => return Err(write_error(&temp, "remove the stale temporary file", e)),
+            Err(e) => {
+                return Err(write_error(
+                    &dir.join(&entry),
+                    "remove the stale temporary file",
+                    e,
+                ));
+            }
         }
     }
     Ok(removed)
 }
 
 /// Removes a file that mcpconf created (used when pruning restores "no file"), then fsyncs its
-/// directory. A file that is already gone counts as success. Error codes as for [`replace`].
+/// directory. `path` is a resolved path: the directory is opened without following links and the
+/// file is unlinked relative to it (`unlinkat`). A file that is already gone counts as success. Error codes as for [`replace`].
 pub fn remove_file(path: &Path) -> Result<(), FsError> {
-    let (dir, _) = split_path(path)?;
-    match fs::remove_file(path) {
+    let (dir, name) = split_path(path)?;
+    let dir_file = match at::open_dir(dir) {
+        Ok(f) => f,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(dir_error(path, dir, "remove", e)),
+    };
+    match at::unlink(&dir_file, name) {
         Ok(()) => {}
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(write_error(path, "remove", e)),
     }
-    open_dir(dir).and_then(|f| f.sync_all()).map_err(|e| {
+    at::sync(&dir_file).map_err(|e| {
         let message = format!(
             "`{}` was removed but durability is not confirmed (syncing its directory failed: \
              {e}); check the disk",
@@ -1168,35 +1269,6 @@ fn apply_owner_and_mode(file: &File, meta: Option<FileMeta>) -> io::Result<()> {
     file.set_permissions(Permissions::from_mode(mode))
 }
 
-#[cfg(target_os = "linux")]
-fn rename_exchange(dir: &File, a: &OsStr, b: &OsStr) -> io::Result<()> {
-    use std::ffi::CString;
-    use std::os::fd::AsRawFd;
-    let to_c = |s: &OsStr| {
-        CString::new(s.as_bytes()).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))
-    };
-    let (ca, cb) = (to_c(a)?, to_c(b)?);
-    let fd = libc::c_long::from(dir.as_raw_fd());
-    // SAFETY: both names are valid NUL-terminated strings that outlive the call, and `fd` is an
-    // open directory descriptor; renameat2 only reads its arguments. Called through syscall(2)
-    // so it does not depend on the libc version exporting a renameat2 wrapper.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_renameat2,
-            fd,
-            ca.as_ptr(),
-            fd,
-            cb.as_ptr(),
-            libc::c_long::from(libc::RENAME_EXCHANGE),
-        )
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
-}
-
 /// Atomically replaces (or creates) the resolved file `path` with `bytes`.
 ///
 /// `meta` is the metadata of the existing file (from [`read`]) or `None` for a new file, which
@@ -1239,27 +1311,28 @@ fn replace_impl(
     let (dir, name) = split_path(path)?;
     let fail = |e: io::Error| write_error(path, "replace", e);
 
-    // 1. The directory, for the final fsync (and for dirfd-relative renames).
-    let dir_file = open_dir(dir).map_err(fail)?;
+    // 1. The directory, reached without following any link; every later step is relative to it.
+    let dir_file = at::open_dir(dir).map_err(|e| match e.kind() {
+        ErrorKind::NotFound => fail(e),
+        _ => dir_error(path, dir, "replace", e),
+    })?;
 
-    // 2. The temp: same directory, O_EXCL, mode 0600 given to open(2). Dropping it removes it.
-    let temp = tempfile::Builder::new()
-        .prefix(&temp_prefix(name))
-        .suffix(TEMP_SUFFIX)
-        .rand_bytes(TEMP_RAND_LEN)
-        .permissions(Permissions::from_mode(0o600))
-        .tempfile_in(dir)
+    // 2. The temp: same directory, O_EXCL|O_NOFOLLOW, mode 0600 given to openat(2). Dropping it
+    //    removes it.
+    let mut temp = at::Temp::create(&dir_file, &temp_prefix(name), TEMP_SUFFIX, TEMP_RAND_LEN)
         .map_err(fail)?;
     hook(Stage::TempCreated);
 
     // 3. Content, owner, mode. 4. fsync.
-    let mut out = temp.as_file();
+    let mut out = temp.file();
     out.write_all(bytes).map_err(fail)?;
-    apply_owner_and_mode(temp.as_file(), meta).map_err(fail)?;
-    temp.as_file().sync_all().map_err(fail)?;
+    apply_owner_and_mode(temp.file(), meta).map_err(fail)?;
+    temp.file().sync_all().map_err(fail)?;
 
     // 5. Has anyone changed the target since it was read?
-    let now = stamp(path)?;
+    let now = at::stat_at(&dir_file, name)
+        .map_err(|e| read_error(path, e))?
+        .map(|st| Stamp::of_stat(&st));
     let unchanged = match expect {
         Expect::Missing => now.is_none(),
         Expect::Stamp(s) => now == Some(s),
@@ -1271,46 +1344,26 @@ fn replace_impl(
 
     // 6. Publish.
     match expect {
-        Expect::Missing => match temp.persist_noclobber(path) {
-            Ok(_) => {}
-            Err(e) if e.error.kind() == ErrorKind::AlreadyExists => {
+        Expect::Missing => match at::rename_noreplace(&dir_file, temp.name(), name) {
+            Ok(()) => temp.disarm(),
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => {
                 return Err(concurrent_error(path));
             }
-            Err(e) => return Err(fail(e.error)),
+            Err(e) => return Err(fail(e)),
         },
-        Expect::Stamp(read_stamp) => {
-            #[cfg(target_os = "linux")]
-            let fallback = {
-                let temp_name = temp.path().file_name().unwrap_or_default().to_os_string();
-                match rename_exchange(&dir_file, &temp_name, name) {
-                    Ok(()) => {
-                        verify_exchange(path, &dir_file, temp, &temp_name, name, &read_stamp)?;
-                        None
-                    }
-                    Err(e)
-                        if matches!(e.raw_os_error(), Some(libc::EINVAL) | Some(libc::ENOSYS)) =>
-                    {
-                        Some(temp)
-                    }
-                    Err(e) if e.kind() == ErrorKind::NotFound => {
-                        return Err(concurrent_error(path));
-                    }
-                    Err(e) => return Err(fail(e)),
-                }
-            };
-            #[cfg(not(target_os = "linux"))]
-            let fallback = {
-                let _ = &read_stamp;
-                Some(temp)
-            };
-            if let Some(temp) = fallback {
-                temp.persist(path).map_err(|e| fail(e.error))?;
+        Expect::Stamp(read_stamp) => match at::rename_exchange(&dir_file, temp.name(), name) {
+            Ok(()) => verify_exchange(path, &dir_file, temp, name, &read_stamp)?,
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EINVAL) | Some(libc::ENOSYS)) => {
+                at::rename(&dir_file, temp.name(), name).map_err(fail)?;
+                temp.disarm();
             }
-        }
+            Err(e) if e.kind() == ErrorKind::NotFound => return Err(concurrent_error(path)),
+            Err(e) => return Err(fail(e)),
+        },
     }
 
     // 7. Make the rename durable.
-    dir_file.sync_all().map_err(|e| {
+    at::sync(&dir_file).map_err(|e| {
         let message = format!(
             "the new content of `{}` is in place but durability is not confirmed (syncing its \
              directory failed: {e}); check the disk before relying on it",
@@ -1325,40 +1378,38 @@ fn replace_impl(
 
 /// After `RENAME_EXCHANGE`, the temp name holds the displaced inode. If it is the one we read,
 /// unlink it; otherwise swap back and report a concurrent modification.
-#[cfg(target_os = "linux")]
 fn verify_exchange(
     path: &Path,
     dir_file: &File,
-    temp: tempfile::NamedTempFile,
-    temp_name: &OsStr,
+    mut temp: at::Temp<'_>,
     name: &OsStr,
     read_stamp: &Stamp,
 ) -> Result<(), FsError> {
-    let displaced = fs::symlink_metadata(temp.path());
-    let same = displaced
-        .as_ref()
-        .is_ok_and(|m| Stamp::of(m).same_content_as(read_stamp));
+    let displaced = at::stat_at(dir_file, temp.name());
+    let same = displaced.as_ref().is_ok_and(|m| {
+        m.as_ref()
+            .is_some_and(|st| Stamp::of_stat(st).same_content_as(read_stamp))
+    });
     if same {
-        // The temp name now holds the old content: closing removes it.
-        let temp_path = temp.path().to_path_buf();
-        return temp.close().map_err(|e| {
+        // The temp name now holds the old content: remove it.
+        temp.disarm();
+        return at::unlink(dir_file, temp.name()).map_err(|e| {
             let message = format!(
                 "the new content of `{}` is in place but the old copy `{}` could not be \
                  removed ({e}); delete it by hand",
                 d(path),
-                d(&temp_path)
+                d(&path.with_file_name(temp.name()))
             );
             FsError::new("io-error", path, message, Some(e))
         });
     }
-    match rename_exchange(dir_file, temp_name, name) {
+    match at::rename_exchange(dir_file, temp.name(), name) {
         // Our new content is back under the temp name; dropping `temp` removes it.
         Ok(()) => Err(concurrent_error(path)),
         Err(e) => {
             // Keep the displaced foreign content where it is so nothing is lost.
-            let kept = temp.into_temp_path();
-            let kept_path = kept.to_path_buf();
-            let _ = kept.keep();
+            temp.disarm();
+            let kept_path = path.with_file_name(temp.name());
             let message = format!(
                 "`{}` was changed by another program during the replace and could not be swapped \
                  back ({e}); its other version is kept in `{}`, compare the two and restore the \
@@ -1381,623 +1432,4 @@ fn verify_exchange(
 // ---------------------------------------------------------------------------------------------
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::os::unix::fs::symlink;
-    use std::sync::mpsc;
-    use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
-
-    /// umask is process-wide: tests that change it run alone (write guard); all others share.
-    static UMASK_GUARD: RwLock<()> = RwLock::new(());
-
-    fn shared() -> RwLockReadGuard<'static, ()> {
-        UMASK_GUARD.read().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn exclusive() -> RwLockWriteGuard<'static, ()> {
-        UMASK_GUARD.write().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn tmp() -> tempfile::TempDir {
-        tempfile::tempdir().unwrap()
-    }
-
-    fn mode_of(p: &Path) -> u32 {
-        fs::symlink_metadata(p).unwrap().mode() & 0o7777
-    }
-
-    fn temps_in(dir: &Path) -> Vec<String> {
-        fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.contains(TEMP_MARKER))
-            .collect()
-    }
-
-    fn code<T: fmt::Debug>(r: Result<T, FsError>) -> &'static str {
-        r.unwrap_err().code
-    }
-
-    const MAX: u64 = 1 << 20;
-
-    #[test]
-    fn new_file_is_exactly_0600_under_any_umask() {
-        let _g = exclusive();
-        for umask in [0o022, 0o277, 0o000] {
-            let dir = tmp();
-            let p = dir.path().join("mcp.json");
-            // SAFETY: umask only swaps the process mask; restored below.
-            let old = unsafe { libc::umask(umask) };
-            let r = replace(&p, b"{\"a\":1}\n", None, Expect::Missing);
-            // SAFETY: as above.
-            unsafe { libc::umask(old) };
-            r.unwrap();
-            assert_eq!(mode_of(&p), 0o600, "umask {umask:o}");
-            assert_eq!(fs::read(&p).unwrap(), b"{\"a\":1}\n");
-            assert!(temps_in(dir.path()).is_empty());
-        }
-    }
-
-    #[test]
-    fn temp_is_0600_from_creation_hidden_and_named_for_the_target() {
-        // umask 000, so only the mode given to open(2) limits the temp's mode.
-        let _g = exclusive();
-        let dir = tmp();
-        let p = dir.path().join("mcp.json");
-        fs::write(&p, b"{}").unwrap();
-        fs::set_permissions(&p, Permissions::from_mode(0o644)).unwrap();
-        let r = read(&p, MAX).unwrap().unwrap();
-        let mut seen = Vec::new();
-        // SAFETY: umask only swaps the process mask; restored below.
-        let old = unsafe { libc::umask(0) };
-        let res = replace_impl(
-            &p,
-            b"x",
-            Some(r.meta),
-            Expect::Stamp(r.stamp),
-            &mut |stage| {
-                for n in temps_in(dir.path()) {
-                    seen.push((stage, n.clone(), mode_of(&dir.path().join(&n))));
-                }
-            },
-        );
-        // SAFETY: as above.
-        unsafe { libc::umask(old) };
-        res.unwrap();
-        assert_eq!(seen.len(), 2, "{seen:?}");
-        let (_, name, created_mode) = &seen[0];
-        assert!(
-            is_our_temp(OsStr::new(name), OsStr::new("mcp.json")),
-            "{name}"
-        );
-        assert_eq!(seen[0].0, Stage::TempCreated);
-        assert_eq!(*created_mode, 0o600, "temp must be 0600 at creation");
-        assert_eq!(seen[1].0, Stage::BeforePublish);
-        assert_eq!(
-            seen[1].2, 0o644,
-            "the user's mode is applied before publishing"
-        );
-        assert_eq!(mode_of(&p), 0o644);
-    }
-
-    #[test]
-    fn existing_file_keeps_its_mode_and_content_is_replaced() {
-        let _g = shared();
-        let dir = tmp();
-        let p = dir.path().join("mcp.json");
-        fs::write(&p, b"old").unwrap();
-        fs::set_permissions(&p, Permissions::from_mode(0o640)).unwrap();
-        let r = read(&p, MAX).unwrap().unwrap();
-        assert_eq!(r.bytes, b"old");
-        assert_eq!(r.meta.mode, 0o640);
-        replace(&p, b"new content", Some(r.meta), Expect::Stamp(r.stamp)).unwrap();
-        assert_eq!(mode_of(&p), 0o640);
-        assert_eq!(fs::read(&p).unwrap(), b"new content");
-        assert!(temps_in(dir.path()).is_empty());
-        // The new content is a new inode (atomic rename, not an in-place write).
-        assert_ne!(stamp(&p).unwrap().unwrap().ino(), r.stamp.ino());
-    }
-
-    #[test]
-    fn root_keeps_the_owner_of_a_users_file() {
-        let _g = shared();
-        if !is_root() {
-            eprintln!("note: owner preservation needs root to chown; skipped");
-            return;
-        }
-        let dir = tmp();
-        let p = dir.path().join("cfg.json");
-        fs::write(&p, b"{}").unwrap();
-        std::os::unix::fs::chown(&p, Some(65534), Some(65534)).unwrap();
-        let r = read(&p, MAX).unwrap().unwrap();
-        replace(&p, b"{\"k\":1}", Some(r.meta), Expect::Stamp(r.stamp)).unwrap();
-        let m = fs::metadata(&p).unwrap();
-        assert_eq!((m.uid(), m.gid()), (65534, 65534));
-    }
-
-    #[test]
-    fn symlink_is_followed_and_kept() {
-        let _g = shared();
-        let dir = tmp();
-        fs::create_dir(dir.path().join("real")).unwrap();
-        let target = dir.path().join("real/target.json");
-        fs::write(&target, b"old").unwrap();
-        let link = dir.path().join("link.json");
-        symlink("real/target.json", &link).unwrap(); // relative target
-        let resolved = resolve(&link).unwrap();
-        assert_eq!(resolved, fs::canonicalize(&target).unwrap());
-        let r = read(&resolved, MAX).unwrap().unwrap();
-        replace(&resolved, b"new", Some(r.meta), Expect::Stamp(r.stamp)).unwrap();
-        assert!(
-            fs::symlink_metadata(&link)
-                .unwrap()
-                .file_type()
-                .is_symlink()
-        );
-        assert_eq!(fs::read_link(&link).unwrap(), Path::new("real/target.json"));
-        assert_eq!(fs::read(&target).unwrap(), b"new");
-        assert!(temps_in(&dir.path().join("real")).is_empty());
-    }
-
-    #[test]
-    fn relative_link_target_is_resolved_against_the_links_directory() {
-        let _g = shared();
-        let dir = tmp();
-        let base = fs::canonicalize(dir.path()).unwrap();
-        fs::create_dir_all(base.join("a/deep")).unwrap();
-        fs::create_dir_all(base.join("b")).unwrap();
-        fs::write(base.join("b/t.json"), b"{}").unwrap();
-        symlink("../../b/t.json", base.join("a/deep/l.json")).unwrap();
-        // An intermediate directory link whose target is relative, too.
-        symlink("a/deep", base.join("dl")).unwrap();
-        assert_eq!(
-            resolve(&base.join("a/deep/l.json")).unwrap(),
-            base.join("b/t.json")
-        );
-        assert_eq!(
-            resolve(&base.join("dl/l.json")).unwrap(),
-            base.join("b/t.json")
-        );
-        // `..` after a link applies to the link's target, like the kernel does.
-        assert_eq!(
-            resolve(&base.join("dl/../x.json")).unwrap(),
-            base.join("a/x.json")
-        );
-    }
-
-    #[test]
-    fn missing_paths_resolve_to_canonical_ancestor_plus_rest() {
-        let _g = shared();
-        let dir = tmp();
-        let base = fs::canonicalize(dir.path()).unwrap();
-        fs::create_dir(base.join("real")).unwrap();
-        symlink("real", base.join("alias")).unwrap();
-        let got = resolve(&base.join("alias/./new/deeper/mcp.json")).unwrap();
-        assert_eq!(got, base.join("real/new/deeper/mcp.json"));
-        assert!(
-            !base.join("real/new").exists(),
-            "resolve must not create anything"
-        );
-        assert_eq!(code(resolve(&base.join("nope/../x.json"))), "io-error");
-    }
-
-    #[test]
-    fn symlink_loop_and_dangling_link_are_refused() {
-        let _g = shared();
-        let dir = tmp();
-        let a = dir.path().join("a");
-        let b = dir.path().join("b");
-        symlink("b", &a).unwrap();
-        symlink("a", &b).unwrap();
-        assert_eq!(code(resolve(&a)), "symlink-loop");
-        let selfl = dir.path().join("self");
-        symlink("self", &selfl).unwrap();
-        assert_eq!(code(resolve(&selfl.join("x.json"))), "symlink-loop");
-
-        let dangling = dir.path().join("d.json");
-        symlink("nowhere/target.json", &dangling).unwrap();
-        let e = resolve(&dangling).unwrap_err();
-        assert_eq!(e.code, "dangling-symlink");
-        assert!(e.message.contains("`"), "{}", e.message);
-        // Dangling even when only the final component of the target is missing.
-        let d2 = dir.path().join("d2.json");
-        symlink(".", dir.path().join("here")).unwrap();
-        symlink("here/missing.json", &d2).unwrap();
-        assert_eq!(code(resolve(&d2)), "dangling-symlink");
-        // A path through a regular file is not a file to edit.
-        fs::write(dir.path().join("f"), b"").unwrap();
-        assert_eq!(code(resolve(&dir.path().join("f/x.json"))), "not-a-file");
-    }
-
-    #[test]
-    fn at_most_40_symlink_hops() {
-        let _g = shared();
-        let dir = tmp();
-        let base = fs::canonicalize(dir.path()).unwrap();
-        fs::write(base.join("file.json"), b"{}").unwrap();
-        // l0 -> l1 -> ... -> l{n-1} -> file.json: n hops.
-        let chain = |tag: &str, n: usize| {
-            for i in 0..n {
-                let next = if i + 1 == n {
-                    "file.json".to_string()
-                } else {
-                    format!("{tag}{}", i + 1)
-                };
-                symlink(next, base.join(format!("{tag}{i}"))).unwrap();
-            }
-            base.join(format!("{tag}0"))
-        };
-        assert_eq!(resolve(&chain("ok", 40)).unwrap(), base.join("file.json"));
-        assert_eq!(code(resolve(&chain("long", 41))), "symlink-loop");
-    }
-
-    #[test]
-    fn read_missing_dir_and_limits() {
-        let _g = shared();
-        let dir = tmp();
-        assert!(read(&dir.path().join("none.json"), MAX).unwrap().is_none());
-        assert_eq!(code(read(dir.path(), MAX)), "not-a-file");
-
-        let p = dir.path().join("big.json");
-        fs::write(&p, vec![b' '; 101]).unwrap();
-        assert_eq!(code(read(&p, 100)), "too-large");
-        assert_eq!(read(&p, 101).unwrap().unwrap().bytes.len(), 101);
-
-        let l2 = dir.path().join("other-name.json");
-        fs::hard_link(&p, &l2).unwrap();
-        assert_eq!(code(read(&p, MAX)), "hard-link");
-
-        let link = dir.path().join("link.json");
-        symlink("big.json", &link).unwrap();
-        assert_eq!(code(read(&link, MAX)), "not-a-file");
-    }
-
-    #[test]
-    fn read_refuses_a_fifo_without_blocking() {
-        let _g = shared();
-        let dir = tmp();
-        let fifo = dir.path().join("pipe.json");
-        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
-        // SAFETY: valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let (tx, rx) = mpsc::channel();
-        let f2 = fifo.clone();
-        thread::spawn(move || {
-            let _ = tx.send(read(&f2, MAX).map(|_| ()).map_err(|e| e.code));
-        });
-        let got = rx
-            .recv_timeout(Duration::from_secs(5))
-            .expect("read blocked on a FIFO");
-        assert_eq!(got, Err("not-a-file"));
-    }
-
-    #[test]
-    fn unreadable_is_not_missing() {
-        let _g = shared();
-        if is_root() {
-            eprintln!("note: running as root, chmod 000 does not stop reads; test skipped");
-            return;
-        }
-        let dir = tmp();
-        let p = dir.path().join("secret.json");
-        fs::write(&p, b"{}").unwrap();
-        fs::set_permissions(&p, Permissions::from_mode(0o000)).unwrap();
-        assert_eq!(code(read(&p, MAX)), "unreadable");
-    }
-
-    #[test]
-    fn foreign_change_after_read_is_not_overwritten() {
-        let _g = shared();
-        let dir = tmp();
-        let p = dir.path().join("mcp.json");
-        fs::write(&p, b"ours").unwrap();
-        let r = read(&p, MAX).unwrap().unwrap();
-        fs::write(&p, b"foreign update").unwrap(); // in-place rewrite by another program
-        let e = replace(&p, b"mine", Some(r.meta), Expect::Stamp(r.stamp)).unwrap_err();
-        assert_eq!(e.code, "concurrent-modification");
-        assert_eq!(fs::read(&p).unwrap(), b"foreign update");
-        assert!(temps_in(dir.path()).is_empty());
-    }
-
-    #[test]
-    fn foreign_chmod_after_read_is_detected() {
-        // Only the ctime changes: caught by the stamp check before publishing.
-        let _g = shared();
-        let dir = tmp();
-        let p = dir.path().join("mcp.json");
-        fs::write(&p, b"ours").unwrap();
-        fs::set_permissions(&p, Permissions::from_mode(0o600)).unwrap();
-        let r = read(&p, MAX).unwrap().unwrap();
-        thread::sleep(Duration::from_millis(20)); // past the kernel's timestamp granularity
-        fs::set_permissions(&p, Permissions::from_mode(0o640)).unwrap();
-        let e = replace(&p, b"mine", Some(r.meta), Expect::Stamp(r.stamp)).unwrap_err();
-        assert_eq!(e.code, "concurrent-modification");
-        assert_eq!(fs::read(&p).unwrap(), b"ours");
-        assert_eq!(mode_of(&p), 0o640);
-        assert!(temps_in(dir.path()).is_empty());
-    }
-
-    #[test]
-    #[cfg(target_os = "linux")] // needs RENAME_EXCHANGE
-    fn foreign_rename_in_the_last_window_is_swapped_back() {
-        let _g = shared();
-        let dir = tmp();
-        let p = dir.path().join("mcp.json");
-        fs::write(&p, b"ours").unwrap();
-        let r = read(&p, MAX).unwrap().unwrap();
-        // The foreign writer replaces the file after our stamp check, just before our rename:
-        // only the RENAME_EXCHANGE verification can catch this.
-        let e = replace_impl(
-            &p,
-            b"mine",
-            Some(r.meta),
-            Expect::Stamp(r.stamp),
-            &mut |stage| {
-                if stage != Stage::BeforePublish {
-                    return;
-                }
-                let t = dir.path().join("foreign.tmp");
-                fs::write(&t, b"foreign update").unwrap();
-                fs::rename(&t, &p).unwrap();
-            },
-        )
-        .unwrap_err();
-        assert_eq!(e.code, "concurrent-modification");
-        assert_eq!(fs::read(&p).unwrap(), b"foreign update");
-        assert!(temps_in(dir.path()).is_empty());
-    }
-
-    #[test]
-    fn file_created_meanwhile_is_never_clobbered() {
-        let _g = shared();
-        let dir = tmp();
-        let p = dir.path().join("mcp.json");
-        // Appeared before the check.
-        fs::write(&p, b"theirs").unwrap();
-        assert_eq!(
-            code(replace(&p, b"mine", None, Expect::Missing)),
-            "concurrent-modification"
-        );
-        assert_eq!(fs::read(&p).unwrap(), b"theirs");
-        // Appeared after the check, before the rename.
-        let q = dir.path().join("other.json");
-        let e = replace_impl(&q, b"mine", None, Expect::Missing, &mut |stage| {
-            if stage == Stage::BeforePublish {
-                fs::write(&q, b"theirs").unwrap();
-            }
-        })
-        .unwrap_err();
-        assert_eq!(e.code, "concurrent-modification");
-        assert_eq!(fs::read(&q).unwrap(), b"theirs");
-        assert!(temps_in(dir.path()).is_empty());
-    }
-
-    #[test]
-    fn vanished_file_is_a_concurrent_modification() {
-        let _g = shared();
-        let dir = tmp();
-        let p = dir.path().join("mcp.json");
-        fs::write(&p, b"x").unwrap();
-        let r = read(&p, MAX).unwrap().unwrap();
-        fs::remove_file(&p).unwrap();
-        assert_eq!(
-            code(replace(&p, b"y", Some(r.meta), Expect::Stamp(r.stamp))),
-            "concurrent-modification"
-        );
-        assert!(!p.exists());
-    }
-
-    #[test]
-    fn failed_replace_leaves_original_and_no_temp() {
-        let _g = shared();
-        if is_root() {
-            eprintln!("note: running as root, a 0555 directory is still writable; test skipped");
-            return;
-        }
-        let dir = tmp();
-        let sub = dir.path().join("ro");
-        fs::create_dir(&sub).unwrap();
-        let p = sub.join("mcp.json");
-        fs::write(&p, b"old").unwrap();
-        let r = read(&p, MAX).unwrap().unwrap();
-        fs::set_permissions(&sub, Permissions::from_mode(0o555)).unwrap();
-        let e = replace(&p, b"new", Some(r.meta), Expect::Stamp(r.stamp)).unwrap_err();
-        fs::set_permissions(&sub, Permissions::from_mode(0o755)).unwrap();
-        assert_eq!(e.code, "permission-denied");
-        assert_eq!(fs::read(&p).unwrap(), b"old");
-        assert!(temps_in(&sub).is_empty());
-    }
-
-    #[test]
-    fn errno_mapping() {
-        let p = Path::new("/x/mcp.json");
-        let c = |errno| write_error(p, "replace", io::Error::from_raw_os_error(errno));
-        assert_eq!(c(libc::ENOSPC).code, "disk-full");
-        assert_eq!(c(libc::EDQUOT).code, "disk-full");
-        assert_eq!(c(libc::EROFS).code, "read-only");
-        assert_eq!(c(libc::EACCES).code, "permission-denied");
-        assert_eq!(c(libc::EPERM).code, "permission-denied");
-        let busy = c(libc::EBUSY);
-        assert_eq!(busy.code, "io-error");
-        assert!(busy.message.contains("mount"), "{}", busy.message);
-        assert_eq!(c(libc::EIO).code, "io-error");
-        for e in [c(libc::ENOSPC), c(libc::EIO), busy] {
-            assert!(e.message.contains("`/x/mcp.json`"), "{}", e.message);
-            assert!(e.message.starts_with(|ch: char| ch.is_lowercase()));
-            assert_eq!(e.to_string(), e.message);
-        }
-        // tempfile wraps errors and drops the raw errno: the kind must still map.
-        let wrapped = io::Error::new(ErrorKind::StorageFull, "wrapped");
-        assert_eq!(write_error(p, "replace", wrapped).code, "disk-full");
-    }
-
-    #[test]
-    fn dir_locks_exclude_each_other_across_threads() {
-        let _g = shared();
-        let dir = tmp();
-        let dirs = vec![dir.path().to_path_buf()];
-        let held = lock_dirs_impl(&dirs, Duration::from_secs(1), false).unwrap();
-        let d2 = dirs.clone();
-        let start = Instant::now();
-        let r = thread::spawn(move || lock_dirs_impl(&d2, Duration::from_millis(300), false))
-            .join()
-            .unwrap();
-        let waited = start.elapsed();
-        let e = r.unwrap_err();
-        assert_eq!(e.code, "lock-timeout");
-        assert!(e.message.contains("--lock-timeout"), "{}", e.message);
-        assert!(waited >= Duration::from_millis(300), "{waited:?}");
-        assert!(waited < Duration::from_secs(3), "{waited:?}");
-        drop(held);
-        // Released on drop.
-        lock_dirs_impl(&dirs, Duration::from_millis(100), false).unwrap();
-    }
-
-    #[test]
-    fn same_dir_twice_does_not_self_deadlock() {
-        let _g = shared();
-        let dir = tmp();
-        let alias = dir.path().join("alias");
-        symlink(".", &alias).unwrap();
-        let dirs = vec![
-            dir.path().to_path_buf(),
-            dir.path().join("."),
-            alias,
-            dir.path().to_path_buf(),
-        ];
-        let locks = lock_dirs_impl(&dirs, Duration::from_millis(200), false).unwrap();
-        assert_eq!(locks.paths().count(), 1);
-    }
-
-    #[test]
-    fn opposite_orders_do_not_deadlock() {
-        let _g = shared();
-        let dir = tmp();
-        let a = dir.path().join("a");
-        let b = dir.path().join("b");
-        fs::create_dir(&a).unwrap();
-        fs::create_dir(&b).unwrap();
-        let start = std::sync::Arc::new(std::sync::Barrier::new(2));
-        let run = |dirs: Vec<PathBuf>| {
-            let start = start.clone();
-            thread::spawn(move || {
-                start.wait();
-                // A tight loop makes the two threads interleave between their two locks; in
-                // unsorted order that deadlocks until the timeout.
-                for _ in 0..3000 {
-                    drop(lock_dirs_impl(&dirs, Duration::from_secs(2), false)?);
-                }
-                Ok::<(), FsError>(())
-            })
-        };
-        let t1 = run(vec![a.clone(), b.clone()]);
-        let t2 = run(vec![b, a]);
-        t1.join().unwrap().unwrap();
-        t2.join().unwrap().unwrap();
-    }
-
-    #[test]
-    fn no_lock_knob_takes_no_lock() {
-        let _g = shared();
-        let dir = tmp();
-        let dirs = vec![dir.path().to_path_buf()];
-        let _held = lock_dirs_impl(&dirs, Duration::from_secs(1), false).unwrap();
-        lock_dirs_impl(&dirs, Duration::from_millis(50), true).unwrap();
-    }
-
-    #[test]
-    fn lock_file_is_0600_exclusive_and_kept() {
-        let _g = shared();
-        let dir = tmp();
-        let p = dir.path().join("openab.lock");
-        let held = lock_file(&p, Duration::from_secs(1)).unwrap();
-        assert_eq!(mode_of(&p), 0o600);
-        let p2 = p.clone();
-        let e = thread::spawn(move || lock_file(&p2, Duration::from_millis(100)))
-            .join()
-            .unwrap()
-            .unwrap_err();
-        assert_eq!(e.code, "lock-timeout");
-        drop(held);
-        assert!(p.exists(), "the lock file must never be deleted");
-        lock_file(&p, Duration::from_millis(100)).unwrap();
-        let link = dir.path().join("link.lock");
-        symlink("openab.lock", &link).unwrap();
-        assert_eq!(
-            code(lock_file(&link, Duration::from_millis(10))),
-            "not-a-file"
-        );
-    }
-
-    #[test]
-    fn create_parent_dirs_reports_what_it_made() {
-        let _g = shared();
-        let dir = tmp();
-        let p = dir.path().join("x/y/mcp.json");
-        let made = create_parent_dirs(&p).unwrap();
-        assert_eq!(made, vec![dir.path().join("x"), dir.path().join("x/y")]);
-        assert!(dir.path().join("x/y").is_dir());
-        assert!(create_parent_dirs(&p).unwrap().is_empty());
-        fs::write(dir.path().join("file"), b"").unwrap();
-        assert_eq!(
-            code(create_parent_dirs(&dir.path().join("file/a/b.json"))),
-            "not-a-file"
-        );
-    }
-
-    #[test]
-    fn clean_stale_temps_removes_only_ours() {
-        let _g = shared();
-        let dir = tmp();
-        let p = dir.path().join("cfg.json");
-        let names = [
-            ".cfg.json.mcpconf-abc123.tmp",  // ours
-            ".cfg.json.mcpconf-XyZ789.tmp",  // ours
-            ".cfg.json.mcpconf-abc123.tmpx", // wrong suffix
-            ".cfg.json.mcpconf-ab.tmp",      // wrong length
-            ".cfg.json.mcpconf-ab_12.tmp",   // not alphanumeric... wrong length too
-            ".cfg.json.mcpconf-ab-123.tmp",  // not alphanumeric
-            ".other.json.mcpconf-abc123.tmp",
-            ".cfg.json.tmpABCDEF",
-            "cfg.json",
-        ];
-        for n in names {
-            fs::write(dir.path().join(n), b"").unwrap();
-        }
-        fs::create_dir(dir.path().join(".cfg.json.mcpconf-dir123.tmp")).unwrap();
-        assert_eq!(clean_stale_temps(&p).unwrap(), 2);
-        let mut left = fs::read_dir(dir.path()).unwrap().count();
-        left -= 1; // the directory look-alike
-        assert_eq!(left, names.len() - 2);
-        assert!(!dir.path().join(".cfg.json.mcpconf-abc123.tmp").exists());
-        assert_eq!(
-            clean_stale_temps(&dir.path().join("gone/x.json")).unwrap(),
-            0
-        );
-    }
-
-    #[test]
-    fn remove_file_removes_and_is_idempotent() {
-        let _g = shared();
-        let dir = tmp();
-        let p = dir.path().join("mcp.json");
-        fs::write(&p, b"{}").unwrap();
-        remove_file(&p).unwrap();
-        assert!(!p.exists());
-        remove_file(&p).unwrap();
-        assert_eq!(code(remove_file(dir.path())), "io-error");
-    }
-
-    #[test]
-    fn stamp_tracks_changes() {
-        let _g = shared();
-        let dir = tmp();
-        let p = dir.path().join("s.json");
-        assert_eq!(stamp(&p).unwrap(), None);
-        fs::write(&p, b"1").unwrap();
-        let s1 = stamp(&p).unwrap().unwrap();
-        assert_eq!(stamp(&p).unwrap(), Some(s1));
-        fs::write(&p, b"22").unwrap();
-        assert_ne!(stamp(&p).unwrap(), Some(s1));
-    }
-}
+mod tests;
