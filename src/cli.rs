@@ -155,6 +155,10 @@ pub enum Command {
         /// written).
         #[arg(long)]
         write_pins: bool,
+        /// A PEM file of CA certificates to trust for `https://` servers, on top of the
+        /// system's roots and `SSL_CERT_FILE` / `SSL_CERT_DIR`.
+        #[arg(long, value_name = "FILE")]
+        cacert: Option<std::path::PathBuf>,
     },
     /// The supported clients, their ids, scopes and paths.
     Clients,

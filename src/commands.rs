@@ -267,8 +267,17 @@ fn run_command(cli: Cli) -> u8 {
             servers,
             timeout,
             write_pins,
+            cacert,
         } => match &manifest {
-            Some(m) => run_probe(&settings, m, servers, *timeout, *write_pins, &red, json),
+            Some(m) => run_probe(
+                &settings,
+                m,
+                servers,
+                (*timeout, cacert.clone()),
+                *write_pins,
+                &red,
+                json,
+            ),
             None => Exit::Usage as u8,
         },
         Command::Release { server, client, .. } => {
@@ -745,7 +754,7 @@ fn run_probe(
     settings: &Settings,
     m: &Manifest,
     names: &[String],
-    timeout: f64,
+    (timeout, cacert): (f64, Option<std::path::PathBuf>),
     write_pins: bool,
     red: &Redactor,
     json: bool,
@@ -781,6 +790,7 @@ fn run_probe(
         timeout: Duration::from_secs_f64(timeout),
         parallel: probe::DEFAULT_PARALLEL,
         base_dir: settings.root.clone(),
+        cacert,
     };
     let lookup = |v: &str| std::env::var(v).ok();
     probe::kill_servers_on_signal();

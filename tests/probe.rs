@@ -37,6 +37,7 @@ fn options(secs: f64) -> Options {
         timeout: Duration::from_secs_f64(secs),
         parallel: 4,
         base_dir: std::env::temp_dir(),
+        cacert: None,
     }
 }
 
@@ -90,6 +91,23 @@ impl Fakes {
     }
     fn child_pid(&self, name: &str) -> Option<i32> {
         read_pid(&self.child_file(name))
+    }
+    /// The marker every process of the server `name` carries in its command line.
+    fn marker(name: &str) -> String {
+        format!("mcpconf-probe-marker-{name}-{}", std::process::id())
+    }
+    /// Assert that nothing of the server `name` is left: no process carries its marker, and
+    /// (when it got as far as writing its pid) its process group is empty.
+    fn assert_gone_even_if_unstarted(&self, name: &str) {
+        let marker = Fakes::marker(name);
+        wait_until(
+            || with_marker(&marker).is_empty(),
+            "marked processes to end",
+        );
+        assert_eq!(with_marker(&marker), Vec::<i32>::new(), "`{name}` left");
+        if self.pid(name).is_some() {
+            self.assert_gone(name);
+        }
     }
     /// Assert that the server `name` was started and that nothing of it is left.
     fn assert_gone(&self, name: &str) {
@@ -145,8 +163,24 @@ fn group_members(pgid: i32) -> Vec<i32> {
 }
 
 /// Poll for up to five seconds (SIGKILL is delivered asynchronously; a loaded machine is slow).
+/// Live processes whose command line holds `marker`.
+fn with_marker(marker: &str) -> Vec<i32> {
+    let mut out = Vec::new();
+    for e in fs::read_dir("/proc").expect("/proc").flatten() {
+        if let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok())
+            && alive(pid)
+            && fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker))
+        {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Wait (generously: the machine may be busy) until `f` holds; the caller asserts after.
 fn wait_until(mut f: impl FnMut() -> bool, _what: &str) {
-    let until = Instant::now() + Duration::from_secs(5);
+    let until = Instant::now() + Duration::from_secs(30);
     while !f() && Instant::now() < until {
         thread::sleep(Duration::from_millis(20));
     }
@@ -234,9 +268,13 @@ fn a_hanging_server_times_out_and_is_killed() {
     fails(&o, "timeout");
     let e = o.error.as_deref().unwrap_or_default();
     assert!(e.contains("`initialize`") && e.contains("5s"), "{e}");
+    // The deadline is honoured (a lower bound holds on any machine); the upper bound only
+    // catches a probe that waits for the server instead of its deadline.
     assert!(took >= Duration::from_millis(4950), "{took:?}");
     assert!(took < Duration::from_secs(60), "{took:?}");
-    f.assert_gone("hangs");
+    // On a very busy machine the server may not have got as far as writing its pid: what
+    // matters is that nothing of it is left.
+    f.assert_gone_even_if_unstarted("hangs");
 }
 
 #[test]
@@ -343,7 +381,7 @@ fn a_repeated_cursor_ends_the_listing() {
         20.0,
         &[],
     ));
-    fails(&o, "protocol-error");
+    fails(&o, "protocol");
     assert!(o.error.as_deref().unwrap_or_default().contains("repeats"));
     assert!(o.elapsed_ms < 10_000);
     f.assert_gone("loops");
@@ -775,7 +813,7 @@ fn http_errors_are_redacted_and_silence_times_out() {
     let t0 = Instant::now();
     let out = probe_with(&m, 1.0, &[("RUDE_TOKEN", "rude-secret-123")]);
     assert!(t0.elapsed() < Duration::from_secs(4), "{:?}", t0.elapsed());
-    fails(&out[0], "http-error");
+    fails(&out[0], "needs-auth");
     let e = out[0].error.clone().unwrap_or_default();
     assert!(
         e.contains("HTTP 401") && e.contains("bad credentials"),
@@ -786,16 +824,15 @@ fn http_errors_are_redacted_and_silence_times_out() {
         "{e}"
     );
     fails(&out[1], "timeout");
-    fails(&out[2], "unsupported");
+    // Nothing listens on port 9: both transports say so (no longer "unsupported").
     assert_eq!(out[2].transport, "sse");
-    fails(&out[3], "unsupported");
-    assert!(
-        out[3]
-            .error
-            .as_deref()
-            .unwrap_or_default()
-            .contains("https")
-    );
+    assert_eq!(out[3].transport, "http");
+    for o in &out[2..] {
+        assert!(
+            matches!(o.code, Some("connect-failed") | Some("timeout")),
+            "{o:?}"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

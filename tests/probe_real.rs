@@ -57,6 +57,7 @@ fn probe_all(m: &Manifest) -> Vec<Outcome> {
         timeout: Duration::from_secs(60),
         parallel: 4,
         base_dir: std::env::temp_dir(),
+        cacert: None,
     };
     let servers: Vec<_> = m.servers.iter().collect();
     probe::probe_all(&servers, &opts, &|v: &str| std::env::var(v).ok())
@@ -144,6 +145,70 @@ fn server_everything_over_stdio_and_streamable_http() {
     b.sort();
     assert_eq!(a, b, "the same tools over both transports");
     assert!(http.unpinned.is_empty() && http.missing.is_empty());
+}
+
+/// Start `mcp-server-everything MODE` on a free loopback port; wait until it says it listens.
+fn start_everything(exe: &Path, mode: &str, ready: &'static str) -> (Running, u16) {
+    let port = free_port();
+    let mut child = Command::new(exe)
+        .arg(mode)
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .expect("start the server");
+    let stderr = child.stderr.take().expect("stderr");
+    let server = Running(child);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains(ready) {
+                let _ = tx.send(());
+            }
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("the server says it listens");
+    (server, port)
+}
+
+#[test]
+fn server_everything_over_legacy_sse() {
+    let Some(bin) = npm_bin() else { return };
+    let exe = bin.join("mcp-server-everything");
+    let (server, port) = start_everything(&exe, "sse", "Server is running on port");
+    let m = manifest_of(&format!(
+        "[servers.everything-sse]\nurl = 'http://127.0.0.1:{port}/sse'\ntransport = 'sse'\ntools = ['echo']\n\
+         [servers.wrong-transport]\nurl = 'http://127.0.0.1:{port}/sse'\n"
+    ));
+    let out = probe_all(&m);
+    drop(server);
+    let sse = &out[0];
+    assert!(sse.ok, "{sse:?}");
+    assert_eq!(sse.transport, "sse");
+    assert_eq!(
+        sse.server.as_ref().map(|s| s.name.as_str()),
+        Some("mcp-servers/everything")
+    );
+    for t in ["echo", "get-sum", "get-env"] {
+        assert!(sse.tools.iter().any(|x| x == t), "{t}: {sse:?}");
+    }
+    assert!(sse.tools.len() >= 10, "{:?}", sse.tools);
+    assert!(sse.unpinned.iter().any(|t| t == "get-sum") && sse.missing.is_empty());
+    // The same endpoint declared as streamable HTTP fails, and says what to declare.
+    let wrong = &out[1];
+    assert!(!wrong.ok, "{wrong:?}");
+    assert_eq!(wrong.transport, "http");
+    assert!(
+        wrong
+            .error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("transport = \"sse\""),
+        "{wrong:?}"
+    );
 }
 
 #[test]

@@ -1,5 +1,7 @@
-//! Streamable HTTP over a plain `std::net::TcpStream`: JSON-RPC POSTed to the URL,
-//! answered as `application/json` or a `text/event-stream`, `Mcp-Session-Id` carried along.
+//! Streamable HTTP over `std::net::TcpStream` (with rustls for `https://`, see `tls`):
+//! JSON-RPC POSTed to the URL, answered as `application/json` or a `text/event-stream`,
+//! `Mcp-Session-Id` carried along. Also the small HTTP/1.1 client the legacy SSE transport and
+//! the authorization discovery use.
 
 use std::fmt::Write as _;
 use std::io::{self, BufReader, Read, Write};
@@ -8,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::auth::needs_auth;
 use super::resolve::Headers;
 use super::scrub::Secrets;
 use super::session::{
@@ -15,9 +18,13 @@ use super::session::{
     take_result,
 };
 use super::sse::{EventError, next_event};
+use super::tls::{Stream, Tls};
 use super::{Discovery, Failure, MAX_LINE, MAX_SERVER_REQUESTS, MAX_TOTAL, fail};
 
-struct Url {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Url {
+    /// `https://`.
+    tls: bool,
     /// Host for connecting (no brackets).
     host: String,
     /// `Host` header value.
@@ -27,21 +34,57 @@ struct Url {
     target: String,
 }
 
-fn parse_url(url: &str) -> Result<Url, Failure> {
-    let url = url.trim();
-    if url.len() >= 8 && url[..8].eq_ignore_ascii_case("https://") {
-        return Err(fail(
-            "unsupported",
-            "https:// URLs are not supported by probe (mcpconf carries no TLS stack); \
-             probe the server through a local http:// endpoint",
-        ));
+impl Url {
+    /// `scheme://authority`.
+    pub(super) fn origin(&self) -> String {
+        format!(
+            "{}://{}",
+            if self.tls { "https" } else { "http" },
+            self.authority
+        )
     }
-    let rest = match url.get(..7) {
-        Some(p) if p.eq_ignore_ascii_case("http://") => &url[7..],
+
+    fn same_origin(&self, o: &Url) -> bool {
+        self.tls == o.tls && self.host.eq_ignore_ascii_case(&o.host) && self.port == o.port
+    }
+
+    /// The path, without the query.
+    pub(super) fn path(&self) -> &str {
+        self.target.split('?').next().unwrap_or("/")
+    }
+
+    /// Resolve a reference from a server (an absolute URL, an absolute path, or a path
+    /// relative to this one's directory).
+    pub(super) fn join(&self, reference: &str) -> Result<Url, Failure> {
+        let r = reference.trim();
+        if r.contains("://") {
+            return parse_url(r);
+        }
+        let target = if r.starts_with('/') {
+            r.to_string()
+        } else {
+            let dir = self.path().rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+            format!("{dir}/{r}")
+        };
+        parse_url(&format!("{}{target}", self.origin()))
+    }
+}
+
+impl std::fmt::Display for Url {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", self.origin(), self.target)
+    }
+}
+
+pub(super) fn parse_url(url: &str) -> Result<Url, Failure> {
+    let url = url.trim();
+    let (tls, rest) = match url.split_once("://") {
+        Some((s, rest)) if s.eq_ignore_ascii_case("http") => (false, rest),
+        Some((s, rest)) if s.eq_ignore_ascii_case("https") => (true, rest),
         _ => {
             return Err(fail(
                 "invalid-config",
-                "the url does not start with `http://`",
+                "the url does not start with `http://` or `https://`",
             ));
         }
     };
@@ -75,6 +118,7 @@ fn parse_url(url: &str) -> Result<Url, Failure> {
         }
     };
     let port = match port {
+        None | Some("") if tls => 443,
         None | Some("") => 80,
         Some(p) => p
             .parse::<u16>()
@@ -87,6 +131,7 @@ fn parse_url(url: &str) -> Result<Url, Failure> {
         ));
     }
     Ok(Url {
+        tls,
         host,
         authority: authority.to_string(),
         port,
@@ -94,9 +139,9 @@ fn parse_url(url: &str) -> Result<Url, Failure> {
     })
 }
 
-/// A TCP stream whose every read and write is bounded by one deadline.
+/// A connection whose every read is bounded by one deadline.
 struct DeadlineStream {
-    s: TcpStream,
+    s: Stream,
     deadline: Instant,
 }
 
@@ -110,7 +155,7 @@ impl Read for DeadlineStream {
         if left.is_zero() {
             return Err(timed_out());
         }
-        self.s.set_read_timeout(Some(left))?;
+        self.s.tcp().set_read_timeout(Some(left))?;
         self.s.read(buf)
     }
 }
@@ -127,7 +172,7 @@ enum Framing {
 }
 
 /// A response body, de-chunked, capped at [`MAX_TOTAL`] bytes.
-struct Body {
+pub(super) struct Body {
     r: BufReader<DeadlineStream>,
     framing: Framing,
     total: usize,
@@ -153,7 +198,11 @@ impl Read for Body {
                 *left -= got;
                 got
             }
-            Framing::UntilClose => self.r.read(out)?,
+            // A TLS peer that closes without `close_notify` ends such a body too.
+            Framing::UntilClose => match self.r.read(out) {
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => 0,
+                r => r?,
+            },
             Framing::Chunked {
                 left,
                 need_crlf,
@@ -221,15 +270,25 @@ fn line_io(e: LineError) -> io::Error {
     }
 }
 
-struct Response {
-    status: u16,
+pub(super) struct Response {
+    pub(super) status: u16,
     reason: String,
     headers: Vec<(String, String)>,
-    body: Body,
+    pub(super) body: Body,
 }
 
 impl Response {
-    fn header(&self, name: &str) -> Option<&str> {
+    /// Every value of a header, joined with `, ` (as HTTP allows).
+    pub(super) fn header_all(&self, name: &str) -> String {
+        self.headers
+            .iter()
+            .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    pub(super) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
@@ -249,41 +308,66 @@ const OWN_HEADERS: &[&str] = &[
     "mcp-protocol-version",
 ];
 
-struct HttpConn {
-    url: Url,
+/// What every HTTP exchange of one probe shares.
+#[derive(Clone, Copy)]
+pub(super) struct Ctx<'a> {
+    pub(super) secrets: &'a Secrets,
+    pub(super) tls: &'a Tls,
+    pub(super) timeout: Duration,
+}
+
+/// A streamable HTTP session (and the request side of a legacy SSE one).
+pub(super) struct HttpConn<'a> {
+    /// Where requests are POSTed.
+    pub(super) url: Url,
+    /// The server's URL as declared: declared headers go to its origin only.
+    origin: Url,
     headers: Headers,
     session: Option<String>,
     protocol: Option<String>,
     next_id: i64,
     answered: usize,
     timeout: Duration,
-    secrets: Secrets,
+    secrets: &'a Secrets,
+    tls: &'a Tls,
+    /// A legacy SSE session (no hint to declare `transport = "sse"`).
+    pub(super) legacy: bool,
 }
 
 pub(super) fn run_http(
     url: String,
     headers: Headers,
-    secrets: &Secrets,
+    ctx: Ctx<'_>,
     deadline: Instant,
-    timeout: Duration,
 ) -> Result<Discovery, Failure> {
     let url = parse_url(&url)?;
-    let mut conn = HttpConn {
-        url,
-        headers,
-        session: None,
-        protocol: None,
-        next_id: 0,
-        answered: 0,
-        timeout,
-        secrets: secrets.clone(),
-    };
+    let mut conn = HttpConn::new(url, headers, ctx);
     let r = converse(&mut conn, deadline);
     conn.close(deadline);
     r
 }
 
-impl HttpConn {
+impl<'a> HttpConn<'a> {
+    pub(super) fn secrets(&self) -> &'a Secrets {
+        self.secrets
+    }
+
+    pub(super) fn new(url: Url, headers: Headers, ctx: Ctx<'a>) -> HttpConn<'a> {
+        HttpConn {
+            origin: url.clone(),
+            url,
+            headers,
+            session: None,
+            protocol: None,
+            next_id: 0,
+            answered: 0,
+            timeout: ctx.timeout,
+            secrets: ctx.secrets,
+            tls: ctx.tls,
+            legacy: false,
+        }
+    }
+
     fn io_failure(&self, e: &io::Error, what: &str) -> Failure {
         if matches!(
             e.kind(),
@@ -301,13 +385,13 @@ impl HttpConn {
         }
     }
 
-    fn connect(&self, deadline: Instant) -> Result<TcpStream, Failure> {
-        let addrs = (self.url.host.as_str(), self.url.port)
+    fn connect(&self, url: &Url, deadline: Instant) -> Result<Stream, Failure> {
+        let addrs = (url.host.as_str(), url.port)
             .to_socket_addrs()
             .map_err(|e| {
                 fail(
                     "connect-failed",
-                    format!("cannot resolve `{}`: {e}", self.url.host),
+                    format!("cannot resolve `{}`: {e}", url.host),
                 )
             })?;
         let mut last = None;
@@ -323,7 +407,8 @@ impl HttpConn {
                 ));
             }
             match TcpStream::connect_timeout(&a, left) {
-                Ok(s) => return Ok(s),
+                Ok(s) if url.tls => return self.tls.handshake(s, &url.host, deadline),
+                Ok(s) => return Ok(Stream::Plain(s)),
                 Err(e) => last = Some(e),
             }
         }
@@ -332,17 +417,17 @@ impl HttpConn {
             match last {
                 Some(e) if e.kind() == io::ErrorKind::TimedOut => format!(
                     "could not connect to {}:{} within the {} timeout",
-                    self.url.host,
-                    self.url.port,
+                    url.host,
+                    url.port,
                     secs(self.timeout)
                 ),
-                Some(e) => format!("cannot connect to {}:{}: {e}", self.url.host, self.url.port),
-                None => format!("`{}` resolves to no address", self.url.host),
+                Some(e) => format!("cannot connect to {}:{}: {e}", url.host, url.port),
+                None => format!("`{}` resolves to no address", url.host),
             },
         ))
     }
 
-    /// Send one HTTP request and read the status line and headers.
+    /// Send one HTTP request to the session's URL and read the status line and headers.
     fn exchange(
         &self,
         method: &str,
@@ -350,14 +435,27 @@ impl HttpConn {
         deadline: Instant,
         what: &str,
     ) -> Result<Response, Failure> {
-        let s = self.connect(deadline)?;
+        self.exchange_at(&self.url, method, body, deadline, what)
+    }
+
+    /// Send one HTTP request to `url` and read the status line and headers. The declared
+    /// headers and the session's go only to the server's own origin.
+    pub(super) fn exchange_at(
+        &self,
+        url: &Url,
+        method: &str,
+        body: Option<&[u8]>,
+        deadline: Instant,
+        what: &str,
+    ) -> Result<Response, Failure> {
+        let s = self.connect(url, deadline)?;
         let mut req = String::new();
         let _ = write!(
             req,
             "{method} {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: mcpconf/{}\r\n\
              Accept: application/json, text/event-stream\r\nConnection: close\r\n",
-            self.url.target,
-            self.url.authority,
+            url.target,
+            url.authority,
             env!("CARGO_PKG_VERSION")
         );
         if let Some(b) = body {
@@ -367,15 +465,17 @@ impl HttpConn {
                 b.len()
             );
         }
-        if let Some(sid) = &self.session {
-            let _ = write!(req, "Mcp-Session-Id: {sid}\r\n");
-        }
-        if let Some(v) = &self.protocol {
-            let _ = write!(req, "MCP-Protocol-Version: {v}\r\n");
-        }
-        for (k, v) in &self.headers {
-            if !OWN_HEADERS.iter().any(|o| k.eq_ignore_ascii_case(o)) {
-                let _ = write!(req, "{k}: {v}\r\n");
+        if url.same_origin(&self.origin) {
+            if let Some(sid) = &self.session {
+                let _ = write!(req, "Mcp-Session-Id: {sid}\r\n");
+            }
+            if let Some(v) = &self.protocol {
+                let _ = write!(req, "MCP-Protocol-Version: {v}\r\n");
+            }
+            for (k, v) in &self.headers {
+                if !OWN_HEADERS.iter().any(|o| k.eq_ignore_ascii_case(o)) {
+                    let _ = write!(req, "{k}: {v}\r\n");
+                }
             }
         }
         req.push_str("\r\n");
@@ -388,23 +488,19 @@ impl HttpConn {
             return Err(self.io_failure(&timed_out(), what));
         }
         let mut s2 = s;
-        s2.set_write_timeout(Some(left))
+        s2.tcp()
+            .set_write_timeout(Some(left))
             .and_then(|_| s2.write_all(&bytes))
             .and_then(|_| s2.flush())
             .map_err(|e| self.io_failure(&e, &format!("sending {what}")))?;
         let mut r = BufReader::new(DeadlineStream { s: s2, deadline });
-        let bad = |m: &str| {
-            fail(
-                "protocol-error",
-                format!("{m} in the HTTP response to {what}"),
-            )
-        };
+        let bad = |m: &str| fail("protocol", format!("{m} in the HTTP response to {what}"));
         loop {
             let status_line = match read_line_capped(&mut r, 8192) {
                 Ok(Some(l)) => l,
                 Ok(None) => {
                     return Err(fail(
-                        "protocol-error",
+                        "protocol",
                         format!("the server closed the connection without answering {what}"),
                     ));
                 }
@@ -418,7 +514,7 @@ impl HttpConn {
             let reason = parts.next().unwrap_or("").to_string();
             let Some(status) = status.filter(|_| proto.starts_with("HTTP/1.")) else {
                 return Err(fail(
-                    "protocol-error",
+                    "protocol",
                     format!(
                         "the answer to {what} is not HTTP/1.x: `{}`",
                         self.secrets.snippet(&status_line, 80)
@@ -497,7 +593,12 @@ impl HttpConn {
     }
 
     /// A failure for a non-2xx response, with the server's JSON-RPC message or first line.
-    fn status_failure(&self, mut resp: Response, what: &str) -> Failure {
+    pub(super) fn status_failure(
+        &self,
+        mut resp: Response,
+        what: &str,
+        deadline: Instant,
+    ) -> Failure {
         let mut buf = Vec::new();
         let _ = (&mut resp.body).take(4096).read_to_end(&mut buf);
         let detail = serde_json::from_slice::<Value>(&buf)
@@ -511,6 +612,9 @@ impl HttpConn {
                 let first = buf.split(|&b| b == b'\n').next().unwrap_or(&[]);
                 self.secrets.snippet(first, 200)
             });
+        if resp.status == 401 {
+            return needs_auth(self, &self.origin, &resp, what, &detail, deadline);
+        }
         let mut msg = format!(
             "HTTP {} {} in answer to {what}",
             resp.status,
@@ -521,15 +625,13 @@ impl HttpConn {
         }
         if self.session.is_some() && resp.status == 404 {
             msg.push_str(" (the server no longer knows the session)");
-        } else if self.session.is_none() && matches!(resp.status, 404 | 405) {
-            msg.push_str(
-                "; if this is a legacy HTTP+SSE server, declare `transport = \"sse\"` (not probed)",
-            );
+        } else if self.session.is_none() && !self.legacy && matches!(resp.status, 404 | 405) {
+            msg.push_str("; if this is a legacy HTTP+SSE server, declare `transport = \"sse\"`");
         }
         fail("http-error", msg)
     }
 
-    fn body_failure(&self, body: &Body, e: &io::Error, what: &str) -> Failure {
+    pub(super) fn body_failure(&self, body: &Body, e: &io::Error, what: &str) -> Failure {
         if body.too_large {
             fail(
                 "output-too-large",
@@ -544,7 +646,7 @@ impl HttpConn {
     }
 
     /// POST one message; for a request, return the matching response.
-    fn post(
+    pub(super) fn post(
         &mut self,
         msg: &Value,
         want: Option<&Value>,
@@ -555,14 +657,14 @@ impl HttpConn {
         let body = msg.to_string();
         let mut resp = self.exchange("POST", Some(body.as_bytes()), deadline, &what)?;
         if !(200..300).contains(&resp.status) {
-            return Err(self.status_failure(resp, &what));
+            return Err(self.status_failure(resp, &what, deadline));
         }
         if method == "initialize"
             && let Some(sid) = resp.header("mcp-session-id")
         {
             if sid.is_empty() || !sid.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
                 return Err(fail(
-                    "protocol-error",
+                    "protocol",
                     "the server sent an invalid Mcp-Session-Id",
                 ));
             }
@@ -573,7 +675,7 @@ impl HttpConn {
         };
         if resp.status == 202 || resp.status == 204 {
             return Err(fail(
-                "protocol-error",
+                "protocol",
                 format!(
                     "the server accepted {what} (HTTP {}) but sent no answer",
                     resp.status
@@ -611,17 +713,17 @@ impl HttpConn {
                     if let Incoming::Response(id) = classify(m)
                         && id == want
                     {
-                        return take_result(m, method, &self.secrets).map(Some);
+                        return take_result(m, method, self.secrets).map(Some);
                     }
                 }
                 Err(fail(
-                    "protocol-error",
+                    "protocol",
                     format!("the JSON answer to {what} holds no response with its id"),
                 ))
             }
             "text/event-stream" => self.read_events(resp, want, method, deadline),
             other => Err(fail(
-                "protocol-error",
+                "protocol",
                 format!(
                     "the answer to {what} has Content-Type `{}`, neither application/json nor text/event-stream",
                     self.secrets.snippet(other.as_bytes(), 60)
@@ -644,7 +746,7 @@ impl HttpConn {
                 Ok(Some(ev)) => ev,
                 Ok(None) => {
                     return Err(fail(
-                        "protocol-error",
+                        "protocol",
                         format!("the event stream ended without an answer to {what}"),
                     ));
                 }
@@ -678,7 +780,7 @@ impl HttpConn {
             for m in &items {
                 match classify(m) {
                     Incoming::Response(id) if id == want => {
-                        return take_result(m, method, &self.secrets).map(Some);
+                        return take_result(m, method, self.secrets).map(Some);
                     }
                     Incoming::Request { id, method: sm } if self.answered < MAX_SERVER_REQUESTS => {
                         self.answered += 1;
@@ -703,7 +805,7 @@ impl HttpConn {
     }
 }
 
-impl Rpc for HttpConn {
+impl Rpc for HttpConn<'_> {
     fn request(
         &mut self,
         method: &str,
@@ -715,7 +817,7 @@ impl Rpc for HttpConn {
         let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         match self.post(&msg, Some(&id), method, deadline)? {
             Some(v) => Ok(v),
-            None => Err(fail("protocol-error", format!("no answer to `{method}`"))),
+            None => Err(fail("protocol", format!("no answer to `{method}`"))),
         }
     }
 
@@ -754,10 +856,21 @@ mod tests {
         );
         let u = parse_url("HTTP://localhost").unwrap();
         assert_eq!((u.port, u.target.as_str()), (80, "/"));
+        let u = parse_url("HTTPS://h.example/a/b?q").unwrap();
         assert_eq!(
-            parse_url("https://x/").err().map(|f| f.code),
-            Some("unsupported")
+            (u.tls, u.port, u.origin()),
+            (true, 443, "https://h.example".into())
         );
+        assert_eq!(
+            u.join("/m?s=1").unwrap().to_string(),
+            "https://h.example/m?s=1"
+        );
+        assert_eq!(u.join("c").unwrap().to_string(), "https://h.example/a/c");
+        assert_eq!(
+            u.join("http://o:81/x").unwrap().to_string(),
+            "http://o:81/x"
+        );
+        assert!(!u.same_origin(&u.join("http://h.example/").unwrap()));
         for bad in [
             "ftp://x",
             "http://",
@@ -782,7 +895,7 @@ mod tests {
             s.write_all(b"4;ext=1\r\nWiki\r\n5\r\npedia\r\n0\r\nX-T: 1\r\n\r\n")
                 .unwrap();
         });
-        let s = TcpStream::connect(addr).unwrap();
+        let s = Stream::Plain(TcpStream::connect(addr).unwrap());
         let deadline = Instant::now() + Duration::from_secs(5);
         let mut body = Body {
             r: BufReader::new(DeadlineStream { s, deadline }),

@@ -15,6 +15,7 @@
 //! Nothing here prints. Header and env values, and every value substituted for a `${VAR}`, are
 //! redacted from the error messages and stderr tails this module returns.
 
+mod auth;
 mod http;
 mod reap;
 mod report;
@@ -23,6 +24,7 @@ mod scrub;
 mod session;
 mod sse;
 mod stdio;
+mod tls;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -34,13 +36,16 @@ use serde::Serialize;
 
 use crate::manifest::{RemoteKind, Server, Transport};
 
+pub use auth::AuthInfo;
 pub use reap::{kill_running, kill_servers_on_signal};
 pub use report::{pins_diff, report_json, report_text};
 
-use http::run_http;
+use http::{Ctx, run_http};
 use resolve::{resolve_remote, resolve_stdio};
 use scrub::Secrets;
+use sse::run_sse;
 use stdio::run_stdio;
+use tls::Tls;
 
 /// The MCP protocol version the probe asks for; the server's answer is accepted as it is.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -70,6 +75,9 @@ pub struct Options {
     pub parallel: usize,
     /// Base of a relative `cwd` (the project root).
     pub base_dir: PathBuf,
+    /// A PEM file of CA certificates trusted for `https://` servers, on top of the system's
+    /// roots and `SSL_CERT_FILE` / `SSL_CERT_DIR` (`--cacert`).
+    pub cacert: Option<PathBuf>,
 }
 
 /// An environment lookup for `${VAR}` references (`None` = unset).
@@ -109,6 +117,10 @@ pub struct Outcome {
     pub error: Option<String>,
     /// A stable kebab-case id for the failure (`timeout`, `exited`, `invalid-output`, …).
     pub code: Option<&'static str>,
+    /// For `needs-auth`: where to log in (the protected-resource metadata's authorization
+    /// servers) and the scopes asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth: Option<AuthInfo>,
     /// The last bytes the server wrote to stderr (stdio servers; redacted).
     pub stderr: Option<String>,
     /// How long the probe took, in milliseconds.
@@ -127,12 +139,15 @@ impl Outcome {
 struct Failure {
     code: &'static str,
     message: String,
+    /// For `needs-auth`.
+    auth: Option<Box<AuthInfo>>,
 }
 
 fn fail(code: &'static str, message: impl Into<String>) -> Failure {
     Failure {
         code,
         message: message.into(),
+        auth: None,
     }
 }
 
@@ -150,13 +165,14 @@ pub fn probe_all(servers: &[&Server], opts: &Options, lookup: Lookup<'_>) -> Vec
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Outcome>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let workers = opts.parallel.max(1).min(n);
+    let tls = Tls::new(opts.cacert.clone());
     std::thread::scope(|s| {
         for _ in 0..workers {
             s.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(server) = servers.get(i) else { break };
-                    let o = probe(server, opts, lookup);
+                    let o = probe_one(server, opts, lookup, &tls);
                     if let Some(slot) = slots.get(i) {
                         *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(o);
                     }
@@ -192,6 +208,7 @@ fn empty_outcome(server: &Server, transport: &'static str) -> Outcome {
         pinned: server.tools.is_some(),
         error: None,
         code: None,
+        auth: None,
         stderr: None,
         elapsed_ms: 0,
     }
@@ -200,6 +217,10 @@ fn empty_outcome(server: &Server, transport: &'static str) -> Outcome {
 /// Probe one server. Never takes much longer than `opts.timeout`, and every process it started
 /// is gone when it returns.
 pub fn probe(server: &Server, opts: &Options, lookup: Lookup<'_>) -> Outcome {
+    probe_one(server, opts, lookup, &Tls::new(opts.cacert.clone()))
+}
+
+fn probe_one(server: &Server, opts: &Options, lookup: Lookup<'_>, tls: &Tls) -> Outcome {
     let start = Instant::now();
     let deadline = start + opts.timeout;
     let mut red = Secrets::default();
@@ -217,26 +238,21 @@ pub fn probe(server: &Server, opts: &Options, lookup: Lookup<'_>) -> Outcome {
             };
             ("stdio", r, tail)
         }
-        Transport::Remote {
-            kind: RemoteKind::Sse,
-            ..
-        } => (
-            "sse",
-            Err(fail(
-                "unsupported",
-                "legacy HTTP+SSE servers (`transport = \"sse\"`) are not supported by probe; \
-                 only stdio and streamable HTTP are",
-            )),
-            None,
-        ),
-        Transport::Remote {
-            url,
-            headers,
-            kind: RemoteKind::Http,
-        } => {
-            let r = resolve_remote(url, headers, lookup, &mut red)
-                .and_then(|(url, headers)| run_http(url, headers, &red, deadline, opts.timeout));
-            ("http", r, None)
+        Transport::Remote { url, headers, kind } => {
+            let sse = matches!(kind, RemoteKind::Sse);
+            let r = resolve_remote(url, headers, lookup, &mut red).and_then(|(url, headers)| {
+                let ctx = Ctx {
+                    secrets: &red,
+                    tls,
+                    timeout: opts.timeout,
+                };
+                if sse {
+                    run_sse(url, headers, ctx, deadline)
+                } else {
+                    run_http(url, headers, ctx, deadline)
+                }
+            });
+            (if sse { "sse" } else { "http" }, r, None)
         }
     };
     let mut out = empty_outcome(server, transport);
@@ -267,6 +283,14 @@ pub fn probe(server: &Server, opts: &Options, lookup: Lookup<'_>) -> Outcome {
         Err(f) => {
             out.error = Some(red.redact(&f.message));
             out.code = Some(f.code);
+            out.auth = f.auth.map(|a| {
+                let scrub = |v: Vec<String>| v.iter().map(|s| red.redact(s)).collect();
+                AuthInfo {
+                    resource_metadata: a.resource_metadata.as_deref().map(|u| red.redact(u)),
+                    authorization_servers: scrub(a.authorization_servers),
+                    scopes: scrub(a.scopes),
+                }
+            });
         }
     }
     out.elapsed_ms = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);

@@ -36,7 +36,7 @@ pub(super) fn converse(c: &mut dyn Rpc, deadline: Instant) -> Result<Discovery, 
         .and_then(Value::as_str)
         .ok_or_else(|| {
             fail(
-                "protocol-error",
+                "protocol",
                 "the `initialize` result has no `protocolVersion` string",
             )
         })?
@@ -72,7 +72,7 @@ pub(super) fn converse(c: &mut dyn Rpc, deadline: Instant) -> Result<Discovery, 
     for page in 1.. {
         if page > MAX_PAGES {
             return Err(fail(
-                "protocol-error",
+                "protocol",
                 format!("`tools/list` did not end after {MAX_PAGES} pages"),
             ));
         }
@@ -83,14 +83,14 @@ pub(super) fn converse(c: &mut dyn Rpc, deadline: Instant) -> Result<Discovery, 
         let r = c.request("tools/list", params, deadline)?;
         let list = r.get("tools").and_then(Value::as_array).ok_or_else(|| {
             fail(
-                "protocol-error",
+                "protocol",
                 format!("page {page} of `tools/list` has no `tools` array"),
             )
         })?;
         for t in list {
             let name = t.get("name").and_then(Value::as_str).ok_or_else(|| {
                 fail(
-                    "protocol-error",
+                    "protocol",
                     format!("page {page} of `tools/list` has a tool without a `name` string"),
                 )
             })?;
@@ -102,7 +102,7 @@ pub(super) fn converse(c: &mut dyn Rpc, deadline: Instant) -> Result<Discovery, 
             Some(Value::String(s)) if !s.is_empty() => {
                 if !seen_cursors.insert(s.clone()) {
                     return Err(fail(
-                        "protocol-error",
+                        "protocol",
                         format!(
                             "`tools/list` page {page} repeats an earlier `nextCursor`; the listing would never end"
                         ),
@@ -164,7 +164,7 @@ pub(super) fn take_result(msg: &Value, method: &str, secrets: &Secrets) -> Resul
     match msg.get("result") {
         Some(r) if r.is_object() => Ok(r.clone()),
         _ => Err(fail(
-            "protocol-error",
+            "protocol",
             format!("the answer to `{method}` has no `result` object"),
         )),
     }
