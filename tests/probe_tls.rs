@@ -346,13 +346,13 @@ fn a_401_reports_needs_auth_with_the_authorization_server_and_a_bearer_passes() 
         assert_eq!(o["ok"], false, "{o}");
         assert_eq!(o["code"], "needs-auth", "{o}");
         assert_eq!(
-            o["auth"]["authorization_servers"],
+            o["login"]["issuers"],
             json!(["https://auth.example.test/tenant-7"]),
             "{o}"
         );
-        assert_eq!(o["auth"]["scopes"], json!(["mcp:tools"]), "{o}");
+        assert_eq!(o["login"]["scopes"], json!(["mcp:tools"]), "{o}");
         assert_eq!(
-            o["auth"]["resource_metadata"],
+            o["login"]["metadata"],
             format!("http://{addr}/.well-known/oauth-protected-resource/mcp"),
             "{o}"
         );

