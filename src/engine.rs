@@ -844,6 +844,9 @@ pub fn apply(
             match result {
                 Ok(()) => {
                     ledger.commit(&fp.key);
+                    if let Some(new) = fp.new.as_deref() {
+                        ledger.set_file_digest(&fp.key, new);
+                    }
                     written = true;
                     break;
                 }
@@ -877,6 +880,9 @@ pub fn apply(
                     // The new content is in place; only its durability is unconfirmed. The
                     // ledger must describe the file as it is.
                     ledger.commit(&fp.key);
+                    if let Some(new) = fp.new.as_deref() {
+                        ledger.set_file_digest(&fp.key, new);
+                    }
                     written = true;
                     io_error = Some(fs_entry(&e));
                     break;

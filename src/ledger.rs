@@ -66,6 +66,11 @@ pub struct Record {
     /// Whether mcpconf created the file (prune may then remove it when nothing else is left).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub created_file: bool,
+    /// For a file mcpconf created: `sha256:<hex>` of the *whole file* as mcpconf last left it.
+    /// Prune deletes the file only when its bytes still hash to this; otherwise (a comment or
+    /// anything else added since) it removes only its entries and keeps the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_digest: Option<String>,
     /// Structure hints (whitespace only, never values) that let removal restore the exact bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hints: Option<Value>,
@@ -120,14 +125,20 @@ impl Ledger {
             .find(|r| r.file == file && r.pointer == pointer)
     }
 
-    /// Insert or replace the record with the same file and pointer.
-    pub fn upsert(&mut self, record: Record) {
+    /// Insert or replace the record with the same file and pointer. The whole-file digest of a
+    /// created file is kept when the new record does not carry one (the planner never knows it).
+    pub fn upsert(&mut self, mut record: Record) {
         match self
             .records
             .iter_mut()
             .find(|r| r.file == record.file && r.pointer == record.pointer)
         {
-            Some(r) => *r = record,
+            Some(r) => {
+                if record.file_digest.is_none() && record.created_file {
+                    record.file_digest = r.file_digest.take();
+                }
+                *r = record
+            }
             None => self.records.push(record),
         }
         self.sort();
@@ -154,6 +165,18 @@ impl Ledger {
         }
         self.records
             .retain(|r| r.file != file || r.digest.is_some());
+    }
+
+    /// Record the whole-file digest of `file` (as just written) on its created-file records.
+    pub fn set_file_digest(&mut self, file: &str, bytes: &[u8]) {
+        let d = file_digest(bytes);
+        for r in self
+            .records
+            .iter_mut()
+            .filter(|r| r.file == file && r.created_file)
+        {
+            r.file_digest = Some(d.clone());
+        }
     }
 
     /// Drop every pending intent of `file` (the write did not happen).
@@ -199,6 +222,11 @@ impl Record {
             Ownership::Drifted
         }
     }
+}
+
+/// `sha256:<hex>` of a whole file's bytes.
+pub fn file_digest(bytes: &[u8]) -> String {
+    format!("sha256:{}", hex(&Sha256::digest(bytes)))
 }
 
 /// `sha256:<hex>` of the canonical JSON of a value.
@@ -283,6 +311,7 @@ mod tests {
                 digest: d.map(str::to_string),
             }),
             created_file: false,
+            file_digest: None,
             hints: None,
         }
     }

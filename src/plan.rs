@@ -247,6 +247,7 @@ fn new_record(input: &FileInput, want: &Want, hints: Option<Value>, created_file
         digest: Some(ledger::digest(&want.value)),
         pending: None,
         created_file,
+        file_digest: None,
         hints,
     }
 }
@@ -266,6 +267,7 @@ fn grant_record(input: &FileInput, g: &GrantWant, value: &str, hints: Option<Val
         digest: Some(ledger::digest(&Value::String(value.to_string()))),
         pending: None,
         created_file: false,
+        file_digest: None,
         hints,
     }
 }
@@ -728,7 +730,17 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
         fp.ledger.clear();
         return fp;
     }
-    if created_file && kept_records == 0 && only_empty_objects(&doc.root()) {
+    // A created file goes only when its bytes are exactly what mcpconf left (the whole-file
+    // digest recorded at its last write): a comment, an empty table, anything the user added
+    // keeps it (then only our entries are removed).
+    let as_left = {
+        let now = ledger::file_digest(original.bytes());
+        input
+            .records
+            .iter()
+            .any(|r| r.created_file && r.file_digest.as_deref() == Some(now.as_str()))
+    };
+    if created_file && as_left && kept_records == 0 && only_empty_objects(&doc.root()) {
         fp.delete = true;
         fp.status = Status::Changed;
     } else if !doc.same_bytes(original) {
@@ -910,6 +922,10 @@ mod tests {
             prop_assert_eq!(first.status == Status::Refused, false, "{:?}", first.errors);
             let applied = first.new.clone().expect("something to write");
             commit(&mut records, &first);
+            // As the engine does after the write: the whole file as mcpconf left it.
+            for r in records.iter_mut().filter(|r| r.created_file) {
+                r.file_digest = Some(ledger::file_digest(&applied));
+            }
             prop_assert_eq!(records.len(), wants.len());
 
             let doc = Doc::parse(&applied, Syntax::Jsonc).expect("output parses");

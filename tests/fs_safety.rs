@@ -286,3 +286,56 @@ fn a_directory_swapped_for_a_link_during_apply_and_prune_never_leads_outside_the
         swaps.load(Ordering::Relaxed)
     );
 }
+
+// ---- item 5: a created file is deleted only when it is exactly what mcpconf left ----------
+
+/// Applies `client` into an empty root/home, lets `edit` change the created file, prunes, and
+/// returns (file path, whether it still exists, its bytes if so).
+fn created_then_pruned(client: &str, rel: &str, edit: impl Fn(&str) -> String) -> (bool, String) {
+    let e = Env::new();
+    e.manifest(&target(client, ""));
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{client}: {doc}");
+    let file = e.base.join(rel);
+    let written = fs::read_to_string(&file).unwrap_or_else(|err| panic!("{client}: {rel}: {err}"));
+    let edited = edit(&written);
+    fs::write(&file, &edited).unwrap();
+    let (exit, doc) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 0, "{client}: {doc}");
+    match fs::read_to_string(&file) {
+        Ok(now) => (true, now),
+        Err(_) => (false, String::new()),
+    }
+}
+
+#[test]
+fn prune_deletes_a_created_file_only_when_it_is_exactly_what_mcpconf_left() {
+    // Untouched: it goes (apply then prune gives back "no file").
+    let (exists, _) = created_then_pruned("vscode", "root/.vscode/mcp.json", |t| t.to_string());
+    assert!(!exists, "an untouched created file is removed");
+    let (exists, _) = created_then_pruned("codex", "home/.codex/config.toml", |t| t.to_string());
+    assert!(!exists, "an untouched created file is removed");
+
+    // A comment added to the created JSONC file: kept, with the note, our entries gone.
+    let (exists, now) = created_then_pruned("vscode", "root/.vscode/mcp.json", |t| {
+        format!("// MY IMPORTANT NOTE\n{t}")
+    });
+    assert!(exists, "the user's note was deleted with the file");
+    assert!(now.contains("// MY IMPORTANT NOTE"), "{now}");
+    assert!(!now.contains("agent-browser"), "our entry stayed: {now}");
+
+    // Codex's TOML: a `# note`, or an empty `[profiles]` table, keeps the file.
+    for (what, add) in [
+        ("a comment", "# note\n"),
+        ("an empty table", "\n[profiles]\n"),
+    ] {
+        let (exists, now) =
+            created_then_pruned("codex", "home/.codex/config.toml", |t| format!("{t}{add}"));
+        assert!(exists, "{what} was deleted with the file");
+        assert!(now.contains(add.trim()), "{what}: {now}");
+        assert!(
+            !now.contains("agent-browser"),
+            "{what}: our entry stayed: {now}"
+        );
+    }
+}
