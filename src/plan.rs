@@ -164,6 +164,8 @@ pub struct Action {
 
 /// A change to the ledger, in its final form (the engine journals it).
 #[derive(Debug, Clone, PartialEq)]
+// A few per file: boxing the record would cost an allocation each for nothing measurable.
+#[allow(clippy::large_enum_variant)]
 pub enum LedgerOp {
     /// The record as it must be once the file is written.
     Set(Record),
