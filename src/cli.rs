@@ -98,6 +98,10 @@ pub enum Command {
         /// Record unowned entries that already equal the manifest as ours.
         #[arg(long)]
         adopt: bool,
+        /// Keep applying as the files change (until SIGINT/SIGTERM), one line per event;
+        /// writes without asking, like --yes.
+        #[arg(long, conflicts_with_all = ["plan", "adopt"])]
+        watch: bool,
     },
     /// Remove everything the owner provably wrote.
     Prune {

@@ -191,6 +191,10 @@ fn run_command(cli: Cli) -> u8 {
             }
             finish(&r, &scan_files(&r, &red), json, style, false)
         }
+        Command::Apply { watch: true, .. } => match manifest {
+            Some(m) => crate::watch::run(&settings, m, &owner, |r| scan_files(r, &red), json),
+            None => Exit::Usage as u8,
+        },
         Command::Apply { yes, adopt, .. } => {
             if let (Some(sp), Some(m)) = (&saved, manifest.as_ref())
                 && sp.manifest.digest != m.digest

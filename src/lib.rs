@@ -56,6 +56,8 @@ pub mod settings;
 pub mod template;
 pub mod text;
 pub mod tomldoc;
+#[cfg(feature = "cli")]
+pub mod watch;
 
 #[cfg(feature = "cli")]
 pub use commands::run;

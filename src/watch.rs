@@ -1,0 +1,359 @@
+//! `mcpconf apply --watch`: keep a manifest applied while agents and IDEs rewrite their own
+//! config files.
+//!
+//! It applies once, then watches every target file's directory (and the manifest's) through the
+//! `notify` crate (inotify, FSEvents, kqueue), waits until the events stop for a moment
+//! (debounce), and applies again under exactly the rules of `apply --yes`: an entry of ours that
+//! was removed is re-added; one that was edited is drift, reported and left alone (the run is
+//! refused and nothing is written); a file that no longer parses is reported and left alone.
+//! Each outcome is one line on stdout (one JSON object per line with `--format json`); a
+//! refusal that persists is reported once, not at every event. SIGINT and SIGTERM stop it
+//! cleanly: the signals are blocked in every thread and taken by one thread with `sigwait`, so
+//! a signal never interrupts a write, and the main loop blocks on one channel (no polling).
+//!
+//! CLI layer: it prints.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use notify::{RecursiveMode, Watcher};
+
+use crate::console::println;
+use crate::engine::{self, ErrorEntry, Exit, Mode, Report, Settings};
+use crate::manifest::Manifest;
+use crate::redact::Redactor;
+
+/// Quiet time after the last relevant event before applying (editors and clients write a file
+/// in several steps: temp file, rename, chmod).
+const DEBOUNCE: Duration = Duration::from_millis(300);
+/// The longest a burst of events may postpone an apply.
+const MAX_DELAY: Duration = Duration::from_secs(3);
+
+enum Event {
+    Fs(Vec<PathBuf>),
+    FsError(String),
+    Stop(i32),
+}
+
+/// Run `apply --watch` until SIGINT or SIGTERM; returns the exit code (0 after a signal).
+pub fn run(
+    settings: &Settings,
+    manifest: Manifest,
+    owner: &str,
+    redactor: impl Fn(&Report) -> Redactor,
+    json: bool,
+) -> u8 {
+    let (tx, rx) = mpsc::channel::<Event>();
+    // Before any thread exists, so that every thread (notify's too) inherits the mask.
+    if let Err(e) = stop_on_signals(tx.clone()) {
+        println!("{}", line_error(json, "watch-error", "", &e));
+        return Exit::Io as u8;
+    }
+    let fs_tx = tx.clone();
+    let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+        let _ = fs_tx.send(match res {
+            Ok(ev) => Event::Fs(ev.paths),
+            Err(e) => Event::FsError(e.to_string()),
+        });
+    });
+    let mut watcher = match watcher {
+        Ok(w) => w,
+        Err(e) => {
+            println!(
+                "{}",
+                line_error(json, "watch-error", "", &format!("cannot watch files: {e}"))
+            );
+            return Exit::Io as u8;
+        }
+    };
+    let mut w = Watch {
+        settings,
+        manifest,
+        owner,
+        json,
+        targets: BTreeSet::new(),
+        watched: BTreeSet::new(),
+        last_errors: Vec::new(),
+    };
+    w.apply(&redactor);
+    w.watch_dirs(&mut watcher);
+    if w.json {
+        let files: Vec<String> = w.targets.iter().map(|p| p.display().to_string()).collect();
+        println!(
+            "{}",
+            serde_json::json!({"event": "watching", "files": files})
+        );
+    } else {
+        println!(
+            "watching {} file{} (SIGINT or SIGTERM stops)",
+            w.targets.len(),
+            if w.targets.len() == 1 { "" } else { "s" }
+        );
+    }
+    loop {
+        // Block until something happens: no timeout, no polling.
+        let Ok(first) = rx.recv() else {
+            return Exit::Io as u8;
+        };
+        let mut due = match w.handle(first) {
+            Step::Stop(sig) => return w.stopped(sig),
+            Step::Relevant => true,
+            Step::Ignore => false,
+        };
+        if !due {
+            continue;
+        }
+        // Debounce: wait for DEBOUNCE of quiet, at most MAX_DELAY in all.
+        let start = Instant::now();
+        while due {
+            let left = MAX_DELAY.saturating_sub(start.elapsed());
+            if left.is_zero() {
+                break;
+            }
+            match rx.recv_timeout(DEBOUNCE.min(left)) {
+                Ok(ev) => match w.handle(ev) {
+                    Step::Stop(sig) => return w.stopped(sig),
+                    Step::Relevant | Step::Ignore => {}
+                },
+                Err(RecvTimeoutError::Timeout) => due = false,
+                Err(RecvTimeoutError::Disconnected) => return Exit::Io as u8,
+            }
+        }
+        w.reload_manifest_if_changed();
+        w.apply(&redactor);
+        w.watch_dirs(&mut watcher);
+    }
+}
+
+enum Step {
+    Stop(i32),
+    Relevant,
+    Ignore,
+}
+
+struct Watch<'a> {
+    settings: &'a Settings,
+    manifest: Manifest,
+    owner: &'a str,
+    json: bool,
+    /// The target files of the last plan (and the manifest).
+    targets: BTreeSet<PathBuf>,
+    /// Directories being watched.
+    watched: BTreeSet<PathBuf>,
+    /// The refusals last reported, so that a lasting one is said once.
+    last_errors: Vec<ErrorEntry>,
+}
+
+impl Watch<'_> {
+    fn handle(&mut self, ev: Event) -> Step {
+        match ev {
+            Event::Stop(sig) => Step::Stop(sig),
+            Event::FsError(e) => {
+                println!("{}", line_error(self.json, "watch-error", "", &e));
+                Step::Relevant
+            }
+            Event::Fs(paths) => {
+                // A target file, or a directory on the way to one (created, removed, renamed).
+                let hit = paths.iter().any(|p| {
+                    self.targets.contains(p)
+                        || p == &self.settings.manifest
+                        || self.targets.iter().any(|t| t.starts_with(p))
+                });
+                if hit { Step::Relevant } else { Step::Ignore }
+            }
+        }
+    }
+
+    fn stopped(&self, sig: i32) -> u8 {
+        let name = match sig {
+            libc::SIGINT => "SIGINT",
+            libc::SIGTERM => "SIGTERM",
+            _ => "signal",
+        };
+        if self.json {
+            println!(
+                "{}",
+                serde_json::json!({"event": "stopped", "signal": name})
+            );
+        } else {
+            println!("stopped ({name})");
+        }
+        0
+    }
+
+    /// A changed manifest is used from the next apply on; an invalid one is reported and the
+    /// last valid one kept.
+    fn reload_manifest_if_changed(&mut self) {
+        match engine::load_manifest(&self.settings.manifest) {
+            Ok(m) if m.digest != self.manifest.digest => {
+                self.manifest = m;
+                if self.json {
+                    println!(
+                        "{}",
+                        serde_json::json!({"event": "manifest-reloaded",
+                            "path": self.settings.manifest.display().to_string()})
+                    );
+                } else {
+                    println!("manifest reloaded {}", self.settings.manifest.display());
+                }
+            }
+            Ok(_) => {}
+            Err(r) => self.report_errors(&r, &Redactor::default()),
+        }
+    }
+
+    fn apply(&mut self, redactor: &impl Fn(&Report) -> Redactor) {
+        let report = engine::apply(
+            self.settings,
+            Some(&self.manifest),
+            self.owner,
+            Mode::Apply { adopt: false },
+            None,
+            None,
+        );
+        let red = redactor(&report);
+        self.targets = report.files.iter().map(|f| f.path.clone()).collect();
+        self.targets.insert(self.settings.manifest.clone());
+        if report.applied {
+            for f in report.files.iter().filter(|f| f.writes()) {
+                let actions: Vec<&crate::plan::Action> = f
+                    .actions
+                    .iter()
+                    .filter(|a| !matches!(a.op, "keep" | "unowned-match"))
+                    .collect();
+                if self.json {
+                    let acts: Vec<serde_json::Value> = actions
+                        .iter()
+                        .map(|a| {
+                            serde_json::json!({"op": a.op, "server": a.server,
+                                "detail": red.redact(&a.detail)})
+                        })
+                        .collect();
+                    println!(
+                        "{}",
+                        serde_json::json!({"event": "applied", "path": f.path.display().to_string(),
+                            "client": f.client, "actions": acts})
+                    );
+                } else {
+                    let what: Vec<String> = actions
+                        .iter()
+                        .map(|a| match a.detail.as_str() {
+                            "" => format!("{} {}", a.op, a.server),
+                            d => format!("{} {} ({})", a.op, a.server, red.redact(d)),
+                        })
+                        .collect();
+                    println!("applied {}: {}", f.path.display(), what.join(", "));
+                }
+            }
+        }
+        self.report_errors(&report, &red);
+    }
+
+    fn report_errors(&mut self, report: &Report, red: &Redactor) {
+        if report.errors == self.last_errors {
+            return;
+        }
+        for e in report
+            .errors
+            .iter()
+            .filter(|e| !self.last_errors.contains(e))
+        {
+            let msg = red.redact(&e.message);
+            if self.json {
+                println!(
+                    "{}",
+                    serde_json::json!({"event": "refused", "code": e.code, "path": e.path,
+                        "line": e.line, "column": e.column, "message": msg,
+                        "written": false})
+                );
+            } else {
+                println!(
+                    "{} {}:{}:{}: {msg}; nothing written",
+                    e.code, e.path, e.line, e.column
+                );
+            }
+        }
+        self.last_errors = report.errors.clone();
+    }
+
+    /// Watch the directory of every target (its nearest existing ancestor while it does not
+    /// exist yet), not recursively.
+    fn watch_dirs(&mut self, watcher: &mut impl Watcher) {
+        let want: BTreeSet<PathBuf> = self
+            .targets
+            .iter()
+            .filter_map(|t| t.parent().and_then(existing_ancestor))
+            .collect();
+        for d in self.watched.difference(&want).cloned().collect::<Vec<_>>() {
+            let _ = watcher.unwatch(&d);
+            self.watched.remove(&d);
+        }
+        for d in want {
+            if self.watched.contains(&d) {
+                continue;
+            }
+            match watcher.watch(&d, RecursiveMode::NonRecursive) {
+                Ok(()) => {
+                    self.watched.insert(d);
+                }
+                Err(e) => println!(
+                    "{}",
+                    line_error(
+                        self.json,
+                        "watch-error",
+                        &d.display().to_string(),
+                        &format!("cannot watch: {e}")
+                    )
+                ),
+            }
+        }
+    }
+}
+
+fn existing_ancestor(p: &Path) -> Option<PathBuf> {
+    p.ancestors().find(|a| a.is_dir()).map(Path::to_path_buf)
+}
+
+fn line_error(json: bool, code: &str, path: &str, message: &str) -> String {
+    if json {
+        serde_json::json!({"event": "error", "code": code, "path": path, "message": message})
+            .to_string()
+    } else if path.is_empty() {
+        format!("{code}: {message}")
+    } else {
+        format!("{code} {path}: {message}")
+    }
+}
+
+/// Block SIGINT and SIGTERM in this thread (and so in every thread started after) and take them
+/// in one thread that turns them into [`Event::Stop`].
+fn stop_on_signals(tx: Sender<Event>) -> Result<(), String> {
+    // SAFETY: sigset_t is plain data that sigemptyset initialises; the calls only read and
+    // write that set and this thread's signal mask.
+    let set = unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGINT);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+            return Err("cannot block SIGINT and SIGTERM".into());
+        }
+        set
+    };
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            loop {
+                let mut sig: libc::c_int = 0;
+                // SAFETY: sigwait reads the set and writes the signal number into `sig`.
+                if unsafe { libc::sigwait(&set, &mut sig) } == 0 {
+                    let _ = tx.send(Event::Stop(sig));
+                    return;
+                }
+            }
+        })
+        .map(|_| ())
+        .map_err(|e| format!("cannot start the signal thread: {e}"))
+}
