@@ -163,6 +163,18 @@ pub enum Command {
         /// system's roots and `SSL_CERT_FILE` / `SSL_CERT_DIR`.
         #[arg(long, value_name = "FILE")]
         cacert: Option<std::path::PathBuf>,
+        /// Probe the entries of this client's file instead of the manifest's servers.
+        #[arg(long, value_name = "ID", conflicts_with = "write_pins")]
+        client: Option<String>,
+        /// Probe the entries of every client file found under --root and --home.
+        #[arg(long, conflicts_with_all = ["write_pins", "client"])]
+        all_clients: bool,
+        /// With --client: the scope [default: the client's default].
+        #[arg(long, value_name = "SCOPE", requires = "client")]
+        scope: Option<String>,
+        /// With --client: the file, relative to the scope's base [default: the client's file].
+        #[arg(long, value_name = "PATH", requires = "client")]
+        path: Option<String>,
     },
     /// The supported clients, their ids, scopes and paths.
     Clients,

@@ -78,6 +78,34 @@ fn run_command(cli: Cli) -> u8 {
             return Exit::Usage as u8;
         }
     };
+    if let Command::Probe {
+        servers,
+        timeout,
+        cacert,
+        all_clients: true,
+        ..
+    } = &cli.command
+    {
+        return run_probe_all_clients(&settings, servers, (*timeout, cacert.clone()), json);
+    }
+    if let Command::Probe {
+        servers,
+        timeout,
+        cacert,
+        client: Some(client),
+        scope,
+        path,
+        ..
+    } = &cli.command
+    {
+        return run_probe_client(
+            &settings,
+            (client, scope.as_deref(), path.as_deref()),
+            servers,
+            (*timeout, cacert.clone()),
+            json,
+        );
+    }
     if let Command::Import {
         client,
         scope,
@@ -272,6 +300,7 @@ fn run_command(cli: Cli) -> u8 {
             timeout,
             write_pins,
             cacert,
+            ..
         } => match &manifest {
             Some(m) => run_probe(
                 &settings,
@@ -353,31 +382,33 @@ fn unknown_client(id: &str) -> String {
     format!("unknown client `{id}`; {hint} (see `mcpconf clients`)")
 }
 
-fn run_import(
+/// Read a client's file with its dialect and describe its entries as a manifest (`import`).
+/// Errors are printed; the exit code is returned.
+fn read_client(
     settings: &Settings,
     client: &str,
     scope: Option<&str>,
     path: Option<&str>,
     owner: &str,
-    json: bool,
-) -> u8 {
-    if !crate::manifest::valid_owner(owner) {
-        eprintln!(
-            "error[invalid-owner]: --owner: {}",
-            crate::manifest::owner_error(owner)
-        );
-        return Exit::Usage as u8;
-    }
+) -> Result<
+    (
+        crate::import::Imported,
+        std::path::PathBuf,
+        &'static dyn dialect::Dialect,
+        &'static dialect::Scope,
+    ),
+    u8,
+> {
     let Some(d) = dialect::lookup(client) else {
         eprintln!("error: {}", unknown_client(client));
-        return Exit::Usage as u8;
+        return Err(Exit::Usage as u8);
     };
     let sc = match scope {
         Some(s) => match d.scope(s) {
             Some(sc) => sc,
             None => {
                 eprintln!("error: client `{client}` has no scope `{s}`");
-                return Exit::Usage as u8;
+                return Err(Exit::Usage as u8);
             }
         },
         None => d.default_scope(),
@@ -394,17 +425,17 @@ fn run_import(
             "error: `{}` names several files; import one with --path",
             file.display()
         );
-        return Exit::Usage as u8;
+        return Err(Exit::Usage as u8);
     }
     let bytes = match fsio::read(&file, engine::MAX_FILE) {
         Ok(Some(r)) => r.bytes,
         Ok(None) => {
             eprintln!("error: there is no file `{}`", file.display());
-            return Exit::Usage as u8;
+            return Err(Exit::Usage as u8);
         }
         Err(e) => {
             eprintln!("error[{}]: {}", e.code, e.message);
-            return Exit::Refused as u8;
+            return Err(Exit::Refused as u8);
         }
     };
     let doc = match crate::document::Doc::parse(&bytes, d.syntax()) {
@@ -418,7 +449,7 @@ fn run_import(
                 e.column,
                 e.message
             );
-            return Exit::Refused as u8;
+            return Err(Exit::Refused as u8);
         }
     };
     let servers = match doc.get(&d.container(sc.name, &ctx)) {
@@ -434,6 +465,144 @@ fn run_import(
         },
         owner,
     );
+    Ok((imported, file, d, sc))
+}
+
+/// `probe --all-clients`: probe the entries of every client file under `--root` and `--home`;
+/// each outcome is named `CLIENT/SERVER`.
+fn run_probe_all_clients(
+    settings: &Settings,
+    names: &[String],
+    (timeout, cacert): (f64, Option<std::path::PathBuf>),
+    json: bool,
+) -> u8 {
+    use crate::probe;
+    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
+        eprintln!("error: --timeout must be a number of seconds above 0 and at most 3600");
+        return Exit::Usage as u8;
+    }
+    let bases = dialect::Ctx {
+        root: settings.root.clone(),
+        home: settings.home.clone(),
+        codex_home: settings.codex_home.clone(),
+        xdg_config_home: settings.xdg_config_home.clone(),
+    };
+    let mut manifests = Vec::new();
+    let mut code = Exit::Ok as u8;
+    for (path, d, scopes) in crate::lint::client_files(&bases) {
+        let scope = scopes.first().copied();
+        let shown = path.display().to_string();
+        match read_client(settings, d.id(), scope, Some(&shown), "probe") {
+            Ok((imported, file, _, _)) => {
+                for w in &imported.warnings {
+                    eprintln!("warning: {}: {w}", file.display());
+                }
+                match crate::manifest::parse(&imported.manifest, &crate::known::Known) {
+                    Ok(m) => manifests.push((d.id(), m)),
+                    Err(e) => {
+                        eprintln!(
+                            "error: the entries of `{}` cannot be probed: {e}",
+                            file.display()
+                        );
+                        code = Exit::Found as u8;
+                    }
+                }
+            }
+            Err(_) => code = Exit::Found as u8,
+        }
+    }
+    let selected: Vec<(&str, &Server)> = manifests
+        .iter()
+        .flat_map(|(id, m)| m.servers.iter().map(move |s| (*id, s)))
+        .filter(|(id, s)| {
+            names.is_empty()
+                || names
+                    .iter()
+                    .any(|n| *n == s.name || *n == format!("{id}/{}", s.name))
+        })
+        .collect();
+    let opts = probe::Options {
+        timeout: Duration::from_secs_f64(timeout),
+        parallel: probe::DEFAULT_PARALLEL,
+        base_dir: settings.root.clone(),
+        cacert,
+    };
+    let lookup = |v: &str| std::env::var(v).ok();
+    probe::kill_servers_on_signal();
+    let progress = output::Progress::start(
+        &format!("probing {} server(s)", selected.len()),
+        !json && std::io::stderr().is_terminal(),
+    );
+    let servers: Vec<&Server> = selected.iter().map(|(_, s)| *s).collect();
+    let mut outcomes = probe::probe_all(&servers, &opts, &lookup);
+    drop(progress);
+    for (o, (id, _)) in outcomes.iter_mut().zip(&selected) {
+        o.name = format!("{id}/{}", o.name);
+    }
+    if !outcomes.iter().all(probe::Outcome::passes) {
+        code = Exit::Found as u8;
+    }
+    let mut red = Redactor::default();
+    for (_, m) in &manifests {
+        red.merge(&redactor(Some(m)));
+    }
+    if json {
+        print!("{}", probe::report_json(&outcomes, None, &red));
+    } else {
+        print!("{}", probe::report_text(&outcomes, &red));
+    }
+    code
+}
+
+/// `probe --client ID`: probe every entry of that client's file, its references expanded from
+/// the environment (the client's spelling read as `import` reads it).
+fn run_probe_client(
+    settings: &Settings,
+    (client, scope, path): (&str, Option<&str>, Option<&str>),
+    names: &[String],
+    timeout: (f64, Option<std::path::PathBuf>),
+    json: bool,
+) -> u8 {
+    let (imported, file, _, _) = match read_client(settings, client, scope, path, "probe") {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    for w in &imported.warnings {
+        eprintln!("warning: {w}");
+    }
+    let m = match crate::manifest::parse(&imported.manifest, &crate::known::Known) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!(
+                "error: the entries of `{}` cannot be probed: {e}",
+                file.display()
+            );
+            return Exit::Refused as u8;
+        }
+    };
+    let red = redactor(Some(&m));
+    run_probe(settings, &m, names, timeout, false, &red, json)
+}
+
+fn run_import(
+    settings: &Settings,
+    client: &str,
+    scope: Option<&str>,
+    path: Option<&str>,
+    owner: &str,
+    json: bool,
+) -> u8 {
+    if !crate::manifest::valid_owner(owner) {
+        eprintln!(
+            "error[invalid-owner]: --owner: {}",
+            crate::manifest::owner_error(owner)
+        );
+        return Exit::Usage as u8;
+    }
+    let (imported, file, d, sc) = match read_client(settings, client, scope, path, owner) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
     if json {
         // The manifest stays TOML (its comments and order are the point); JSON carries it.
         let doc = serde_json::json!({

@@ -1071,6 +1071,125 @@ fn cli_never_prints_a_literal_credential() {
 }
 
 #[test]
+fn probe_client_reads_a_cursor_file_and_expands_its_references() {
+    let f = Fakes::new();
+    let root = f.dir.path().join("project");
+    fs::create_dir_all(root.join(".cursor")).expect("mkdir");
+    // Cursor spells references `${env:VAR}`: the pid file path comes from the environment.
+    let doc = json!({"mcpServers": {
+        "works": {
+            "command": "python3",
+            "args": [FAKE, "ok", Fakes::marker("works")],
+            "env": {"FAKE_PID_FILE": "${env:MCPCONF_T_CURSOR_PID}"}
+        },
+        "broken": {"command": "mcpconf-no-such-command-4711", "args": []}
+    }});
+    fs::write(root.join(".cursor/mcp.json"), doc.to_string()).expect("write");
+    let pid_file = f.pid_file("works");
+    let run = |fmt: &str| {
+        Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+            .args([
+                "probe",
+                "--client",
+                "cursor",
+                "--format",
+                fmt,
+                "--timeout",
+                "60",
+            ])
+            .arg("--root")
+            .arg(&root)
+            .arg("--home")
+            .arg(f.dir.path())
+            .arg("--state-dir")
+            .arg(f.dir.path().join("state"))
+            .env("MCPCONF_T_CURSOR_PID", &pid_file)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run mcpconf")
+    };
+    let out = run("json");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let doc: Value = serde_json::from_str(&text).expect("JSON");
+    let servers = doc["servers"].as_array().cloned().unwrap_or_default();
+    let by = |n: &str| {
+        servers
+            .iter()
+            .find(|s| s["name"] == n)
+            .cloned()
+            .unwrap_or_else(|| panic!("{n} missing: {text}"))
+    };
+    let works = by("works");
+    assert_eq!(works["ok"], true, "{works}");
+    assert_eq!(works["tools"], json!(["alpha", "beta", "gamma", "delta"]));
+    let broken = by("broken");
+    assert_eq!(broken["ok"], false, "{broken}");
+    assert_eq!(broken["code"], "spawn-failed", "{broken}");
+    // The reference was expanded from the environment: the server wrote its pid there.
+    assert!(
+        f.pid("works").is_some(),
+        "the expanded FAKE_PID_FILE was not used"
+    );
+    f.assert_gone("works");
+    let out = run("text");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("FAIL (spawn-failed)"), "{text}");
+    // --all-clients finds the same file under --root and names each outcome CLIENT/SERVER.
+    let _ = fs::remove_file(&pid_file);
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        .args([
+            "probe",
+            "--all-clients",
+            "--format",
+            "json",
+            "--timeout",
+            "60",
+        ])
+        .arg("--root")
+        .arg(&root)
+        .arg("--home")
+        .arg(f.dir.path())
+        .arg("--state-dir")
+        .arg(f.dir.path().join("state"))
+        .env("MCPCONF_T_CURSOR_PID", &pid_file)
+        .output()
+        .expect("run mcpconf");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let doc: Value = serde_json::from_str(&text).expect("JSON");
+    let got: Vec<(String, bool)> = doc["servers"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or("").to_string(),
+                s["ok"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("cursor/works".to_string(), true),
+            ("cursor/broken".to_string(), false)
+        ],
+        "{text}"
+    );
+    f.assert_gone("works");
+    // A manifest is not needed; --write-pins needs one.
+    let st = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        .args(["probe", "--client", "cursor", "--write-pins"])
+        .arg("--root")
+        .arg(&root)
+        .output()
+        .expect("run mcpconf");
+    assert_eq!(st.status.code(), Some(2));
+}
+
+#[test]
 fn an_interrupted_probe_kills_its_servers() {
     for (sig, name) in [(libc::SIGTERM, "term"), (libc::SIGINT, "int")] {
         let cli = Cli::new(|f| f.server(name, "sigterm-child", None));

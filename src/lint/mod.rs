@@ -26,6 +26,30 @@ use crate::redact::Redactor;
 
 pub use discover::detect_client;
 
+/// Every known client file that exists under the bases (what `lint` without paths reads): the
+/// path, the client that reads it, and the scopes it serves. For `probe --all-clients`.
+pub fn client_files(
+    bases: &crate::dialect::Ctx,
+) -> Vec<(std::path::PathBuf, &'static dyn Dialect, Vec<&'static str>)> {
+    let req = Request {
+        root: bases.root.clone(),
+        home: bases.home.clone(),
+        codex_home: bases.codex_home.clone(),
+        xdg_config_home: bases.xdg_config_home.clone(),
+        paths: Vec::new(),
+        client: None,
+        state_dir: None,
+        owners: Vec::new(),
+        legacy: Vec::new(),
+        config: Config::default(),
+    };
+    discover::inputs(&req)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|i| (i.path, i.client, i.scopes))
+        .collect()
+}
+
 /// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
