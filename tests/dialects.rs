@@ -518,6 +518,22 @@ fn clients_lists_every_dialect() {
         "cline",
         "opencode",
         "amazonq",
+        "roo",
+        "antigravity",
+        "copilot-cli",
+        "factory",
+        "qwen",
+        "kilo",
+        "trae",
+        "kimi",
+        "junie",
+        "amp",
+        "crush",
+        "lm-studio",
+        "grok",
+        "augment",
+        "jetbrains",
+        "devin",
     ] {
         assert!(ids.contains(&id), "{id}");
     }

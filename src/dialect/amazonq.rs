@@ -1,8 +1,10 @@
 //! `amazonq`: Amazon Q Developer CLI (legacy, now Kiro CLI): workspace `.amazonq/mcp.json`,
 //! user `~/.aws/amazonq/mcp.json`. Strict JSON (parsed with serde_json); `type` is `stdio` or
 //! `http` (no SSE); references spelled `${env:VAR}`, expanded only in env values and headers.
+//! The `command` itself is shell-expanded (`shellexpand::full` in `mcp_client/client.rs`), so a
+//! literal `$NAME` or `${…}` there is refused rather than written.
 
-use super::{BASE, Base, McpServers, Places, Scope, Syntax, Ty, Types};
+use super::{BASE, Base, Hazard, McpServers, Places, Scope, Syntax, Ty, Types};
 
 /// Amazon Q Developer CLI.
 pub static AMAZONQ: McpServers = McpServers {
@@ -20,6 +22,7 @@ pub static AMAZONQ: McpServers = McpServers {
     },
     var_syntax: "${env:VAR}",
     var_places: Places::EnvAndHeaders,
+    command_hazard: Hazard::Dollar,
     known_fields: &[
         "type",
         "command",

@@ -4,9 +4,10 @@
 //! (`"http"` or `"sse"`), the form `gemini mcp add --transport http|sse` writes: `httpUrl` is
 //! deprecated, and a `url` without `type` is tried as streamable HTTP first, so an SSE server
 //! must say `"type": "sse"`. References spelled `${VAR}`; a tool pin is written as
-//! `includeTools`.
+//! `includeTools`. Gemini expands `$VAR`, `${VAR}` and `${VAR:-default}` in every string of
+//! its settings and has no escape, so a literal that looks like one is refused.
 
-use super::{BASE, Base, McpServers, Scope, Syntax, Ty, Types};
+use super::{BASE, Base, Hazard, McpServers, Scope, Syntax, Ty, Types};
 
 /// Gemini CLI.
 pub static GEMINI: McpServers = McpServers {
@@ -22,6 +23,7 @@ pub static GEMINI: McpServers = McpServers {
         http: Ty::Name("http"),
         sse: Ty::Name("sse"),
     },
+    hazard: Hazard::Dollar,
     cwd: true,
     pin_field: Some("includeTools"),
     known_fields: &[

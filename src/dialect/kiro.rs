@@ -1,8 +1,17 @@
 //! `kiro`: Kiro's settings `mcp.json`, workspace `.kiro/settings/mcp.json` and user
 //! `~/.kiro/settings/mcp.json`; strict JSON. Kiro's documentation expands `${VAR}` in env values
-//! and headers only, so a reference anywhere else is refused.
+//! and headers only, so a reference anywhere else is refused. Legacy SSE servers are refused:
+//! Kiro would speak streamable HTTP to them.
 
-use super::{BASE, Base, McpServers, Places, Scope, Syntax};
+use super::{BASE, Base, McpServers, Places, Scope, Syntax, Ty, Types};
+
+/// Kiro reads `"type": "sse"` as streamable HTTP (its CLI knows only `stdio` and `http`:
+/// aws/amazon-q-developer-cli `custom_tool.rs`, kirodotdev/Kiro#6663), so SSE is refused.
+pub const NO_SSE: Types = Types {
+    stdio: Ty::Omit,
+    http: Ty::Omit,
+    sse: Ty::Unsupported,
+};
 
 /// Kiro settings.
 pub static KIRO: McpServers = McpServers {
@@ -14,6 +23,7 @@ pub static KIRO: McpServers = McpServers {
     ],
     syntax: Syntax::Json,
     var_places: Places::EnvAndHeaders,
+    types: NO_SSE,
     known_fields: &[
         "command",
         "args",

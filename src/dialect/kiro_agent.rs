@@ -19,6 +19,7 @@ use crate::server::Server;
 static ENTRY: McpServers = McpServers {
     id: "kiro-agent",
     var_places: Places::EnvAndHeaders,
+    types: super::kiro::NO_SSE,
     ..BASE
 };
 

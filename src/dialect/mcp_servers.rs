@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::{Ctx, Dialect, PinSupport, RenderError, Rendered, Scope, Syntax};
 use crate::server::{RemoteKind, Server, Transport};
-use crate::template::Template;
+use crate::template::{Part, Template};
 
 /// How one transport is marked in an entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,8 +37,61 @@ pub enum Places {
     All,
     /// Only in env values and header values.
     EnvAndHeaders,
+    /// Only in env values.
+    Env,
     /// Nowhere: the client expands no references.
     Nowhere,
+}
+
+/// Literal text a client would take for a reference where it expands references, so that a
+/// manifest literal (`$${X}`, `$HOME`, `{env:X}`) written verbatim would silently become one.
+/// None of the clients documents an escape for these, so such a literal is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hazard {
+    /// Nothing is expanded.
+    None,
+    /// `${…}` (`${VAR}`, `${env:VAR}`, VS Code's `${workspaceFolder}`, …).
+    DollarBrace,
+    /// Shell style: `$NAME`, `${…}` and `$(…)`.
+    Dollar,
+    /// opencode style: `{env:…}` and `{file:…}`.
+    Brace,
+}
+
+impl Hazard {
+    /// Whether literal text holds something the client would expand.
+    pub fn hits(self, lit: &str) -> bool {
+        match self {
+            Hazard::None => false,
+            Hazard::DollarBrace => lit.contains("${"),
+            Hazard::Dollar => lit.as_bytes().windows(2).any(|w| {
+                w[0] == b'$' && (w[1].is_ascii_alphabetic() || matches!(w[1], b'_' | b'{' | b'('))
+            }),
+            Hazard::Brace => lit.contains("{env:") || lit.contains("{file:"),
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Hazard::None => "nothing",
+            Hazard::DollarBrace => "`${…}`",
+            Hazard::Dollar => "`$NAME`, `${…}` and `$(…)`",
+            Hazard::Brace => "`{env:…}` and `{file:…}`",
+        }
+    }
+}
+
+/// Which kind of field a string is written to (where references may stand differs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    /// The command.
+    Command,
+    /// Arguments, working directory, URL.
+    Plain,
+    /// An env value.
+    Env,
+    /// A header value.
+    Header,
 }
 
 /// A client of the common `mcpServers` shape, described as data.
@@ -63,6 +116,13 @@ pub struct McpServers {
     pub var_syntax: &'static str,
     /// Where references may stand.
     pub var_places: Places,
+    /// Literal text the client expands where references may stand.
+    pub hazard: Hazard,
+    /// What the client expands in `command` beyond that (Amazon Q shell-expands it).
+    pub command_hazard: Hazard,
+    /// Whether the client expands literal text in every field even where a reference is not
+    /// dependable (Crush's newer releases resolve URLs and arguments too, older ones do not).
+    pub hazard_everywhere: bool,
     /// Whether the client reads a `cwd` field.
     pub cwd: bool,
     /// The entry field that takes a tool allow-list, if any.
@@ -92,6 +152,9 @@ pub const BASE: McpServers = McpServers {
     sse_url_key: "url",
     var_syntax: "${VAR}",
     var_places: Places::All,
+    hazard: Hazard::DollarBrace,
+    command_hazard: Hazard::None,
+    hazard_everywhere: false,
     cwd: false,
     pin_field: None,
     known_fields: &["command", "args", "env", "url", "headers", "type"],
@@ -100,23 +163,26 @@ pub const BASE: McpServers = McpServers {
 };
 
 impl McpServers {
-    /// Spell a template for a field, or refuse when the client cannot expand a reference there.
+    /// Spell a template for a field, or refuse when the client cannot expand a reference there
+    /// or would expand a literal.
     pub fn spell(
         &self,
         t: &Template,
         server: &Server,
         field: &str,
-        env_or_header: bool,
+        slot: Slot,
     ) -> Result<String, RenderError> {
         let allowed = match self.var_places {
             Places::All => true,
-            Places::EnvAndHeaders => env_or_header,
+            Places::EnvAndHeaders => matches!(slot, Slot::Env | Slot::Header),
+            Places::Env => slot == Slot::Env,
             Places::Nowhere => false,
         };
         if t.has_vars() && !allowed {
             let where_ = match self.var_places {
-                Places::Nowhere => "expands no environment references".to_string(),
-                _ => "expands environment references only in env values and headers".to_string(),
+                Places::Nowhere => "expands no environment references",
+                Places::Env => "expands environment references only in env values",
+                _ => "expands environment references only in env values and headers",
             };
             return Err(RenderError {
                 field: field.to_string(),
@@ -126,6 +192,21 @@ impl McpServers {
                 ),
             });
         }
+        let mut hazard = if allowed || self.hazard_everywhere {
+            self.hazard
+        } else {
+            Hazard::None
+        };
+        if slot == Slot::Command && self.command_hazard != Hazard::None {
+            hazard = self.command_hazard;
+        }
+        let literal_hit = t.parts.iter().any(|p| match p {
+            Part::Lit(l) => hazard.hits(l),
+            Part::Var(_) => false,
+        });
+        if literal_hit {
+            return Err(expands_literal(self.id, &server.name, field, hazard));
+        }
         Ok(t.render(|v| self.var_syntax.replace("VAR", v)))
     }
 
@@ -134,12 +215,13 @@ impl McpServers {
         pairs: &[(String, Template)],
         server: &Server,
         what: &str,
+        slot: Slot,
     ) -> Result<Value, RenderError> {
         let mut m = Map::new();
         for (k, v) in pairs {
             m.insert(
                 k.clone(),
-                Value::String(self.spell(v, server, &format!("{what}.{k}"), true)?),
+                Value::String(self.spell(v, server, &format!("{what}.{k}"), slot)?),
             );
         }
         Ok(Value::Object(m))
@@ -176,17 +258,18 @@ impl McpServers {
                 ty(&mut m, self.types.stdio);
                 m.insert(
                     "command".into(),
-                    self.spell(command, server, "command", false)?.into(),
+                    self.spell(command, server, "command", Slot::Command)?
+                        .into(),
                 );
                 if !args.is_empty() {
                     let mut out = Vec::new();
                     for a in args {
-                        out.push(Value::String(self.spell(a, server, "args", false)?));
+                        out.push(Value::String(self.spell(a, server, "args", Slot::Plain)?));
                     }
                     m.insert("args".into(), Value::Array(out));
                 }
                 if !env.is_empty() {
-                    m.insert("env".into(), self.map(env, server, "env")?);
+                    m.insert("env".into(), self.map(env, server, "env", Slot::Env)?);
                 }
                 if let Some(cwd) = cwd {
                     if !self.cwd {
@@ -198,7 +281,10 @@ impl McpServers {
                             ),
                         });
                     }
-                    m.insert("cwd".into(), self.spell(cwd, server, "cwd", false)?.into());
+                    m.insert(
+                        "cwd".into(),
+                        self.spell(cwd, server, "cwd", Slot::Plain)?.into(),
+                    );
                 }
             }
             Transport::Remote { url, headers, kind } => {
@@ -210,9 +296,15 @@ impl McpServers {
                     return Err(self.unsupported(server, what));
                 }
                 ty(&mut m, t);
-                m.insert(key.into(), self.spell(url, server, "url", false)?.into());
+                m.insert(
+                    key.into(),
+                    self.spell(url, server, "url", Slot::Plain)?.into(),
+                );
                 if !headers.is_empty() {
-                    m.insert("headers".into(), self.map(headers, server, "headers")?);
+                    m.insert(
+                        "headers".into(),
+                        self.map(headers, server, "headers", Slot::Header)?,
+                    );
                 }
             }
         }
@@ -232,6 +324,18 @@ impl McpServers {
             value: Value::Object(m),
             notes,
         })
+    }
+}
+
+/// The refusal for a literal the client would expand as a reference. The value is not quoted
+/// (it may hold a secret).
+pub fn expands_literal(client: &str, server: &str, field: &str, hazard: Hazard) -> RenderError {
+    RenderError {
+        field: field.to_string(),
+        message: format!(
+            "client `{client}` expands {} in `{field}` and has no escape for it, so the literal text in `{field}` of server `{server}` would be read as a reference; mcpconf refuses rather than write it (move the text into a file or wrapper the server reads)",
+            hazard.describe()
+        ),
     }
 }
 
@@ -259,6 +363,7 @@ impl Dialect for McpServers {
         match self.var_places {
             Places::All => self.var_syntax.to_string(),
             Places::EnvAndHeaders => format!("{} (env values and headers only)", self.var_syntax),
+            Places::Env => format!("{} (env values only)", self.var_syntax),
             Places::Nowhere => "none".to_string(),
         }
     }

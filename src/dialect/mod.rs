@@ -11,17 +11,32 @@
 //! enforce is not an error but a note the plan prints for that target.
 
 mod amazonq;
+mod amp;
+mod antigravity;
+mod augment;
 mod claude_code;
 mod claude_desktop;
 mod cline;
 mod codex;
+mod copilot_cli;
+mod crush;
 mod cursor;
+mod devin;
+mod factory;
 mod gemini;
 mod generic;
+mod grok;
+mod jetbrains;
+mod junie;
+mod kimi;
 mod kiro;
 mod kiro_agent;
+mod lm_studio;
 mod mcp_servers;
 mod opencode;
+mod qwen;
+mod roo;
+mod trae;
 mod vscode;
 mod windsurf;
 mod zed;
@@ -30,7 +45,9 @@ use std::path::PathBuf;
 
 use crate::server::Server;
 
-pub use mcp_servers::{BASE, McpServers, Places, Ty, Types, pin_note};
+pub use mcp_servers::{
+    BASE, Hazard, McpServers, Places, Slot, Ty, Types, expands_literal, pin_note,
+};
 
 pub use crate::document::Syntax;
 
@@ -216,6 +233,22 @@ pub static ALL: &[&dyn Dialect] = &[
     &cline::CLINE,
     &opencode::OPENCODE,
     &amazonq::AMAZONQ,
+    &roo::ROO,
+    &antigravity::ANTIGRAVITY,
+    &copilot_cli::COPILOT_CLI,
+    &factory::FACTORY,
+    &qwen::QWEN,
+    &opencode::KILO,
+    &trae::TRAE,
+    &kimi::KIMI,
+    &junie::JUNIE,
+    &amp::AMP,
+    &crush::CRUSH,
+    &lm_studio::LM_STUDIO,
+    &grok::GROK,
+    &augment::AUGMENT,
+    &jetbrains::JETBRAINS,
+    &devin::DEVIN,
 ];
 
 /// A dialect by id.

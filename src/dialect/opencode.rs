@@ -2,43 +2,70 @@
 //! `~/.config/opencode/opencode.json`; JSON with comments; servers under `mcp`. A local server
 //! is `{"type": "local", "command": [command, ...args], "environment": {…}}`, a remote one
 //! `{"type": "remote", "url", "headers"}`; nothing else is written (older opencode versions
-//! validated entries strictly). References spelled `{env:VAR}`.
+//! validated entries strictly). References spelled `{env:VAR}`; opencode substitutes
+//! `{env:…}` and `{file:…}` anywhere in its config and has no escape, so a literal holding one
+//! is refused.
+//!
+//! Kilo Code (`kilo`) is a fork of opencode and reads the same shape; [`Opencode`] describes
+//! both.
 
 use serde_json::{Map, Value};
 
 use super::{
-    BASE, Base, Ctx, Dialect, McpServers, PinSupport, RenderError, Rendered, Scope, Syntax,
-    pin_note,
+    BASE, Base, Ctx, Dialect, Hazard, McpServers, PinSupport, RenderError, Rendered, Scope, Slot,
+    Syntax, pin_note,
 };
 use crate::server::{Server, Transport};
 
-/// The spelling rules opencode shares with the common shape.
-static SPELL: McpServers = McpServers {
-    id: "opencode",
-    var_syntax: "{env:VAR}",
-    ..BASE
-};
+/// An opencode-shaped client.
+pub struct Opencode {
+    /// The spelling rules (id, reference syntax, literal hazard) it shares with the common
+    /// shape.
+    spell: McpServers,
+    description: &'static str,
+    scopes: &'static [Scope],
+}
 
 /// opencode.
-pub struct Opencode;
+pub static OPENCODE: Opencode = Opencode {
+    spell: McpServers {
+        id: "opencode",
+        var_syntax: "{env:VAR}",
+        hazard: Hazard::Brace,
+        ..BASE
+    },
+    description: "opencode `opencode.json` (`mcp`)",
+    scopes: &[
+        Scope::new("project", Base::Root, "opencode.json"),
+        Scope::new("user", Base::Home, ".config/opencode/opencode.json"),
+    ],
+};
 
-/// The one opencode dialect.
-pub static OPENCODE: Opencode = Opencode;
-
-static SCOPES: &[Scope] = &[
-    Scope::new("project", Base::Root, "opencode.json"),
-    Scope::new("user", Base::Home, ".config/opencode/opencode.json"),
-];
+/// Kilo Code (CLI 1.0 and the extension built on it): `kilo.jsonc` files, key `mcp`, opencode's
+/// entry shape (kilo.ai/docs/automate/mcp/using-in-kilo-code).
+pub static KILO: Opencode = Opencode {
+    spell: McpServers {
+        id: "kilo",
+        var_syntax: "{env:VAR}",
+        hazard: Hazard::Brace,
+        ..BASE
+    },
+    description: "Kilo Code `kilo.jsonc` (`mcp`, opencode's shape)",
+    scopes: &[
+        Scope::new("project", Base::Root, ".kilo/kilo.jsonc"),
+        Scope::new("user", Base::Home, ".config/kilo/kilo.jsonc"),
+    ],
+};
 
 impl Dialect for Opencode {
     fn id(&self) -> &'static str {
-        "opencode"
+        self.spell.id
     }
     fn description(&self) -> &'static str {
-        "opencode `opencode.json` (`mcp`)"
+        self.description
     }
     fn scopes(&self) -> &'static [Scope] {
-        SCOPES
+        self.scopes
     }
     fn syntax(&self) -> Syntax {
         Syntax::Jsonc
@@ -66,6 +93,8 @@ impl Dialect for Opencode {
     }
 
     fn render(&self, server: &Server) -> Result<Rendered, RenderError> {
+        let spell = &self.spell;
+        let id = spell.id;
         let mut m = Map::new();
         match &server.transport {
             Transport::Stdio {
@@ -78,17 +107,25 @@ impl Dialect for Opencode {
                     return Err(RenderError {
                         field: "cwd".into(),
                         message: format!(
-                            "client `opencode` has no working-directory field in the versions mcpconf supports (older ones reject unknown fields), so server `{}` cannot be written with its `cwd`",
+                            "client `{id}` has no working-directory field in the versions mcpconf supports (older ones reject unknown fields), so server `{}` cannot be written with its `cwd`",
                             server.name
                         ),
                     });
                 }
                 m.insert("type".into(), "local".into());
-                let mut cmd = vec![Value::String(
-                    SPELL.spell(command, server, "command", false)?,
-                )];
+                let mut cmd = vec![Value::String(spell.spell(
+                    command,
+                    server,
+                    "command",
+                    Slot::Command,
+                )?)];
                 for a in args {
-                    cmd.push(Value::String(SPELL.spell(a, server, "args", false)?));
+                    cmd.push(Value::String(spell.spell(
+                        a,
+                        server,
+                        "args",
+                        Slot::Plain,
+                    )?));
                 }
                 m.insert("command".into(), Value::Array(cmd));
                 if !env.is_empty() {
@@ -96,7 +133,9 @@ impl Dialect for Opencode {
                     for (k, t) in env {
                         e.insert(
                             k.clone(),
-                            SPELL.spell(t, server, &format!("env.{k}"), true)?.into(),
+                            spell
+                                .spell(t, server, &format!("env.{k}"), Slot::Env)?
+                                .into(),
                         );
                     }
                     m.insert("environment".into(), Value::Object(e));
@@ -104,14 +143,17 @@ impl Dialect for Opencode {
             }
             Transport::Remote { url, headers, .. } => {
                 m.insert("type".into(), "remote".into());
-                m.insert("url".into(), SPELL.spell(url, server, "url", false)?.into());
+                m.insert(
+                    "url".into(),
+                    spell.spell(url, server, "url", Slot::Plain)?.into(),
+                );
                 if !headers.is_empty() {
                     let mut h = Map::new();
                     for (k, t) in headers {
                         h.insert(
                             k.clone(),
-                            SPELL
-                                .spell(t, server, &format!("headers.{k}"), true)?
+                            spell
+                                .spell(t, server, &format!("headers.{k}"), Slot::Header)?
                                 .into(),
                         );
                     }
@@ -120,7 +162,7 @@ impl Dialect for Opencode {
             }
         }
         let notes = match server.tools {
-            Some(_) => vec![pin_note("opencode", &server.name)],
+            Some(_) => vec![pin_note(id, &server.name)],
             None => Vec::new(),
         };
         Ok(Rendered {

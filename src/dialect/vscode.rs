@@ -1,7 +1,9 @@
 //! `vscode`: VS Code / GitHub Copilot `mcp.json`: workspace `.vscode/mcp.json`, user profile
 //! `~/.config/Code/User/mcp.json` (macOS `~/Library/Application Support/Code/User/mcp.json`,
 //! Windows `%APPDATA%\Code\User\mcp.json`). JSONC, servers under `servers` with a `type` field,
-//! references spelled `${env:VAR}`.
+//! references spelled `${env:VAR}`. A stdio server's `cwd` is written as `cwd`
+//! (`mcpConfiguration.ts`). VS Code resolves every `${…}` (`${env:…}`, `${workspaceFolder}`,
+//! `${input:…}`) and has no escape, so a literal `${` is refused.
 
 use super::{BASE, Base, McpServers, Scope, Syntax, Ty, Types};
 
@@ -26,10 +28,12 @@ pub static VSCODE: McpServers = McpServers {
         sse: Ty::Name("sse"),
     },
     var_syntax: "${env:VAR}",
+    cwd: true,
     known_fields: &[
         "type",
         "command",
         "args",
+        "cwd",
         "env",
         "envFile",
         "url",

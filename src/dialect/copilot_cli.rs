@@ -1,0 +1,38 @@
+//! `copilot-cli`: GitHub Copilot CLI. User `~/.copilot/mcp-config.json` (the file `copilot mcp
+//! add` writes; `XDG_CONFIG_HOME` is not honoured by 1.0.x), workspace `.github/mcp.json` (also
+//! read: `.mcp.json`, which is Claude Code's project file; mcpconf writes `.github/mcp.json`).
+//! Strict JSON under `mcpServers`; `type` is `stdio` (alias `local`), `http` or `sse`; `cwd` is
+//! read; a tool pin is the `tools` list (absent means all tools). References: since 1.0.10 the
+//! `env` block is shell-expanded (`$VAR`, `${VAR}`, `${VAR:-default}`: github/copilot-cli#903,
+//! #1403); elsewhere nothing is expanded, so a reference there is refused. A literal `$NAME` or
+//! `${…}` in an env value is refused too (it would be expanded).
+//!
+//! VS Code is moving its MCP configuration to these same files (microsoft/vscode#337155): the
+//! `vscode` client keeps writing `.vscode/mcp.json` (`servers`, `${env:VAR}`), which VS Code
+//! still reads; target `copilot-cli` to write the shared `mcpServers` files.
+
+use super::{BASE, Base, Hazard, McpServers, Places, Scope, Syntax, Ty, Types};
+
+/// GitHub Copilot CLI.
+pub static COPILOT_CLI: McpServers = McpServers {
+    id: "copilot-cli",
+    description: "GitHub Copilot CLI `mcp-config.json`",
+    scopes: &[
+        Scope::new("user", Base::Home, ".copilot/mcp-config.json"),
+        Scope::new("project", Base::Root, ".github/mcp.json"),
+    ],
+    syntax: Syntax::Json,
+    types: Types {
+        stdio: Ty::Name("stdio"),
+        http: Ty::Name("http"),
+        sse: Ty::Name("sse"),
+    },
+    var_places: Places::Env,
+    hazard: Hazard::Dollar,
+    cwd: true,
+    pin_field: Some("tools"),
+    known_fields: &[
+        "type", "command", "args", "env", "cwd", "url", "headers", "tools", "timeout",
+    ],
+    ..BASE
+};

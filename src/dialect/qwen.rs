@@ -1,0 +1,49 @@
+//! `qwen`: Qwen Code (a Gemini CLI fork). Project `.qwen/settings.json` (the default, as for
+//! `qwen mcp add`) and user `~/.qwen/settings.json`; comments allowed, trailing commas not.
+//! Servers under `mcpServers`: stdio `{command, args, env, cwd}`; streamable HTTP under
+//! `httpUrl` (Qwen Code 0.24 lists a `url` entry as SSE), SSE under `url`. References spelled
+//! `${VAR}` in every string; Qwen also expands `$VAR` and has no escape, so a literal that
+//! looks like either is refused. A tool pin is written as `includeTools`.
+
+use super::{BASE, Base, Hazard, McpServers, Scope, Syntax, Ty, Types};
+
+/// Qwen Code.
+pub static QWEN: McpServers = McpServers {
+    id: "qwen",
+    description: "Qwen Code `settings.json`",
+    scopes: &[
+        Scope::new("project", Base::Root, ".qwen/settings.json"),
+        Scope::new("user", Base::Home, ".qwen/settings.json"),
+    ],
+    syntax: Syntax::JsonComments,
+    types: Types {
+        stdio: Ty::Omit,
+        http: Ty::Omit,
+        sse: Ty::Omit,
+    },
+    http_url_key: "httpUrl",
+    sse_url_key: "url",
+    hazard: Hazard::Dollar,
+    cwd: true,
+    pin_field: Some("includeTools"),
+    known_fields: &[
+        "command",
+        "args",
+        "env",
+        "cwd",
+        "url",
+        "httpUrl",
+        "headers",
+        "tcp",
+        "timeout",
+        "trust",
+        "description",
+        "includeTools",
+        "excludeTools",
+        "oauth",
+        "authProviderType",
+        "targetAudience",
+        "targetServiceAccount",
+    ],
+    ..BASE
+};

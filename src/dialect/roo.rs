@@ -1,0 +1,46 @@
+//! `roo`: Roo Code (VS Code extension). Project `.roo/mcp.json`; global `mcp_settings.json` in
+//! the extension's VS Code global storage (`<Code user dir>/globalStorage/
+//! rooveterinaryinc.roo-cline/settings/`). Strict JSON, servers under `mcpServers`. A stdio
+//! server carries no `type`; a remote one is `"type": "streamable-http"` or `"sse"` (a `url`
+//! without `type` is taken as SSE). References spelled `${env:VAR}`; `cwd` is read.
+//! Source: docs.roocode.com/features/mcp/using-mcp-in-roo.
+
+use super::{BASE, Base, McpServers, Scope, Syntax, Ty, Types};
+
+/// Roo Code.
+pub static ROO: McpServers = McpServers {
+    id: "roo",
+    description: "Roo Code (VS Code extension) `mcp.json`",
+    scopes: &[
+        Scope::new("project", Base::Root, ".roo/mcp.json"),
+        Scope {
+            name: "user",
+            base: Base::Home,
+            path: ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json",
+            macos: "Library/Application Support/Code/User/globalStorage/rooveterinaryinc.roo-cline/settings/mcp_settings.json",
+        },
+    ],
+    syntax: Syntax::Json,
+    types: Types {
+        stdio: Ty::Omit,
+        http: Ty::Name("streamable-http"),
+        sse: Ty::Name("sse"),
+    },
+    var_syntax: "${env:VAR}",
+    cwd: true,
+    known_fields: &[
+        "type",
+        "command",
+        "args",
+        "cwd",
+        "env",
+        "url",
+        "headers",
+        "alwaysAllow",
+        "disabled",
+        "disabledTools",
+        "timeout",
+        "watchPaths",
+    ],
+    ..BASE
+};
