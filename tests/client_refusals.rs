@@ -153,14 +153,18 @@ fn what_a_client_can_express_is_written() {
     let v: Value =
         serde_json::from_str(&applied("amazonq", &arg("$${X}"), ".amazonq/mcp.json")).unwrap();
     assert_eq!(v["mcpServers"]["s"]["args"][1], "${X}");
-    // Gemini expands `$NAME`, not a `$` before a digit.
+    // Gemini expands `$` before a word character, `{` or `(`; not a `$` before anything else.
     let v: Value = serde_json::from_str(&applied(
         "gemini",
-        &arg("costs $5"),
+        &arg("5$ or $-x"),
         ".gemini/settings.json",
     ))
     .unwrap();
-    assert_eq!(v["mcpServers"]["s"]["args"][1], "costs $5");
+    assert_eq!(v["mcpServers"]["s"]["args"][1], "5$ or $-x");
+    // `${` before something that is not a name is no reference for Cursor.
+    let v: Value =
+        serde_json::from_str(&applied("cursor", &arg("$${5}"), ".cursor/mcp.json")).unwrap();
+    assert_eq!(v["mcpServers"]["s"]["args"][1], "${5}");
     // Clients that expand nothing take any literal.
     let t = applied("junie", &arg("$${X} $HOME {env:Y}"), ".junie/mcp/mcp.json");
     let v: Value = serde_json::from_str(&t).unwrap();

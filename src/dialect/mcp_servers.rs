@@ -50,9 +50,9 @@ pub enum Places {
 pub enum Hazard {
     /// Nothing is expanded.
     None,
-    /// `${…}` (`${VAR}`, `${env:VAR}`, VS Code's `${workspaceFolder}`, …).
+    /// `${name…}` (`${VAR}`, `${env:VAR}`, VS Code's `${workspaceFolder}`, …).
     DollarBrace,
-    /// Shell style: `$NAME`, `${…}` and `$(…)`.
+    /// Shell style: `$NAME` (also `$1`), `${…}` and `$(…)`.
     Dollar,
     /// opencode style: `{env:…}` and `{file:…}`.
     Brace,
@@ -63,9 +63,14 @@ impl Hazard {
     pub fn hits(self, lit: &str) -> bool {
         match self {
             Hazard::None => false,
-            Hazard::DollarBrace => lit.contains("${"),
+            // A `${` that opens a name: `${VAR}`, `${env:…}`, `${workspaceFolder}`.
+            Hazard::DollarBrace => lit.as_bytes().windows(3).any(|w| {
+                w[0] == b'$' && w[1] == b'{' && (w[2].is_ascii_alphabetic() || w[2] == b'_')
+            }),
+            // Gemini's `\$(\w+|\{…\})` and the shells: a `$` before a word character, `{` or
+            // `(`.
             Hazard::Dollar => lit.as_bytes().windows(2).any(|w| {
-                w[0] == b'$' && (w[1].is_ascii_alphabetic() || matches!(w[1], b'_' | b'{' | b'('))
+                w[0] == b'$' && (w[1].is_ascii_alphanumeric() || matches!(w[1], b'_' | b'{' | b'('))
             }),
             Hazard::Brace => lit.contains("{env:") || lit.contains("{file:"),
         }
@@ -392,5 +397,32 @@ impl Dialect for McpServers {
     }
     fn render(&self, server: &Server) -> Result<Rendered, RenderError> {
         self.render_entry(server)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Hazard;
+
+    #[test]
+    fn hazards_match_what_each_client_expands() {
+        for (h, lit, hit) in [
+            (Hazard::DollarBrace, "${X}", true),
+            (Hazard::DollarBrace, "a${env:X}", true),
+            (Hazard::DollarBrace, "${_x}", true),
+            (Hazard::DollarBrace, "${5}", false),
+            (Hazard::DollarBrace, "$X {env:X}", false),
+            (Hazard::Dollar, "$HOME", true),
+            (Hazard::Dollar, "$1", true),
+            (Hazard::Dollar, "$(id)", true),
+            (Hazard::Dollar, "${X}", true),
+            (Hazard::Dollar, "5$ $-", false),
+            (Hazard::Brace, "{env:X}", true),
+            (Hazard::Brace, "{file:~/k}", true),
+            (Hazard::Brace, "${X} {envy}", false),
+            (Hazard::None, "${X} $X {env:X}", false),
+        ] {
+            assert_eq!(h.hits(lit), hit, "{h:?} {lit}");
+        }
     }
 }
