@@ -72,8 +72,10 @@ pub fn run(dir: &Path) -> Result<Vec<engine::RecordStatus>, Box<dyn Error>> {
         output::summary_text(&applied, &red, Style { color: false }, true)
     );
 
-    // Status: every entry the owner's ledger records, and whether it is still as written.
-    let records = engine::status(&settings, &owner).map_err(|r| format!("{:?}", r.errors))?;
+    // Status: every entry the owner's ledger records in this workspace, and whether it is
+    // still as written (`true` instead of `false`: every workspace of the owner).
+    let (_workspace, records) = engine::status(&settings, Some(&manifest), &owner, false)
+        .map_err(|r| format!("{:?}", r.errors))?;
     for r in &records {
         println!("{:<8} {} in {}", r.state, r.server, r.path);
     }

@@ -22,7 +22,8 @@ pub struct Cli {
 /// Options shared by the commands that read a manifest or targets.
 #[derive(Debug, Args)]
 pub struct Global {
-    /// The manifest [default: $MCPCONF_MANIFEST, else ./mcpconf.toml]
+    /// The manifest [default: $MCPCONF_MANIFEST, else the first mcpconf.toml from the current
+    /// directory upward, stopping at a repository's top (a directory with `.git`)]
     #[arg(
         short,
         long,
@@ -31,9 +32,12 @@ pub struct Global {
         value_name = "PATH"
     )]
     pub manifest: Option<PathBuf>,
-    /// Base of project-scope targets [default: the current directory]
+    /// Base of project-scope targets [default: the manifest's directory]
     #[arg(long, global = true, value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// The ledger scope [default: the manifest's `workspace`, else the canonical --root]
+    #[arg(long, global = true, value_name = "NAME")]
+    pub workspace: Option<String>,
     /// Base of user-scope targets [default: $HOME]
     #[arg(long, global = true, value_name = "DIR")]
     pub home: Option<PathBuf>,
@@ -95,13 +99,19 @@ pub enum Command {
         /// Do not ask for confirmation.
         #[arg(short, long)]
         yes: bool,
-        /// Record unowned entries that already equal the manifest as ours.
+        /// Record unowned entries that already equal the manifest as ours (semantically equal,
+        /// or equal once the manifest's `${VAR}` references are expanded: then the reference
+        /// replaces the literal).
         #[arg(long)]
         adopt: bool,
         /// Keep applying as the files change (until SIGINT/SIGTERM), one line per event;
         /// writes without asking, like --yes.
         #[arg(long, conflicts_with_all = ["plan", "adopt"])]
         watch: bool,
+        /// Refuse per file instead of per run: write every file that can be edited safely,
+        /// leave the others byte-identical, exit 3 if any was refused.
+        #[arg(long)]
+        keep_going: bool,
     },
     /// Remove everything the owner provably wrote.
     Prune {
@@ -111,6 +121,10 @@ pub enum Command {
         /// Do not ask for confirmation.
         #[arg(short, long)]
         yes: bool,
+        /// Refuse per file instead of per run: write every file that can be edited safely,
+        /// leave the others byte-identical, exit 3 if any was refused.
+        #[arg(long)]
+        keep_going: bool,
     },
     /// Ledger records and whether each is intact, drifted or missing.
     Status {
@@ -120,6 +134,9 @@ pub enum Command {
         /// Exit 1 when any record is drifted, missing or unreadable (for CI).
         #[arg(long)]
         check: bool,
+        /// Every workspace of the owner, not only this one.
+        #[arg(long)]
+        all: bool,
     },
     /// Forget ownership of an entry without touching any file (it becomes the user's).
     Release {

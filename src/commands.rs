@@ -130,6 +130,7 @@ fn run_command(cli: Cli) -> u8 {
                 settings.root = sp.root.clone();
                 settings.home = sp.home.clone();
                 settings.state_dir = sp.state_dir.clone();
+                settings.workspace = sp.workspace.clone();
                 Some(sp)
             }
             Err(m) => {
@@ -166,6 +167,21 @@ fn run_command(cli: Cli) -> u8 {
             crate::manifest::owner_error(o)
         );
         return Exit::Usage as u8;
+    }
+    if let Command::Apply { keep_going, .. } | Command::Prune { keep_going, .. } = &cli.command {
+        settings.keep_going = *keep_going;
+    }
+    if g.manifest.is_none() && !settings.manifest.exists() && owner_flag.is_none() {
+        let r = Report::failed(
+            "",
+            &settings.manifest,
+            "manifest-missing",
+            not_found_message(),
+            1,
+            1,
+            Exit::Usage,
+        );
+        return finish(&r, &Redactor::default(), json, style, false);
     }
     // The manifest is required except for prune/status with --owner.
     let manifest = if owner_flag.is_some() && !settings.manifest.exists() {
@@ -210,6 +226,7 @@ fn run_command(cli: Cli) -> u8 {
                     root: settings.root.clone(),
                     home: settings.home.clone(),
                     state_dir: settings.state_dir.clone(),
+                    workspace: settings.workspace.clone(),
                     files: SavedPlan::files_of(&r.files),
                 };
                 if let Err(e) = write_new_file(out, sp.to_json().as_bytes()) {
@@ -263,7 +280,8 @@ fn run_command(cli: Cli) -> u8 {
                 .is_some_and(|m| m.owner == owner && !m.legacy.is_empty());
             if !json
                 && !legacy
-                && let Ok(records) = engine::status(&settings, &owner)
+                && let Ok((_, records)) =
+                    engine::status(&settings, manifest.as_ref(), &owner, false)
                 && records.is_empty()
             {
                 println!(
@@ -284,17 +302,19 @@ fn run_command(cli: Cli) -> u8 {
                 style,
             )
         }
-        Command::Status { check, .. } => match engine::status(&settings, &owner) {
-            Ok(records) => {
-                print!("{}", output::status_text(&owner, &records, json));
-                if *check && records.iter().any(|r| r.state != "intact") {
-                    Exit::Found as u8
-                } else {
-                    0
+        Command::Status { check, all, .. } => {
+            match engine::status(&settings, manifest.as_ref(), &owner, *all) {
+                Ok((ws, records)) => {
+                    print!("{}", output::status_text(&owner, &ws, *all, &records, json));
+                    if *check && records.iter().any(|r| r.state != "intact") {
+                        Exit::Found as u8
+                    } else {
+                        0
+                    }
                 }
+                Err(r) => finish(&r, &red, json, style, false),
             }
-            Err(r) => finish(&r, &red, json, style, false),
-        },
+        }
         Command::Probe {
             servers,
             timeout,
@@ -314,7 +334,13 @@ fn run_command(cli: Cli) -> u8 {
             None => Exit::Usage as u8,
         },
         Command::Release { server, client, .. } => {
-            match engine::release(&settings, &owner, server, client.as_deref()) {
+            match engine::release(
+                &settings,
+                manifest.as_ref(),
+                &owner,
+                server,
+                client.as_deref(),
+            ) {
                 Ok(removed) => {
                     if json {
                         let doc = serde_json::json!({
@@ -620,7 +646,33 @@ fn run_import(
         eprintln!("warning: {w}");
     }
     print!("{}", imported.manifest);
+    eprint!("{}", import_next_steps(&imported.manifest, owner));
     0
+}
+
+/// What to run after `import` (on stderr, so stdout stays the manifest).
+fn import_next_steps(manifest: &str, owner: &str) -> String {
+    let mut vars: Vec<&str> = manifest
+        .split("${")
+        .skip(1)
+        .filter_map(|r| r.split_once('}').map(|(v, _)| v))
+        .filter(|v| !v.is_empty() && v.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()))
+        .collect();
+    vars.sort_unstable();
+    vars.dedup();
+    let mut out = String::from(
+        "next: save this as `mcpconf.toml` in the project (the root defaults to its directory), review it, then\n",
+    );
+    if !vars.is_empty() {
+        out.push_str(&format!(
+            "  export {} with the values the file holds now (import replaced those literals by references),\n",
+            vars.join(" ")
+        ));
+    }
+    out.push_str(&format!(
+        "  run `mcpconf plan`, then `mcpconf apply --adopt`: the entries become owner `{owner}`'s (a literal equal to its reference's value is replaced by the reference).\n  The owner decides what prune removes later: use one owner per tool that manages these files.\n"
+    ));
+    out
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -844,12 +896,19 @@ fn settings(cli: &Cli) -> Result<Settings, String> {
     if let Some(s) = &g.state_dir {
         b = b.state_dir(s);
     }
+    if let Some(w) = &g.workspace {
+        b = b.workspace(w);
+    }
     let mut settings = b.build().map_err(|e| e.to_string())?;
     if !(g.lock_timeout.is_finite() && g.lock_timeout >= 0.0 && g.lock_timeout <= 86_400.0) {
         return Err("--lock-timeout must be a number of seconds between 0 and 86400".into());
     }
     settings.lock_timeout = Duration::from_secs_f64(g.lock_timeout);
     Ok(settings)
+}
+
+fn not_found_message() -> String {
+    "no `mcpconf.toml` in the current directory or a parent directory (the search stops at a repository's top, a directory with `.git`); write one (`mcpconf import --client ID > mcpconf.toml` starts from a client's file; see docs/getting-started.md), or pass `--manifest PATH` or set MCPCONF_MANIFEST".to_string()
 }
 
 fn clients_text(json: bool) -> String {

@@ -32,6 +32,45 @@ pub use crate::fsio::MAX_FILE;
 
 pub use crate::settings::Settings;
 
+/// The workspace a run converges: `--workspace`, else the manifest's `workspace`, else the
+/// canonical (symlink-resolved) root.
+pub fn workspace_of(settings: &Settings, manifest: Option<&Manifest>) -> String {
+    if let Some(w) = settings
+        .workspace
+        .clone()
+        .or_else(|| manifest.and_then(|m| m.workspace.clone()))
+    {
+        return w;
+    }
+    fsio::resolve(&settings.root)
+        .unwrap_or_else(|_| settings.root.clone())
+        .display()
+        .to_string()
+}
+
+/// Load an owner's ledger and let this run's workspace claim the format-1 records (from before
+/// workspaces) of the files it uses: its targets' files and every file under its root.
+fn load_claimed(
+    settings: &Settings,
+    manifest: Option<&Manifest>,
+    owner: &str,
+    mode: Mode,
+) -> Result<(Ledger, String), Box<Report>> {
+    let (mut ledger, _) = load_ledger(&settings.state_dir, owner)?;
+    let ws = workspace_of(settings, manifest);
+    if ledger.records.iter().any(|r| r.workspace.is_none()) {
+        let root = fsio::resolve(&settings.root).unwrap_or_else(|_| settings.root.clone());
+        let targets: Vec<String> = specs(settings, manifest, &Ledger::new(owner), "", mode)
+            .into_iter()
+            .map(|s| s.key)
+            .collect();
+        ledger.claim(&ws, |f| {
+            Path::new(f).starts_with(&root) || targets.iter().any(|t| t == f)
+        });
+    }
+    Ok((ledger, ws))
+}
+
 /// Process exit codes (contract §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Exit {
@@ -308,6 +347,7 @@ fn specs(
     settings: &Settings,
     manifest: Option<&Manifest>,
     ledger: &Ledger,
+    ws: &str,
     mode: Mode,
 ) -> Vec<Spec> {
     let ctx = ctx(settings);
@@ -369,12 +409,12 @@ fn specs(
         }
     }
     // Files the owner wrote to that the manifest no longer names.
-    for file in ledger.files() {
+    for file in ledger.files(ws) {
         if by_key.contains_key(&file) {
             continue;
         }
         let client = ledger
-            .for_file(&file)
+            .for_file(ws, &file)
             .next()
             .map(|r| r.client.clone())
             .unwrap_or_default();
@@ -526,11 +566,18 @@ fn add_target_file(
                         ));
                     }
                     None => {
+                        // The proof `--adopt` accepts for a literal: the entry rendered with
+                        // the references expanded from this process's environment.
+                        let expanded = s
+                            .expanded(|v| std::env::var(v).ok())
+                            .and_then(|x| d.render(&x).ok())
+                            .map(|x| x.value);
                         spec.wants.push(Want {
                             container: container.clone(),
                             server: s.name.clone(),
                             value: r.value,
                             client: d.id(),
+                            expanded,
                         });
                         for g in d.grants(s, t.auto_approve) {
                             spec.grants.push(GrantWant {
@@ -606,16 +653,20 @@ fn read_current(spec: &Spec) -> Read {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn plan_spec(
     spec: &Spec,
     read: &Read,
     owner: &str,
+    ws: &str,
     legacy: &[Legacy],
     ledger: &Ledger,
     mode: Mode,
+    inherited: Option<Vec<String>>,
 ) -> FilePlan {
     let input = FileInput {
         owner: owner.to_string(),
+        workspace: ws.to_string(),
         path: spec.path.clone(),
         key: spec.key.clone(),
         client: spec.client,
@@ -625,7 +676,9 @@ fn plan_spec(
         wants: spec.wants.clone(),
         containers: spec.containers.clone(),
         legacy: legacy.to_vec(),
-        records: ledger.for_file(&spec.key).cloned().collect(),
+        records: ledger.for_file(ws, &spec.key).cloned().collect(),
+        others: ledger.others(ws, &spec.key).cloned().collect(),
+        inherited,
         notes: spec.notes.clone(),
         grants: spec.grants.clone(),
         grant_arrays: spec.grant_arrays.clone(),
@@ -639,26 +692,87 @@ fn plan_all(
     manifest: Option<&Manifest>,
     owner: &str,
     ledger: &Ledger,
+    ws: &str,
     mode: Mode,
 ) -> (Vec<Spec>, Vec<Read>, Vec<FilePlan>) {
-    let specs = specs(settings, manifest, ledger, mode);
+    let specs = specs(settings, manifest, ledger, ws, mode);
     let legacy: &[Legacy] = manifest.map(|m| m.legacy.as_slice()).unwrap_or(&[]);
     let reads: Vec<Read> = specs.iter().map(read_current).collect();
-    let plans = specs
+    let inheriting =
+        |s: &Spec| dialect::lookup(s.client).is_some_and(|d| !d.inherited_settings().is_empty());
+    // Files that inherit other files' entries (agent files) are planned after those files, so
+    // they know which entries stay visible to them.
+    let mut plans: Vec<Option<FilePlan>> = specs
         .iter()
         .zip(&reads)
-        .map(|(s, r)| plan_spec(s, r, owner, legacy, ledger, mode))
+        .map(|(s, r)| {
+            (!inheriting(s)).then(|| plan_spec(s, r, owner, ws, legacy, ledger, mode, None))
+        })
         .collect();
+    for i in 0..specs.len() {
+        if plans[i].is_none() {
+            let visible = visible_after(settings, &specs, &plans, &specs[i]);
+            plans[i] = Some(plan_spec(
+                &specs[i], &reads[i], owner, ws, legacy, ledger, mode, visible,
+            ));
+        }
+    }
+    let plans = plans.into_iter().flatten().collect();
     (specs, reads, plans)
+}
+
+/// The entry names the files `spec`'s client inherits hold after this run (planned files as
+/// planned, others as they are on disk); `None` when one of them cannot be read.
+fn visible_after(
+    settings: &Settings,
+    specs: &[Spec],
+    plans: &[Option<FilePlan>],
+    spec: &Spec,
+) -> Option<Vec<String>> {
+    let d = dialect::lookup(spec.client)?;
+    let ctx = ctx(settings);
+    let mut names = Vec::new();
+    for (id, scope_name) in d.inherited_settings() {
+        let from = dialect::lookup(id)?;
+        let scope = from.scope(scope_name)?;
+        let path = from.path(scope, None, &ctx);
+        let key = fsio::resolve(&path)
+            .unwrap_or_else(|_| path.clone())
+            .display()
+            .to_string();
+        let container = from.container(scope_name, &ctx);
+        let planned = specs
+            .iter()
+            .zip(plans)
+            .find(|(s, _)| s.key == key)
+            .and_then(|(_, p)| p.as_ref());
+        let doc = match planned {
+            Some(p) if p.status == Status::Refused => return None,
+            Some(p) if p.delete => None,
+            Some(p) => match &p.new {
+                Some(bytes) => Some(Doc::parse(bytes, from.syntax()).ok()?),
+                None => p.old.clone(),
+            },
+            None => match fsio::read(&path, MAX_FILE) {
+                Ok(None) => None,
+                Ok(Some(r)) => Some(Doc::parse_vec(r.bytes, from.syntax()).ok()?),
+                Err(_) => return None,
+            },
+        };
+        if let Some(serde_json::Value::Object(m)) = doc.and_then(|d| d.get(&container)) {
+            names.extend(m.keys().cloned());
+        }
+    }
+    Some(names)
 }
 
 /// Compute the plan: reads only, writes nothing.
 pub fn plan(settings: &Settings, manifest: Option<&Manifest>, owner: &str, mode: Mode) -> Report {
-    let ledger = match load_ledger(&settings.state_dir, owner) {
-        Ok((l, _)) => l,
+    let (ledger, ws) = match load_claimed(settings, manifest, owner, mode) {
+        Ok(x) => x,
         Err(r) => return *r,
     };
-    let (_, _, plans) = plan_all(settings, manifest, owner, &ledger, mode);
+    let (_, _, plans) = plan_all(settings, manifest, owner, &ledger, &ws, mode);
     Report::from_plans(owner, plans)
 }
 
@@ -676,7 +790,7 @@ pub fn apply(
     let mut shown: Option<Report> = None;
     if let Some(ask) = confirm {
         let first = plan(settings, manifest, owner, mode);
-        if first.exit != Exit::Ok || !first.has_changes() {
+        if !goes_on(settings, &first) || !first.has_changes() {
             return first;
         }
         if !ask(&first) {
@@ -691,11 +805,11 @@ pub fn apply(
     }
 
     // Parent directories of files about to be created must exist before they can be locked.
-    let pre_ledger = match load_ledger(&settings.state_dir, owner) {
-        Ok((l, _)) => l,
+    let (pre_ledger, ws) = match load_claimed(settings, manifest, owner, mode) {
+        Ok(x) => x,
         Err(r) => return *r,
     };
-    let pre_specs = specs(settings, manifest, &pre_ledger, mode);
+    let pre_specs = specs(settings, manifest, &pre_ledger, &ws, mode);
     let needs_dir = |s: &Spec| {
         s.refusal.is_none()
             && !s.wants.is_empty()
@@ -705,7 +819,7 @@ pub fn apply(
     if shown.is_none() && pre_specs.iter().any(needs_dir) {
         // Creating a directory is a write: make sure nothing is refused first.
         let first = plan(settings, manifest, owner, mode);
-        if first.exit != Exit::Ok {
+        if !goes_on(settings, &first) {
             return first;
         }
     }
@@ -756,13 +870,13 @@ pub fn apply(
             let _ = fsio::clean_stale_temps(&s.real);
         }
     }
-    let mut ledger = match load_ledger(&settings.state_dir, owner) {
+    let mut ledger = match load_claimed(settings, manifest, owner, mode) {
         Ok((l, _)) => l,
         Err(r) => return *r,
     };
-    let (specs, reads, mut plans) = plan_all(settings, manifest, owner, &ledger, mode);
+    let (specs, reads, mut plans) = plan_all(settings, manifest, owner, &ledger, &ws, mode);
     // (No clone of the plans: their new bytes can be as big as the files.)
-    if plans.iter().any(|p| p.status == Status::Refused) {
+    if !settings.keep_going && plans.iter().any(|p| p.status == Status::Refused) {
         return Report::from_plans(owner, plans);
     }
     if let Some(first) = &shown {
@@ -804,7 +918,7 @@ pub fn apply(
     // Ledger-only changes (adoptions, refreshed records) need no file write.
     let legacy: &[Legacy] = manifest.map(|m| m.legacy.as_slice()).unwrap_or(&[]);
     for fp in plans.iter().filter(|p| !p.writes()) {
-        apply_ops_direct(&mut ledger, &fp.key, &fp.ledger);
+        apply_ops_direct(&mut ledger, &ws, &fp.key, &fp.ledger);
     }
     let mut io_error: Option<ErrorEntry> = None;
     let mut written = false;
@@ -821,9 +935,9 @@ pub fn apply(
         loop {
             let fp = &plans[i];
             let read = read_now.as_ref().unwrap_or(&reads[i]);
-            journal(&mut ledger, fp);
+            journal(&mut ledger, &ws, fp);
             if let Err(e) = save_ledger(&settings.state_dir, &ledger) {
-                ledger.rollback(&fp.key);
+                ledger.rollback(&ws, &fp.key);
                 io_error = Some(fs_entry(&e));
                 break;
             }
@@ -843,7 +957,7 @@ pub fn apply(
             };
             match result {
                 Ok(()) => {
-                    ledger.commit(&fp.key);
+                    ledger.commit(&ws, &fp.key);
                     if let Some(new) = fp.new.as_deref() {
                         ledger.set_file_digest(&fp.key, new);
                     }
@@ -854,9 +968,11 @@ pub fn apply(
                     // Another program rewrote the file after we read it: never publish stale
                     // data; read again and plan again.
                     attempt += 1;
-                    ledger.rollback(&fp.key);
+                    ledger.rollback(&ws, &fp.key);
                     let again = read_current(&specs[i]);
-                    let replanned = plan_spec(&specs[i], &again, owner, legacy, &ledger, mode);
+                    // (Grants inherited from other files are kept on this retry: unknown.)
+                    let replanned =
+                        plan_spec(&specs[i], &again, owner, &ws, legacy, &ledger, mode, None);
                     if replanned.status == Status::Refused {
                         plans[i] = replanned;
                         io_error = Some(ErrorEntry {
@@ -872,14 +988,14 @@ pub fn apply(
                     plans[i] = replanned;
                     read_now = Some(again);
                     if !writes {
-                        apply_ops_direct(&mut ledger, &plans[i].key, &plans[i].ledger);
+                        apply_ops_direct(&mut ledger, &ws, &plans[i].key, &plans[i].ledger);
                         break;
                     }
                 }
                 Err(e) if e.published => {
                     // The new content is in place; only its durability is unconfirmed. The
                     // ledger must describe the file as it is.
-                    ledger.commit(&fp.key);
+                    ledger.commit(&ws, &fp.key);
                     if let Some(new) = fp.new.as_deref() {
                         ledger.set_file_digest(&fp.key, new);
                     }
@@ -888,7 +1004,7 @@ pub fn apply(
                     break;
                 }
                 Err(e) => {
-                    ledger.rollback(&fp.key);
+                    ledger.rollback(&ws, &fp.key);
                     io_error = Some(fs_entry(&e));
                     plans[i].status = Status::Unchanged;
                     break;
@@ -924,28 +1040,33 @@ fn fs_entry(e: &FsError) -> ErrorEntry {
     }
 }
 
-fn apply_ops_direct(ledger: &mut Ledger, file: &str, ops: &[LedgerOp]) {
+fn apply_ops_direct(ledger: &mut Ledger, ws: &str, file: &str, ops: &[LedgerOp]) {
     for op in ops {
         match op {
             LedgerOp::Set(r) => ledger.upsert(r.clone()),
-            LedgerOp::Remove(p) => ledger.remove(file, p),
+            LedgerOp::Remove(p) => ledger.remove(ws, file, p),
         }
     }
 }
 
+/// Whether a run goes on after its first plan: nothing refused, or `--keep-going` and only
+/// files refused (each is left alone).
+fn goes_on(settings: &Settings, first: &Report) -> bool {
+    first.exit == Exit::Ok || (settings.keep_going && first.exit == Exit::Refused)
+}
+
 /// Record the intent of a file's plan in the ledger (before the file is written).
-fn journal(ledger: &mut Ledger, fp: &FilePlan) {
+fn journal(ledger: &mut Ledger, ws: &str, fp: &FilePlan) {
     for op in &fp.ledger {
         match op {
             LedgerOp::Set(fin) => {
-                let mut rec: Record =
-                    ledger
-                        .find(&fp.key, &fin.pointer)
-                        .cloned()
-                        .unwrap_or_else(|| Record {
-                            digest: None,
-                            ..fin.clone()
-                        });
+                let mut rec: Record = ledger
+                    .find(ws, &fp.key, &fin.pointer)
+                    .cloned()
+                    .unwrap_or_else(|| Record {
+                        digest: None,
+                        ..fin.clone()
+                    });
                 rec.pending = Some(Pending {
                     digest: fin.digest.clone(),
                 });
@@ -955,7 +1076,7 @@ fn journal(ledger: &mut Ledger, fp: &FilePlan) {
                 ledger.upsert(rec);
             }
             LedgerOp::Remove(p) => {
-                if let Some(mut rec) = ledger.find(&fp.key, p).cloned() {
+                if let Some(mut rec) = ledger.find(ws, &fp.key, p).cloned() {
                     rec.pending = Some(Pending { digest: None });
                     ledger.upsert(rec);
                 }
@@ -968,6 +1089,7 @@ fn journal(ledger: &mut Ledger, fp: &FilePlan) {
 /// ledger records go, the entries become the user's. Returns the records removed.
 pub fn release(
     settings: &Settings,
+    manifest: Option<&Manifest>,
     owner: &str,
     server: &str,
     client: Option<&str>,
@@ -978,8 +1100,13 @@ pub fn release(
     let fail = |e: FsError| Box::new(fs_report(owner, &e, Exit::Io));
     fsio::create_parent_dirs(&lock).map_err(fail)?;
     let _lock = fsio::lock_file(&lock, settings.lock_timeout).map_err(fail)?;
-    let (mut ledger, _) = load_ledger(&settings.state_dir, owner)?;
-    let matches = |r: &Record| r.server == server && client.is_none_or(|c| r.client == c);
+    let (mut ledger, ws) = load_claimed(settings, manifest, owner, Mode::Prune)?;
+    // Only this workspace's records: another workspace's claim on a co-owned entry stays.
+    let matches = |r: &Record| {
+        r.workspace.as_deref() == Some(ws.as_str())
+            && r.server == server
+            && client.is_none_or(|c| r.client == c)
+    };
     let removed: Vec<Record> = ledger
         .records
         .iter()
@@ -995,7 +1122,9 @@ pub fn release(
             owner,
             &ledger_path(&settings.state_dir, owner),
             "not-found",
-            format!("owner `{owner}` has no ledger record for server `{server}`{hint}"),
+            format!(
+                "owner `{owner}` has no ledger record for server `{server}` in workspace `{ws}`{hint}"
+            ),
             1,
             1,
             Exit::Usage,
@@ -1009,24 +1138,47 @@ pub fn release(
 /// One ledger record's state, for `mcpconf status`.
 #[derive(Debug, Clone, Serialize)]
 pub struct RecordStatus {
+    /// The workspace that holds the record (`None`: a record from before workspaces that no
+    /// workspace has claimed yet).
+    pub workspace: Option<String>,
     /// The file.
     pub path: String,
     /// The client.
     pub client: String,
     /// The server.
     pub server: String,
+    /// `entry` or `grant`.
+    pub kind: ledger::Kind,
     /// The pointer.
     pub pointer: String,
     /// `intact`, `drifted`, `missing` or `unreadable`.
     pub state: &'static str,
 }
 
-/// The state of every record of an owner.
-pub fn status(settings: &Settings, owner: &str) -> Result<Vec<RecordStatus>, Box<Report>> {
-    let (ledger, _) = load_ledger(&settings.state_dir, owner)?;
+/// The state of an owner's records: this run's workspace (with the records from before
+/// workspaces it would claim), or with `all` every workspace's. Also returns the workspace.
+pub fn status(
+    settings: &Settings,
+    manifest: Option<&Manifest>,
+    owner: &str,
+    all: bool,
+) -> Result<(String, Vec<RecordStatus>), Box<Report>> {
+    let (ledger, ws) = load_claimed(settings, manifest, owner, Mode::Prune)?;
+    let mut files: Vec<String> = ledger
+        .records
+        .iter()
+        .filter(|r| all || r.workspace.as_deref() == Some(ws.as_str()))
+        .map(|r| r.file.clone())
+        .collect();
+    files.sort();
+    files.dedup();
     let mut out = Vec::new();
-    for file in ledger.files() {
-        let recs: Vec<&Record> = ledger.for_file(&file).collect();
+    for file in files {
+        let recs: Vec<&Record> = ledger
+            .records
+            .iter()
+            .filter(|r| r.file == file && (all || r.workspace.as_deref() == Some(ws.as_str())))
+            .collect();
         let syntax = recs
             .first()
             .and_then(|r| dialect::lookup(&r.client))
@@ -1042,9 +1194,18 @@ pub fn status(settings: &Settings, owner: &str) -> Result<Vec<RecordStatus>, Box
                 Err(()) => "unreadable",
                 Ok(None) => "missing",
                 Ok(Some(d)) => {
-                    let v = ledger::split_pointer(&r.pointer).and_then(|(mut c, n)| {
-                        c.push(n);
-                        d.get(&c)
+                    let v = ledger::split_pointer(&r.pointer).and_then(|(mut c, n)| match r.kind {
+                        // A grant is a string in an array: there when the array holds it.
+                        ledger::Kind::Grant => d
+                            .get(&c)
+                            .as_ref()
+                            .and_then(serde_json::Value::as_array)
+                            .and_then(|a| a.iter().find(|x| x.as_str() == Some(n.as_str())))
+                            .cloned(),
+                        ledger::Kind::Entry => {
+                            c.push(n);
+                            d.get(&c)
+                        }
                     });
                     match r.ownership(v.as_ref()) {
                         ledger::Ownership::Intact => "intact",
@@ -1054,15 +1215,20 @@ pub fn status(settings: &Settings, owner: &str) -> Result<Vec<RecordStatus>, Box
                 }
             };
             out.push(RecordStatus {
+                workspace: r.workspace.clone(),
                 path: file.clone(),
                 client: r.client.clone(),
                 server: r.server.clone(),
+                kind: r.kind,
                 pointer: r.pointer.clone(),
                 state,
             });
         }
     }
-    Ok(out)
+    out.sort_by(|a, b| {
+        (&a.workspace, &a.path, &a.pointer).cmp(&(&b.workspace, &b.path, &b.pointer))
+    });
+    Ok((ws, out))
 }
 
 /// Every dialect, for `mcpconf clients`.

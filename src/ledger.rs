@@ -11,6 +11,12 @@
 //! `kill -9` at any instant the next run recognises its own half-finished work and converges;
 //! once the files are written the pending digest is committed.
 //!
+//! Records are keyed by workspace, file and pointer: an owner keeps one ledger, and each
+//! workspace (by default the canonical project root) converges only its own records. The same
+//! entry declared identically from several workspaces has one record per workspace (it is
+//! co-owned). Records of a ledger written before workspaces existed (format 1) carry no
+//! workspace; [`Ledger::claim`] assigns them to the first workspace that uses their file.
+//!
 //! This module does no I/O; its `store` part loads and saves the JSON text through `fsio`.
 
 use serde::{Deserialize, Serialize};
@@ -26,7 +32,7 @@ pub use store::{load, lock_path, path, save};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Ledger {
-    /// Always 1 for this layout.
+    /// 2 for this layout (1: before workspaces; read, and written back as 2).
     pub format_version: u32,
     /// The owner.
     pub owner: String,
@@ -48,6 +54,10 @@ pub enum Kind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Record {
+    /// The workspace whose manifest declared it: a name, or a canonical project root. `None`
+    /// only for a record of a format-1 ledger that no workspace has claimed yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
     /// Canonical (symlink-resolved, absolute) path of the file.
     pub file: String,
     /// The client whose dialect wrote it.
@@ -99,40 +109,88 @@ impl Ledger {
     /// An empty ledger.
     pub fn new(owner: &str) -> Ledger {
         Ledger {
-            format_version: 1,
+            format_version: 2,
             owner: owner.to_string(),
             records: Vec::new(),
         }
     }
 
-    /// Records of one file.
-    pub fn for_file<'a>(&'a self, file: &'a str) -> impl Iterator<Item = &'a Record> + 'a {
-        self.records.iter().filter(move |r| r.file == file)
+    /// Records of one file in one workspace.
+    pub fn for_file<'a>(
+        &'a self,
+        workspace: &'a str,
+        file: &'a str,
+    ) -> impl Iterator<Item = &'a Record> + 'a {
+        self.records
+            .iter()
+            .filter(move |r| r.file == file && r.workspace.as_deref() == Some(workspace))
     }
 
-    /// The distinct files with records, in order.
-    pub fn files(&self) -> Vec<String> {
-        let mut files: Vec<String> = self.records.iter().map(|r| r.file.clone()).collect();
+    /// Records of one file held by anyone but `workspace` (co-owners, and format-1 records no
+    /// workspace has claimed).
+    pub fn others<'a>(
+        &'a self,
+        workspace: &'a str,
+        file: &'a str,
+    ) -> impl Iterator<Item = &'a Record> + 'a {
+        self.records
+            .iter()
+            .filter(move |r| r.file == file && r.workspace.as_deref() != Some(workspace))
+    }
+
+    /// The distinct files with records of a workspace, in order.
+    pub fn files(&self, workspace: &str) -> Vec<String> {
+        let mut files: Vec<String> = self
+            .records
+            .iter()
+            .filter(|r| r.workspace.as_deref() == Some(workspace))
+            .map(|r| r.file.clone())
+            .collect();
         files.sort();
         files.dedup();
         files
     }
 
-    /// The record at a file and pointer.
-    pub fn find(&self, file: &str, pointer: &str) -> Option<&Record> {
-        self.records
-            .iter()
-            .find(|r| r.file == file && r.pointer == pointer)
+    /// The distinct workspaces with records (`None`: unclaimed format-1 records), in order.
+    pub fn workspaces(&self) -> Vec<Option<String>> {
+        let mut ws: Vec<Option<String>> =
+            self.records.iter().map(|r| r.workspace.clone()).collect();
+        ws.sort();
+        ws.dedup();
+        ws
     }
 
-    /// Insert or replace the record with the same file and pointer. The whole-file digest of a
-    /// created file is kept when the new record does not carry one (the planner never knows it).
+    /// Assign unclaimed format-1 records whose file `mine` accepts to `workspace`. Returns how
+    /// many were claimed.
+    pub fn claim(&mut self, workspace: &str, mine: impl Fn(&str) -> bool) -> usize {
+        let mut n = 0;
+        for r in self.records.iter_mut() {
+            if r.workspace.is_none() && mine(&r.file) {
+                r.workspace = Some(workspace.to_string());
+                n += 1;
+            }
+        }
+        if n > 0 {
+            // Two format-1 records never share a file and pointer, so no duplicate arises.
+            self.sort();
+        }
+        n
+    }
+
+    /// The record of a workspace at a file and pointer.
+    pub fn find(&self, workspace: &str, file: &str, pointer: &str) -> Option<&Record> {
+        self.records.iter().find(|r| {
+            r.file == file && r.pointer == pointer && r.workspace.as_deref() == Some(workspace)
+        })
+    }
+
+    /// Insert or replace the record with the same workspace, file and pointer. The whole-file
+    /// digest of a created file is kept when the new record does not carry one (the planner
+    /// never knows it).
     pub fn upsert(&mut self, mut record: Record) {
-        match self
-            .records
-            .iter_mut()
-            .find(|r| r.file == record.file && r.pointer == record.pointer)
-        {
+        match self.records.iter_mut().find(|r| {
+            r.file == record.file && r.pointer == record.pointer && r.workspace == record.workspace
+        }) {
             Some(r) => {
                 if record.file_digest.is_none() && record.created_file {
                     record.file_digest = r.file_digest.take();
@@ -144,27 +202,29 @@ impl Ledger {
         self.sort();
     }
 
-    /// Remove the record at a file and pointer.
-    pub fn remove(&mut self, file: &str, pointer: &str) {
-        self.records
-            .retain(|r| !(r.file == file && r.pointer == pointer));
+    /// Remove a workspace's record at a file and pointer.
+    pub fn remove(&mut self, workspace: &str, file: &str, pointer: &str) {
+        self.records.retain(|r| {
+            !(r.file == file && r.pointer == pointer && r.workspace.as_deref() == Some(workspace))
+        });
     }
 
     fn sort(&mut self) {
-        self.records
-            .sort_by(|a, b| (&a.file, &a.pointer).cmp(&(&b.file, &b.pointer)));
+        self.records.sort_by(|a, b| {
+            (&a.file, &a.pointer, &a.workspace).cmp(&(&b.file, &b.pointer, &b.workspace))
+        });
     }
 
-    /// Commit every pending intent of `file` (the write happened): the pending digest becomes
-    /// the digest, and records of completed removals disappear.
-    pub fn commit(&mut self, file: &str) {
-        for r in self.records.iter_mut().filter(|r| r.file == file) {
+    /// Commit every pending intent of a workspace in `file` (the write happened): the pending
+    /// digest becomes the digest, and records of completed removals disappear.
+    pub fn commit(&mut self, workspace: &str, file: &str) {
+        let mine = |r: &Record| r.file == file && r.workspace.as_deref() == Some(workspace);
+        for r in self.records.iter_mut().filter(|r| mine(r)) {
             if let Some(p) = r.pending.take() {
                 r.digest = p.digest;
             }
         }
-        self.records
-            .retain(|r| r.file != file || r.digest.is_some());
+        self.records.retain(|r| !mine(r) || r.digest.is_some());
     }
 
     /// Record the whole-file digest of `file` (as just written) on its created-file records.
@@ -179,23 +239,32 @@ impl Ledger {
         }
     }
 
-    /// Drop every pending intent of `file` (the write did not happen).
-    pub fn rollback(&mut self, file: &str) {
-        for r in self.records.iter_mut().filter(|r| r.file == file) {
+    /// Drop every pending intent of a workspace in `file` (the write did not happen).
+    pub fn rollback(&mut self, workspace: &str, file: &str) {
+        let mine = |r: &Record| r.file == file && r.workspace.as_deref() == Some(workspace);
+        for r in self.records.iter_mut().filter(|r| mine(r)) {
             r.pending = None;
         }
-        self.records
-            .retain(|r| r.file != file || r.digest.is_some());
+        self.records.retain(|r| !mine(r) || r.digest.is_some());
     }
 
     /// Parse a ledger file; `Err` is a sentence.
     pub fn from_json(text: &str) -> Result<Ledger, String> {
-        let l: Ledger = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        if l.format_version != 1 {
-            return Err(format!(
-                "ledger format_version {} is not supported by this mcpconf",
-                l.format_version
-            ));
+        let mut l: Ledger = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        match l.format_version {
+            // Before workspaces: every record waits to be claimed (see [`Ledger::claim`]).
+            1 => {
+                if l.records.iter().any(|r| r.workspace.is_some()) {
+                    return Err("a format_version 1 ledger cannot name workspaces".into());
+                }
+                l.format_version = 2;
+            }
+            2 => {}
+            v => {
+                return Err(format!(
+                    "ledger format_version {v} is not supported by this mcpconf"
+                ));
+            }
         }
         Ok(l)
     }
@@ -301,6 +370,7 @@ mod tests {
 
     fn rec(digest: Option<&str>, pending: Option<Option<&str>>) -> Record {
         Record {
+            workspace: Some("w".into()),
             file: "/f".into(),
             client: "cursor".into(),
             pointer: "/mcpServers/a".into(),
@@ -346,14 +416,14 @@ mod tests {
         let mut l = Ledger::new("o");
         l.upsert(rec(None, Some(Some("sha256:new"))));
         let mut l2 = l.clone();
-        l.commit("/f");
+        l.commit("w", "/f");
         assert_eq!(l.records[0].digest.as_deref(), Some("sha256:new"));
         assert!(l.records[0].pending.is_none());
-        l2.rollback("/f");
+        l2.rollback("w", "/f");
         assert!(l2.records.is_empty());
         let mut l3 = Ledger::new("o");
         l3.upsert(rec(Some("sha256:old"), Some(None)));
-        l3.commit("/f");
+        l3.commit("w", "/f");
         assert!(
             l3.records.is_empty(),
             "a committed removal forgets the record"
@@ -377,6 +447,48 @@ mod tests {
         let mut l = Ledger::new("o");
         l.upsert(rec(Some("sha256:1"), None));
         assert_eq!(Ledger::from_json(&l.to_json()).unwrap(), l);
-        assert!(Ledger::from_json(r#"{"format_version":2,"owner":"o","records":[]}"#).is_err());
+        assert!(Ledger::from_json(r#"{"format_version":3,"owner":"o","records":[]}"#).is_err());
+    }
+
+    #[test]
+    fn a_format_1_ledger_is_read_and_claimed_per_file() {
+        let v1 = r#"{"format_version":1,"owner":"o","records":[
+            {"file":"/p/a.json","client":"cursor","pointer":"/mcpServers/x","kind":"entry","server":"x","digest":"sha256:1"},
+            {"file":"/q/b.json","client":"cursor","pointer":"/mcpServers/x","kind":"entry","server":"x","digest":"sha256:2"}]}"#;
+        let mut l = Ledger::from_json(v1).unwrap();
+        assert_eq!(l.format_version, 2);
+        assert_eq!(l.records.len(), 2);
+        assert_eq!(
+            l.files("/p"),
+            Vec::<String>::new(),
+            "nothing is claimed yet"
+        );
+        assert_eq!(l.claim("/p", |f| f.starts_with("/p/")), 1);
+        assert_eq!(l.files("/p"), vec!["/p/a.json".to_string()]);
+        assert_eq!(l.others("/p", "/q/b.json").count(), 1);
+        let again = Ledger::from_json(&l.to_json()).unwrap();
+        assert_eq!(again, l, "claims survive a save");
+        assert!(
+            Ledger::from_json(
+                &l.to_json()
+                    .replace("\"format_version\": 2", "\"format_version\": 1")
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn workspaces_key_records_apart() {
+        let mut l = Ledger::new("o");
+        let mut a = rec(Some("sha256:1"), None);
+        a.workspace = Some("a".into());
+        let mut b = a.clone();
+        b.workspace = Some("b".into());
+        l.upsert(a);
+        l.upsert(b);
+        assert_eq!(l.records.len(), 2, "one record per workspace");
+        l.remove("a", "/f", "/mcpServers/a");
+        assert_eq!(l.records.len(), 1);
+        assert!(l.find("b", "/f", "/mcpServers/a").is_some());
     }
 }

@@ -27,6 +27,8 @@ pub use build::ManifestBuilder;
 pub struct Manifest {
     /// The owner whose ledger records this manifest governs.
     pub owner: String,
+    /// `workspace = "NAME"`: the ledger scope (default: the canonical project root).
+    pub workspace: Option<String>,
     /// Servers in declaration order.
     pub servers: Vec<Server>,
     /// Client files the servers go into.
@@ -115,7 +117,7 @@ impl Manifest {
     }
 }
 
-const TOP_KEYS: &[&str] = &["owner", "servers", "targets", "legacy", "lint"];
+const TOP_KEYS: &[&str] = &["owner", "workspace", "servers", "targets", "legacy", "lint"];
 const LINT_KEYS: &[&str] = &["deny", "warn", "allow"];
 const SERVER_KEYS: &[&str] = &[
     "command",
@@ -199,6 +201,17 @@ pub fn parse(text: &str, names: &dyn Vocabulary) -> Result<Manifest, ManifestErr
         ));
     }
 
+    let workspace = match table.get("workspace") {
+        None => None,
+        Some(item) => {
+            let w = p.string(item, "workspace")?;
+            if !valid_workspace(&w) {
+                return Err(p.err_item(item, workspace_rule(&w)));
+            }
+            Some(w)
+        }
+    };
+
     let mut servers = Vec::new();
     if let Some(item) = table.get("servers") {
         let t = item.as_table_like().ok_or_else(|| {
@@ -266,6 +279,7 @@ pub fn parse(text: &str, names: &dyn Vocabulary) -> Result<Manifest, ManifestErr
     let digest = format!("sha256:{}", hex(&Sha256::digest(text.as_bytes())));
     Ok(Manifest {
         owner,
+        workspace,
         servers,
         targets,
         legacy,
@@ -288,6 +302,62 @@ pub fn owner_error(s: &str) -> String {
         "owner {} is not valid: use 1-64 characters from a-z, 0-9, `.`, `_`, `-`, starting with a letter or digit",
         serde_json::Value::String(s.to_string())
     )
+}
+
+/// Whether a workspace name is valid: like an owner (so it never looks like a path).
+pub fn valid_workspace(s: &str) -> bool {
+    valid_name(s, 64, false)
+}
+
+/// Why a workspace name is not valid.
+pub fn workspace_rule(s: &str) -> String {
+    format!(
+        "workspace `{s}` is not valid: use 1-64 characters from a-z, 0-9, `.`, `_`, `-`, starting with a letter or digit (the default workspace is the project root)"
+    )
+}
+
+impl Server {
+    /// This server with every `${VAR}` reference replaced by its value from `lookup`; `None`
+    /// when it has no reference or one is unset.
+    pub fn expanded(&self, lookup: impl Fn(&str) -> Option<String>) -> Option<Server> {
+        let mut any = false;
+        let mut ex = |t: &Template| -> Option<Template> {
+            any |= t.has_vars();
+            t.resolve(&lookup).ok().map(|v| Template::literal(&v))
+        };
+        let transport = match &self.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => Transport::Stdio {
+                command: ex(command)?,
+                args: args.iter().map(&mut ex).collect::<Option<_>>()?,
+                env: env
+                    .iter()
+                    .map(|(k, v)| Some((k.clone(), ex(v)?)))
+                    .collect::<Option<_>>()?,
+                cwd: match cwd {
+                    Some(c) => Some(ex(c)?),
+                    None => None,
+                },
+            },
+            Transport::Remote { url, headers, kind } => Transport::Remote {
+                url: ex(url)?,
+                headers: headers
+                    .iter()
+                    .map(|(k, v)| Some((k.clone(), ex(v)?)))
+                    .collect::<Option<_>>()?,
+                kind: *kind,
+            },
+        };
+        any.then(|| Server {
+            name: self.name.clone(),
+            transport,
+            tools: self.tools.clone(),
+        })
+    }
 }
 
 fn valid_name(s: &str, max: usize, upper: bool) -> bool {

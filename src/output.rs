@@ -427,17 +427,30 @@ pub fn errors_text(errors: &[ErrorEntry], red: &Redactor, style: Style) -> Strin
 }
 
 /// `mcpconf status` as text or JSON.
-pub fn status_text(owner: &str, records: &[RecordStatus], json: bool) -> String {
+pub fn status_text(
+    owner: &str,
+    workspace: &str,
+    all: bool,
+    records: &[RecordStatus],
+    json: bool,
+) -> String {
     if json {
         #[derive(Serialize)]
         struct S<'a> {
             format_version: u32,
             owner: &'a str,
+            workspace: &'a str,
+            workspaces: Vec<Option<&'a str>>,
             records: &'a [RecordStatus],
         }
+        let mut workspaces: Vec<Option<&str>> =
+            records.iter().map(|r| r.workspace.as_deref()).collect();
+        workspaces.dedup();
         let mut s = serde_json::to_string_pretty(&S {
             format_version: 1,
             owner,
+            workspace,
+            workspaces,
             records,
         })
         .unwrap_or_default();
@@ -446,12 +459,33 @@ pub fn status_text(owner: &str, records: &[RecordStatus], json: bool) -> String 
     }
     let mut out = String::new();
     if records.is_empty() {
-        let _ = writeln!(out, "owner `{owner}` has no ledger records");
+        if all {
+            let _ = writeln!(out, "owner `{owner}` has no ledger records");
+        } else {
+            let _ = writeln!(
+                out,
+                "owner `{owner}` has no ledger records in workspace `{workspace}` (`status --all` lists every workspace)"
+            );
+        }
     }
+    let mut last: Option<Option<&str>> = None;
     for r in records {
+        if last != Some(r.workspace.as_deref()) {
+            let name = match r.workspace.as_deref() {
+                Some(w) if w == workspace => format!("workspace `{w}` (this one)"),
+                Some(w) => format!("workspace `{w}`"),
+                None => "records from before workspaces, not claimed yet (the first workspace that uses their file claims them)".to_string(),
+            };
+            let _ = writeln!(out, "{name}:");
+            last = Some(r.workspace.as_deref());
+        }
+        let kind = match r.kind {
+            crate::ledger::Kind::Entry => "",
+            crate::ledger::Kind::Grant => " (grant)",
+        };
         let _ = writeln!(
             out,
-            "{:<10} {:<12} {:<20} {}",
+            "  {:<10} {:<12} {:<20} {}{kind}",
             r.state, r.client, r.server, r.path
         );
     }

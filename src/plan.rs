@@ -29,6 +29,10 @@ pub struct Want {
     pub value: Value,
     /// The client whose dialect rendered it.
     pub client: &'static str,
+    /// The same entry with the manifest's `${VAR}` references expanded from the current
+    /// environment (`None` when it has none, or one is unset): the proof `--adopt` accepts for a
+    /// literal. Only compared, never written or shown.
+    pub expanded: Option<Value>,
 }
 
 /// Grants wanted beside an entry (see [`crate::dialect::GrantSpec`]).
@@ -63,6 +67,8 @@ pub enum Current {
 pub struct FileInput {
     /// The owner planning.
     pub owner: String,
+    /// The workspace planning (a name or a canonical project root).
+    pub workspace: String,
     /// The path as the user knows it (absolute).
     pub path: PathBuf,
     /// Canonical path: the ledger key.
@@ -81,8 +87,14 @@ pub struct FileInput {
     pub containers: Vec<Vec<String>>,
     /// The owner's legacy shapes.
     pub legacy: Vec<Legacy>,
-    /// The owner's ledger records for this file.
+    /// This workspace's ledger records for this file.
     pub records: Vec<Record>,
+    /// The owner's records for this file held by other workspaces (co-owners).
+    pub others: Vec<Record>,
+    /// For an agent file that inherits workspace settings: the entry names the settings files
+    /// it inherits keep after this run (`None`: the file inherits nothing, or that is unknown,
+    /// which keeps legacy grants).
+    pub inherited: Option<Vec<String>>,
     /// Notes from rendering (pins the client cannot enforce, …).
     pub notes: Vec<String>,
     /// Grants wanted beside the entries.
@@ -240,13 +252,26 @@ pub fn plan_file(input: &FileInput, opts: Options) -> FilePlan {
 }
 
 fn new_record(input: &FileInput, want: &Want, hints: Option<Value>, created_file: bool) -> Record {
+    record_of(input, want, &want.value, hints, created_file)
+}
+
+/// The record of an entry whose value in the file is `value` (the wanted value, or an adopted
+/// one that is semantically equal to it).
+fn record_of(
+    input: &FileInput,
+    want: &Want,
+    value: &Value,
+    hints: Option<Value>,
+    created_file: bool,
+) -> Record {
     Record {
+        workspace: Some(input.workspace.clone()),
         file: input.key.clone(),
         client: want.client.to_string(),
         pointer: ledger::pointer(&want.container, &want.server),
         kind: Kind::Entry,
         server: want.server.clone(),
-        digest: Some(ledger::digest(&want.value)),
+        digest: Some(ledger::digest(value)),
         pending: None,
         created_file,
         file_digest: None,
@@ -261,6 +286,7 @@ pub fn grant_pointer(array: &str, value: &str) -> String {
 
 fn grant_record(input: &FileInput, g: &GrantWant, value: &str, hints: Option<Value>) -> Record {
     Record {
+        workspace: Some(input.workspace.clone()),
         file: input.key.clone(),
         client: g.client.to_string(),
         pointer: grant_pointer(g.spec.array, value),
@@ -360,6 +386,8 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
         path.push(w.server.clone());
         let current = doc.get(&path);
         let record = input.records.iter().find(|r| r.pointer == pointer);
+        // Other workspaces of the same owner that provably own what is there now.
+        let co_owners = co_owners(input, &pointer, current.as_ref());
         let legacy = input
             .legacy
             .iter()
@@ -385,17 +413,32 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
             },
             (Some(v), Some(r)) => {
                 let own = r.ownership(Some(&v));
-                if v == w.value {
+                if v == w.value || (own == Ownership::Intact && semantic_eq(&v, &w.value)) {
                     fp.actions.push(Action {
                         op: "keep",
                         server: w.server.clone(),
-                        detail: String::new(),
+                        detail: co_detail(&co_owners),
                     });
-                    let rec = new_record(input, w, r.hints.clone(), r.created_file);
+                    let rec = record_of(input, w, &v, r.hints.clone(), r.created_file);
                     if &rec != r {
                         fp.ledger.push(LedgerOp::Set(rec));
                     }
                     kept_records += 1;
+                } else if own == Ownership::Intact && !co_owners.is_empty() {
+                    refuse(
+                        &mut fp,
+                        &doc,
+                        &path,
+                        "conflict",
+                        &w.server,
+                        format!(
+                            "entry `{}` in `{shown}` is also declared by workspace {} of owner `{}`, differently{}; mcpconf will not change an entry another workspace relies on (declare it the same way in both manifests, or give it another name)",
+                            w.server,
+                            names(&co_owners),
+                            owner_of(input),
+                            difference_hint(&v, &w.value)
+                        ),
+                    );
                 } else if own == Ownership::Intact {
                     match doc.upsert(&w.container, &w.server, &w.value) {
                         Ok(_) => {
@@ -422,15 +465,54 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                         "drift",
                         &w.server,
                         format!(
-                            "entry `{}` in `{shown}` was edited since owner `{}` wrote it; mcpconf will not overwrite the edit (restore the entry, remove it by hand, or run `mcpconf release {}` to hand it to the user)",
+                            "entry `{}` in `{shown}` was edited since owner `{}` wrote it{}; mcpconf will not overwrite the edit (restore the entry, remove it by hand, or run `mcpconf release {}` to hand it to the user)",
                             w.server,
                             owner_of(input),
+                            difference_hint(&v, &w.value),
                             w.server
                         ),
                     );
                 }
             }
+            (Some(v), None) if !co_owners.is_empty() => {
+                if semantic_eq(&v, &w.value) {
+                    // Co-owned: written once, recorded for every workspace that declares it.
+                    fp.actions.push(Action {
+                        op: "keep",
+                        server: w.server.clone(),
+                        detail: co_detail(&co_owners),
+                    });
+                    // The hints and the created-file mark travel with the entry, so whichever
+                    // workspace removes it last restores the original bytes.
+                    let co = input.others.iter().find(|r| r.pointer == pointer);
+                    let hints = co.and_then(|r| r.hints.clone());
+                    let created = input.others.iter().any(|r| r.created_file);
+                    let mut rec = record_of(input, w, &v, hints, created);
+                    rec.file_digest = input
+                        .others
+                        .iter()
+                        .find_map(|r| r.file_digest.clone().filter(|_| r.created_file));
+                    fp.ledger.push(LedgerOp::Set(rec));
+                    kept_records += 1;
+                } else {
+                    refuse(
+                        &mut fp,
+                        &doc,
+                        &path,
+                        "conflict",
+                        &w.server,
+                        format!(
+                            "entry `{}` in `{shown}` is declared differently by workspace {} of owner `{}`{}; one owner declares one entry one way (declare it the same way in both manifests, or give it another name)",
+                            w.server,
+                            names(&co_owners),
+                            owner_of(input),
+                            difference_hint(&v, &w.value)
+                        ),
+                    );
+                }
+            }
             (Some(v), None) => {
+                let expanded_eq = w.expanded.as_ref().is_some_and(|x| semantic_eq(&v, x));
                 if legacy {
                     match doc.upsert(&w.container, &w.server, &w.value) {
                         Ok(_) => {
@@ -445,15 +527,19 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                         }
                         Err(e) => fp.errors.push(e.into()),
                     }
-                } else if v == w.value {
+                } else if semantic_eq(&v, &w.value) {
                     if opts.adopt {
                         fp.actions.push(Action {
                             op: "adopt",
                             server: w.server.clone(),
-                            detail: "equal to the manifest; recorded as ours".into(),
+                            detail: if v == w.value {
+                                "equal to the manifest; recorded as ours".into()
+                            } else {
+                                "equal to the manifest in this client's dialect (defaults written out, key order); recorded as ours, left as it is".into()
+                            },
                         });
                         fp.ledger
-                            .push(LedgerOp::Set(new_record(input, w, None, false)));
+                            .push(LedgerOp::Set(record_of(input, w, &v, None, false)));
                         kept_records += 1;
                     } else {
                         fp.actions.push(Action {
@@ -462,7 +548,28 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                             detail: "already as wanted but not written by mcpconf; left alone (`apply --adopt` records it as ours)".into(),
                         });
                     }
+                } else if opts.adopt && expanded_eq {
+                    // The literal equals the reference expanded: the same secret, proven. The
+                    // reference replaces it, so the secret leaves the file.
+                    match doc.upsert(&w.container, &w.server, &w.value) {
+                        Ok(_) => {
+                            fp.actions.push(Action {
+                                op: "adopt",
+                                server: w.server.clone(),
+                                detail: "its literal values equal the manifest's references expanded from the environment; replaced by the references and recorded as ours".into(),
+                            });
+                            fp.ledger
+                                .push(LedgerOp::Set(new_record(input, w, None, false)));
+                            kept_records += 1;
+                        }
+                        Err(e) => fp.errors.push(e.into()),
+                    }
                 } else {
+                    let next = if expanded_eq {
+                        " (its literal values equal the manifest's references expanded from the environment: `apply --adopt` replaces them by the references)"
+                    } else {
+                        " (rename the server in the manifest, or rename or remove that entry by hand)"
+                    };
                     refuse(
                         &mut fp,
                         &doc,
@@ -470,9 +577,10 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                         "conflict",
                         &w.server,
                         format!(
-                            "`{shown}` already has an entry `{}` that owner `{}` did not write and that differs from the manifest; mcpconf will not overwrite it (rename the server in the manifest, or rename or remove that entry by hand)",
+                            "`{shown}` already has an entry `{}` that owner `{}` did not write and that differs from the manifest{}; mcpconf will not overwrite it{next}",
                             w.server,
-                            owner_of(input)
+                            owner_of(input),
+                            difference_hint(&v, &w.value)
                         ),
                     );
                 }
@@ -527,6 +635,19 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                                 fp.ledger.push(LedgerOp::Set(rec));
                             }
                         }
+                        // Co-owned: another workspace of the owner added it; ours too now.
+                        (true, None)
+                            if !co_owners(input, &pointer, Some(&Value::String(v.clone())))
+                                .is_empty() =>
+                        {
+                            let hints = input
+                                .others
+                                .iter()
+                                .find(|r| r.pointer == pointer)
+                                .and_then(|r| r.hints.clone());
+                            fp.ledger
+                                .push(LedgerOp::Set(grant_record(input, g, v, hints)));
+                        }
                         // The user's own grant, or one a covering grant makes unnecessary.
                         (true, None) => {}
                         (false, _) if covered => {
@@ -576,6 +697,20 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
             .and_then(Value::as_array)
             .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(value.as_str())));
         if !present {
+            fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+            continue;
+        }
+        let co = co_owners(input, &r.pointer, Some(&Value::String(value.clone())));
+        if !co.is_empty() {
+            fp.actions.push(Action {
+                op: "keep",
+                server: r.server.clone(),
+                detail: format!(
+                    "grant `{value}` in `{}` stays: {}",
+                    array.join("."),
+                    still_declared(&co)
+                ),
+            });
             fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
             continue;
         }
@@ -638,6 +773,17 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
         let mut path = container.clone();
         path.push(name.clone());
         let current = doc.get(&path);
+        let co = co_owners(input, &r.pointer, current.as_ref());
+        if r.ownership(current.as_ref()) == Ownership::Intact && !co.is_empty() {
+            // Co-owned: only this workspace's claim goes.
+            fp.actions.push(Action {
+                op: "keep",
+                server: r.server.clone(),
+                detail: still_declared(&co),
+            });
+            fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+            continue;
+        }
         match r.ownership(current.as_ref()) {
             Ownership::Missing => fp.ledger.push(LedgerOp::Remove(r.pointer.clone())),
             Ownership::Intact => match doc.remove(&container, &name, hints.as_ref()) {
@@ -668,42 +814,74 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
     }
 
     // Legacy shapes: exact matches only.
+    let mut legacy_removed: Vec<String> = fp
+        .actions
+        .iter()
+        .filter(|a| a.op == "update" && a.detail == "replaces the owner's legacy shape")
+        .map(|a| a.server.clone())
+        .collect();
     for l in &input.legacy {
         for c in &input.containers {
             let p = ledger::pointer(c, &l.name);
-            if wanted_pointers.contains(&p) || input.records.iter().any(|r| r.pointer == p) {
+            if wanted_pointers.contains(&p)
+                || input.records.iter().any(|r| r.pointer == p)
+                || input.others.iter().any(|r| r.pointer == p)
+            {
                 continue;
             }
             let mut path = c.clone();
             path.push(l.name.clone());
             if doc.get(&path).as_ref() == Some(&l.entry) {
                 match doc.remove(c, &l.name, None) {
-                    Ok(()) => fp.actions.push(Action {
-                        op: "legacy-remove",
-                        server: l.name.clone(),
-                        detail: "exact match of the owner's legacy shape".into(),
-                    }),
+                    Ok(()) => {
+                        fp.actions.push(Action {
+                            op: "legacy-remove",
+                            server: l.name.clone(),
+                            detail: "exact match of the owner's legacy shape".into(),
+                        });
+                        legacy_removed.push(l.name.clone());
+                    }
                     Err(e) => fp.errors.push(e.into()),
                 }
             }
         }
     }
 
-    // Legacy grants: exact strings, removed when no server of that name is left in the file.
+    // Legacy grants: exact strings, removed only together with their legacy entry in this file,
+    // or, for an agent file that inherits workspace settings, when no entry of that name stays
+    // visible to it. Removing a grant alone could silently disable the operator's own server.
+    let inherits = ["includeMcpJson", "useLegacyMcpJson"]
+        .iter()
+        .any(|k| doc.get(&[k.to_string()]) == Some(Value::Bool(true)));
     for l in &input.legacy {
         let still_there = input.containers.iter().any(|c| {
             let mut p = c.clone();
             p.push(l.name.clone());
             doc.get(&p).is_some()
         });
-        if still_there {
-            continue;
-        }
+        let why_kept = if still_there {
+            Some(format!("an entry `{}` stays in this file", l.name))
+        } else if legacy_removed.contains(&l.name) {
+            None
+        } else {
+            match input.inherited.as_ref().filter(|_| inherits) {
+                Some(visible) if visible.contains(&l.name) => Some(format!(
+                    "an entry `{}` stays visible to this agent from the settings it inherits",
+                    l.name
+                )),
+                Some(_) => None,
+                None => Some(format!(
+                    "the legacy entry `{}` is not removed from this file",
+                    l.name
+                )),
+            }
+        };
         for array in &input.grant_arrays {
             for g in &l.grants {
                 let pointer = grant_pointer(array, g);
                 if wanted_pointers.contains(&pointer)
                     || input.records.iter().any(|r| r.pointer == pointer)
+                    || input.others.iter().any(|r| r.pointer == pointer)
                 {
                     continue;
                 }
@@ -713,15 +891,24 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                     .as_ref()
                     .and_then(Value::as_array)
                     .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(g.as_str())));
-                if present {
-                    match doc.array_remove(&path, g) {
-                        Ok(()) => fp.actions.push(Action {
-                            op: "legacy-remove",
-                            server: l.name.clone(),
-                            detail: format!("legacy grant `{g}` in `{array}`"),
-                        }),
-                        Err(e) => fp.errors.push(e.into()),
-                    }
+                if !present {
+                    continue;
+                }
+                if let Some(why) = &why_kept {
+                    fp.actions.push(Action {
+                        op: "keep",
+                        server: l.name.clone(),
+                        detail: format!("legacy grant `{g}` in `{array}` kept: {why}"),
+                    });
+                    continue;
+                }
+                match doc.array_remove(&path, g) {
+                    Ok(()) => fp.actions.push(Action {
+                        op: "legacy-remove",
+                        server: l.name.clone(),
+                        detail: format!("legacy grant `{g}` in `{array}`"),
+                    }),
+                    Err(e) => fp.errors.push(e.into()),
                 }
             }
         }
@@ -742,7 +929,12 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
             .iter()
             .any(|r| r.created_file && r.file_digest.as_deref() == Some(now.as_str()))
     };
-    if created_file && as_left && kept_records == 0 && only_empty_objects(&doc.root()) {
+    if created_file
+        && as_left
+        && kept_records == 0
+        && input.others.is_empty()
+        && only_empty_objects(&doc.root())
+    {
         fp.delete = true;
         fp.status = Status::Changed;
     } else if !doc.same_bytes(original) {
@@ -762,6 +954,120 @@ fn grant_action(op: &'static str, g: &GrantWant, value: &str) -> Action {
 
 fn owner_of(input: &FileInput) -> &str {
     &input.owner
+}
+
+/// The other workspaces whose record at `pointer` provably owns the value found now.
+fn co_owners(input: &FileInput, pointer: &str, current: Option<&Value>) -> Vec<String> {
+    let mut out: Vec<String> = input
+        .others
+        .iter()
+        .filter(|r| r.pointer == pointer && r.ownership(current) == Ownership::Intact)
+        .map(|r| match &r.workspace {
+            Some(w) => format!("`{w}`"),
+            None => "(a record from before workspaces)".to_string(),
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn names(co: &[String]) -> String {
+    co.join(", ")
+}
+
+fn co_detail(co: &[String]) -> String {
+    if co.is_empty() {
+        String::new()
+    } else {
+        format!("co-owned with workspace {}", names(co))
+    }
+}
+
+fn still_declared(co: &[String]) -> String {
+    format!(
+        "co-owned, workspace {} still declares it; only this workspace's record is dropped",
+        names(co)
+    )
+}
+
+/// Fields an entry may spell out with the value every client assumes when they are absent.
+const EMPTY_DEFAULTS: &[&str] = &["args", "env", "headers", "autoApprove", "alwaysAllow"];
+
+/// An entry with the defaults clients write out removed: empty `args` / `env` / `headers` /
+/// `autoApprove` / `alwaysAllow`, `disabled: false`, `enabled: true`, and `type` (or
+/// `transport`) `"stdio"` beside a `command`. Key order never mattered (values compare as maps).
+pub fn normalized(v: &Value) -> Value {
+    let Some(m) = v.as_object() else {
+        return v.clone();
+    };
+    let has_command = m.contains_key("command");
+    let mut out = serde_json::Map::new();
+    for (k, x) in m {
+        let default = match (k.as_str(), x) {
+            (k, Value::Array(a)) if EMPTY_DEFAULTS.contains(&k) => a.is_empty(),
+            (k, Value::Object(o)) if EMPTY_DEFAULTS.contains(&k) => o.is_empty(),
+            ("disabled", Value::Bool(false)) | ("enabled", Value::Bool(true)) => true,
+            ("type" | "transport", Value::String(t)) => has_command && t == "stdio",
+            _ => false,
+        };
+        if !default {
+            out.insert(k.clone(), x.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// Whether two entries mean the same to the client (see [`normalized`]).
+pub fn semantic_eq(a: &Value, b: &Value) -> bool {
+    a == b || normalized(a) == normalized(b)
+}
+
+/// The first field (dotted path) where two entries differ once defaults are removed.
+pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
+    fn walk(a: &Value, b: &Value, path: &mut Vec<String>) -> Option<String> {
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+                keys.sort();
+                keys.dedup();
+                for k in keys {
+                    let (Some(p), Some(q)) = (x.get(k), y.get(k)) else {
+                        path.push(k.clone());
+                        return Some(path.join("."));
+                    };
+                    path.push(k.clone());
+                    if let Some(d) = walk(p, q, path) {
+                        return Some(d);
+                    }
+                    path.pop();
+                }
+                None
+            }
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+                for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                    path.push(i.to_string());
+                    if let Some(d) = walk(p, q, path) {
+                        return Some(d);
+                    }
+                    path.pop();
+                }
+                None
+            }
+            _ if a == b => None,
+            _ if path.is_empty() => Some("(the whole entry)".to_string()),
+            _ => Some(path.join(".")),
+        }
+    }
+    walk(&normalized(a), &normalized(b), &mut Vec::new())
+}
+
+/// ` (it differs in `FIELD`)`: names the field, never its value.
+fn difference_hint(found: &Value, wanted: &Value) -> String {
+    match first_difference(found, wanted) {
+        Some(f) => format!(" (it differs in `{f}`)"),
+        None => String::new(),
+    }
 }
 
 /// Every container on the way must be an object (or absent).
@@ -841,6 +1147,7 @@ mod tests {
         };
         FileInput {
             owner: "o".into(),
+            workspace: "w".into(),
             path: PathBuf::from("/p/f.json"),
             key: "/p/f.json".into(),
             client: "json",
@@ -851,6 +1158,8 @@ mod tests {
             containers: vec![vec!["mcpServers".into()]],
             legacy: Vec::new(),
             records,
+            others: Vec::new(),
+            inherited: None,
             notes: Vec::new(),
             grants: Vec::new(),
             grant_arrays: Vec::new(),
@@ -909,6 +1218,7 @@ mod tests {
                     value: json!({"command": format!("run-{n}"), "args": ["a", n.clone()], "env": {"K": "${V}"}}),
                     server: n,
                     client: "json",
+                    expanded: None,
                 })
                 .collect()
         })
@@ -965,6 +1275,7 @@ mod tests {
             server: "p".into(),
             value: json!({"command": "ours"}),
             client: "json",
+            expanded: None,
         };
         let fp = plan_file(&input(text, vec![w], Vec::new()), Options::default());
         assert_eq!(fp.status, Status::Refused);

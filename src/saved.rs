@@ -35,6 +35,9 @@ pub struct SavedPlan {
     pub home: PathBuf,
     /// `--state-dir` used.
     pub state_dir: PathBuf,
+    /// `--workspace` given, if any (else the manifest's, else the canonical root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
     /// Every file of the plan.
     pub files: Vec<SavedFile>,
 }

@@ -47,11 +47,19 @@ pub struct Settings {
     pub codex_home: Option<PathBuf>,
     /// `$XDG_CONFIG_HOME`, when set and the home was not given explicitly.
     pub xdg_config_home: Option<PathBuf>,
+    /// `--workspace NAME`: the ledger scope (else the manifest's `workspace`, else the
+    /// canonical root).
+    pub workspace: Option<String>,
+    /// `--keep-going`: refuse per file instead of per run.
+    pub keep_going: bool,
 }
 
 impl Settings {
     /// The settings the command line resolves without flags: the manifest `$MCPCONF_MANIFEST`,
-    /// else `./mcpconf.toml`; the root the current directory; the home `$HOME`; the state
+    /// else the first `mcpconf.toml` from the current directory upward (stopping at a
+    /// repository's top, see [`discover_manifest`]), else `./mcpconf.toml`; the root the
+    /// manifest's directory when there is a manifest, else the current directory; the home
+    /// `$HOME`; the state
     /// directory `$MCPCONF_STATE_DIR`, else `$XDG_STATE_HOME/mcpconf`, else
     /// `~/.local/state/mcpconf`; `$CODEX_HOME` and `$XDG_CONFIG_HOME` when set (empty variables
     /// count as unset).
@@ -76,6 +84,7 @@ pub struct SettingsBuilder {
     lock_timeout: Option<Duration>,
     codex_home: Option<Option<PathBuf>>,
     xdg_config_home: Option<Option<PathBuf>>,
+    workspace: Option<String>,
 }
 
 impl SettingsBuilder {
@@ -116,9 +125,36 @@ impl SettingsBuilder {
         self
     }
 
+    /// The ledger scope (`--workspace`): a name like an owner's.
+    pub fn workspace(mut self, name: impl Into<String>) -> Self {
+        self.workspace = Some(name.into());
+        self
+    }
+
     /// Resolve what was not given from the environment; make every path absolute.
     pub fn build(self) -> Result<Settings, SettingsError> {
-        let root = abs(&self.root.unwrap_or_else(|| PathBuf::from(".")))?;
+        if let Some(w) = &self.workspace
+            && !crate::manifest::valid_workspace(w)
+        {
+            return Err(SettingsError::Workspace(w.clone()));
+        }
+        let cwd = abs(Path::new("."))?;
+        let explicit_manifest = self.manifest.is_some() || var("MCPCONF_MANIFEST").is_some();
+        let manifest = match self.manifest {
+            Some(m) => abs(&m)?,
+            None => match var("MCPCONF_MANIFEST") {
+                Some(m) => abs(Path::new(&m))?,
+                None => discover_manifest(&cwd).unwrap_or_else(|| cwd.join("mcpconf.toml")),
+            },
+        };
+        // Project files live beside the manifest; without one, in the current directory.
+        let root = match self.root {
+            Some(r) => abs(&r)?,
+            None if explicit_manifest || manifest.is_file() => {
+                manifest.parent().map_or(cwd, Path::to_path_buf)
+            }
+            None => cwd,
+        };
         let explicit_home = self.home.is_some();
         let home = match self.home {
             Some(h) => abs(&h)?,
@@ -136,11 +172,6 @@ impl SettingsBuilder {
                     None => home.join(".local/state/mcpconf"),
                 },
             },
-        };
-        let manifest = match self.manifest {
-            Some(m) => abs(&m)?,
-            None => abs(&var("MCPCONF_MANIFEST")
-                .map_or_else(|| PathBuf::from("mcpconf.toml"), PathBuf::from))?,
         };
         let codex_home = match self.codex_home {
             Some(c) => c.as_deref().map(abs).transpose()?,
@@ -162,8 +193,27 @@ impl SettingsBuilder {
             lock_timeout: self.lock_timeout.unwrap_or(DEFAULT_LOCK_TIMEOUT),
             codex_home,
             xdg_config_home,
+            workspace: self.workspace,
+            keep_going: false,
         })
     }
+}
+
+/// The first `mcpconf.toml` in `start` or a parent directory, the way cargo finds
+/// `Cargo.toml`. The search stops at a repository's top (the first directory holding `.git` is
+/// the last one searched), so a project without a manifest never picks up one from a directory
+/// above it, and at the file system root.
+pub fn discover_manifest(start: &Path) -> Option<PathBuf> {
+    for dir in start.ancestors() {
+        let candidate = dir.join("mcpconf.toml");
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        if dir.join(".git").exists() {
+            return None;
+        }
+    }
+    None
 }
 
 /// A set, non-empty environment variable.
@@ -184,6 +234,8 @@ fn abs(p: &Path) -> Result<PathBuf, SettingsError> {
 pub enum SettingsError {
     /// No home was given and `$HOME` is not set.
     NoHome,
+    /// `--workspace` names no valid workspace.
+    Workspace(String),
     /// A path could not be made absolute (the current directory is gone).
     Path {
         /// The path as given.
@@ -197,6 +249,7 @@ impl fmt::Display for SettingsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SettingsError::NoHome => f.write_str("HOME is not set; pass --home DIR"),
+            SettingsError::Workspace(w) => f.write_str(&crate::manifest::workspace_rule(w)),
             SettingsError::Path { path, source } => write!(f, "`{}`: {source}", path.display()),
         }
     }
@@ -205,7 +258,7 @@ impl fmt::Display for SettingsError {
 impl std::error::Error for SettingsError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            SettingsError::NoHome => None,
+            SettingsError::NoHome | SettingsError::Workspace(_) => None,
             SettingsError::Path { source, .. } => Some(source),
         }
     }

@@ -75,6 +75,9 @@ impl Dialect for KiroAgent {
     fn grant_arrays(&self) -> &'static [&'static str] {
         &["tools", "allowedTools"]
     }
+    fn inherited_settings(&self) -> &'static [(&'static str, &'static str)] {
+        &[("kiro", "project"), ("kiro", "user")]
+    }
     fn grants(&self, server: &Server, auto_approve: bool) -> Vec<GrantSpec> {
         let whole = format!("@{}", server.name);
         let values = match &server.tools {

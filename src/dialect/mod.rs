@@ -195,6 +195,12 @@ pub trait Dialect: Sync {
     fn grants(&self, _server: &Server, _auto_approve: bool) -> Vec<GrantSpec> {
         Vec::new()
     }
+    /// Other clients' files (client id, scope) whose entries this client's files can inherit
+    /// (Kiro agents with `includeMcpJson`): a legacy grant is removed only when no entry of
+    /// its name stays visible there.
+    fn inherited_settings(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
     /// The default scope.
     fn default_scope(&self) -> &'static Scope {
         &self.scopes()[0]
