@@ -238,9 +238,18 @@ const UNUSED: &[(&str, &[&str])] = &[
     ("release", &["color"]),
     (
         "import",
-        &["manifest", "state_dir", "color", "lock_timeout"],
+        &[
+            "manifest",
+            "state_dir",
+            "workspace",
+            "color",
+            "lock_timeout",
+        ],
     ),
-    ("probe", &["state_dir", "color", "lock_timeout"]),
+    (
+        "probe",
+        &["state_dir", "workspace", "color", "lock_timeout"],
+    ),
     (
         "clients",
         &[
@@ -248,6 +257,7 @@ const UNUSED: &[(&str, &[&str])] = &[
             "root",
             "home",
             "state_dir",
+            "workspace",
             "color",
             "lock_timeout",
         ],
@@ -259,6 +269,7 @@ const UNUSED: &[(&str, &[&str])] = &[
             "root",
             "home",
             "state_dir",
+            "workspace",
             "format",
             "color",
             "lock_timeout",
@@ -271,6 +282,7 @@ const UNUSED: &[(&str, &[&str])] = &[
             "root",
             "home",
             "state_dir",
+            "workspace",
             "format",
             "color",
             "lock_timeout",
@@ -283,12 +295,13 @@ const UNUSED: &[(&str, &[&str])] = &[
             "root",
             "home",
             "state_dir",
+            "workspace",
             "format",
             "color",
             "lock_timeout",
         ],
     ),
-    ("lint", &["lock_timeout"]),
+    ("lint", &["workspace", "lock_timeout"]),
 ];
 
 /// The command line with each subcommand's `--help` showing only the options it uses, and
