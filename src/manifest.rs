@@ -304,17 +304,7 @@ pub fn owner_error(s: &str) -> String {
     )
 }
 
-/// Whether a workspace name is valid: like an owner (so it never looks like a path).
-pub fn valid_workspace(s: &str) -> bool {
-    valid_name(s, 64, false)
-}
-
-/// Why a workspace name is not valid.
-pub fn workspace_rule(s: &str) -> String {
-    format!(
-        "workspace `{s}` is not valid: use 1-64 characters from a-z, 0-9, `.`, `_`, `-`, starting with a letter or digit (the default workspace is the project root)"
-    )
-}
+pub use crate::settings::{valid_workspace, workspace_rule};
 
 impl Server {
     /// This server with every `${VAR}` reference replaced by its value from `lookup`; `None`

@@ -134,7 +134,7 @@ impl SettingsBuilder {
     /// Resolve what was not given from the environment; make every path absolute.
     pub fn build(self) -> Result<Settings, SettingsError> {
         if let Some(w) = &self.workspace
-            && !crate::manifest::valid_workspace(w)
+            && !valid_workspace(w)
         {
             return Err(SettingsError::Workspace(w.clone()));
         }
@@ -199,6 +199,27 @@ impl SettingsBuilder {
     }
 }
 
+/// Whether a workspace name is valid: 1-64 characters from a-z, 0-9, `.`, `_`, `-`, starting
+/// with a letter or digit (an owner's rule), so a name never looks like a path.
+pub fn valid_workspace(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_digit() || c.is_ascii_lowercase())
+        && s.len() <= 64
+        && chars
+            .all(|c| c.is_ascii_digit() || c.is_ascii_lowercase() || matches!(c, '.' | '_' | '-'))
+}
+
+/// Why a workspace name is not valid (quoted as JSON, so no control character reaches a
+/// terminal).
+pub fn workspace_rule(s: &str) -> String {
+    format!(
+        "workspace {} is not valid: use 1-64 characters from a-z, 0-9, `.`, `_`, `-`, starting with a letter or digit (the default workspace is the project root)",
+        serde_json::Value::String(s.to_string())
+    )
+}
+
 /// The first `mcpconf.toml` in `start` or a parent directory, the way cargo finds
 /// `Cargo.toml`. The search stops at a repository's top (the first directory holding `.git` is
 /// the last one searched), so a project without a manifest never picks up one from a directory
@@ -249,7 +270,7 @@ impl fmt::Display for SettingsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SettingsError::NoHome => f.write_str("HOME is not set; pass --home DIR"),
-            SettingsError::Workspace(w) => f.write_str(&crate::manifest::workspace_rule(w)),
+            SettingsError::Workspace(w) => f.write_str(&workspace_rule(w)),
             SettingsError::Path { path, source } => write!(f, "`{}`: {source}", path.display()),
         }
     }
