@@ -126,6 +126,37 @@ fn run_command(cli: Cli) -> u8 {
     let saved = match &cli.command {
         Command::Apply { plan: Some(p), .. } => match read_saved(p) {
             Ok(sp) => {
+                // A plan is applied where it was made: a different --root, --home or
+                // --state-dir on the command line is refused, never silently ignored.
+                let g = &cli.global;
+                for (flag, given, planned) in [
+                    (
+                        "--root",
+                        g.root.is_some().then_some(&settings.root),
+                        &sp.root,
+                    ),
+                    (
+                        "--home",
+                        g.home.is_some().then_some(&settings.home),
+                        &sp.home,
+                    ),
+                    (
+                        "--state-dir",
+                        g.state_dir.is_some().then_some(&settings.state_dir),
+                        &sp.state_dir,
+                    ),
+                ] {
+                    if let Some(given) = given
+                        && given != planned
+                    {
+                        eprintln!(
+                            "error[plan-mismatch]: {flag} `{}` differs from the plan's `{}`; apply the plan without {flag}, or make a new plan there",
+                            given.display(),
+                            planned.display()
+                        );
+                        return Exit::Usage as u8;
+                    }
+                }
                 settings.manifest = sp.manifest.path.clone();
                 settings.root = sp.root.clone();
                 settings.home = sp.home.clone();
@@ -900,6 +931,18 @@ fn settings(cli: &Cli) -> Result<Settings, String> {
         b = b.workspace(w);
     }
     let mut settings = b.build().map_err(|e| e.to_string())?;
+    // A root or home that does not exist is a mistake, never something to create.
+    for (flag, given, dir) in [
+        ("--root", g.root.is_some(), &settings.root),
+        ("--home", g.home.is_some(), &settings.home),
+    ] {
+        if given && !fsio::is_dir(dir) {
+            return Err(format!(
+                "{flag} `{}` is not an existing directory; create it first or fix the path (mcpconf never creates it)",
+                dir.display()
+            ));
+        }
+    }
     if !(g.lock_timeout.is_finite() && g.lock_timeout >= 0.0 && g.lock_timeout <= 86_400.0) {
         return Err("--lock-timeout must be a number of seconds between 0 and 86400".into());
     }

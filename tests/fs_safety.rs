@@ -339,3 +339,74 @@ fn prune_deletes_a_created_file_only_when_it_is_exactly_what_mcpconf_left() {
         );
     }
 }
+
+// ---- item 15: paths given on the command line and in the manifest -------------------------
+
+#[test]
+fn a_missing_root_or_home_is_a_usage_error_and_is_never_created() {
+    let e = Env::new();
+    e.manifest(&target("cursor", ""));
+    let missing = e.base.join("no/such/root");
+    for flag in ["--root", "--home"] {
+        for sub in [vec!["plan"], vec!["apply", "--yes"]] {
+            let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+                .args(&sub)
+                .arg("-m")
+                .arg(e.base.join("mcpconf.toml"))
+                .arg(flag)
+                .arg(&missing)
+                .arg("--state-dir")
+                .arg(e.state())
+                .env("HOME", e.base.join("home"))
+                .output()
+                .unwrap();
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{flag} {sub:?}: {}",
+                stderr(&out)
+            );
+            assert!(stderr(&out).contains(flag), "{}", stderr(&out));
+            assert!(!e.base.join("no").exists(), "{flag} {sub:?} created it");
+        }
+    }
+}
+
+#[test]
+fn dot_dot_below_a_missing_directory_has_a_path_code() {
+    let e = Env::new();
+    e.manifest(&target("json", "path = \"sub/../x.json\""));
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 3, "{doc}");
+    assert_eq!(codes(&doc), vec!["invalid-path"]);
+    assert!(!e.path("sub").exists() && !e.path("x.json").exists());
+}
+
+#[test]
+fn a_saved_plan_is_not_applied_under_another_root() {
+    let e = Env::new();
+    e.manifest(&target("cursor", ""));
+    let plan = e.base.join("plan.json");
+    let out = e.run(&["plan", "--out", plan.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let other = e.base.join("other");
+    fs::create_dir(&other).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        .args(["apply", "--yes"])
+        .arg(&plan)
+        .arg("--root")
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("plan-mismatch"), "{}", stderr(&out));
+    assert!(!e.path(".cursor").exists() && tree(&other).is_empty());
+    // Without --root it is applied where it was made.
+    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        .args(["apply", "--yes"])
+        .arg(&plan)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(e.path(".cursor/mcp.json").exists());
+}

@@ -98,7 +98,7 @@ const BACKOFF_MAX: Duration = Duration::from_millis(5);
 
 /// An I/O failure, reported to the user with a stable code.
 ///
-/// `code` is one of `"unreadable"`, `"not-a-file"`, `"symlink-loop"`, `"dangling-symlink"`,
+/// `code` is one of `"invalid-path"`, `"unreadable"`, `"not-a-file"`, `"symlink-loop"`, `"dangling-symlink"`,
 /// `"hard-link"`, `"too-large"`, `"lock-timeout"`, `"io-error"`, `"concurrent-modification"`,
 /// `"read-only"`, `"disk-full"`, `"permission-denied"`. `message` is one sentence starting in lower
 /// case that names the path in backticks and says what to do; [`Display`](fmt::Display) prints it.
@@ -404,7 +404,7 @@ fn comps(path: &Path) -> Vec<Comp> {
 /// If the file (or some of its parent directories) does not exist, the result is the canonical
 /// path of the deepest existing ancestor joined with the remaining components, so the result is
 /// always absolute and stable (usable as a ledger key). `..` after a missing directory is refused
-/// with `io-error`, because its meaning is not defined yet. Never creates anything.
+/// with `invalid-path`, because its meaning is not defined yet. Never creates anything.
 pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
     let absolute = if path.is_absolute() {
         path.to_path_buf()
@@ -484,7 +484,7 @@ pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
                                 d(path),
                                 d(&out)
                             );
-                            return Err(FsError::new("io-error", path, message, None));
+                            return Err(FsError::new("invalid-path", path, message, None));
                         }
                     }
                 }
@@ -592,6 +592,11 @@ pub fn read(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsError> {
     check_regular(path, &meta, max_len)?;
 
     read_checked(&file, path, &meta, max_len).map(Some)
+}
+
+/// Whether `path` is an existing directory (following links).
+pub fn is_dir(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.is_dir())
 }
 
 /// Reads the file at `path`, a path [`resolve`]d before (absolute, no symbolic link on the way):

@@ -196,7 +196,7 @@ fn missing_paths_resolve_to_canonical_ancestor_plus_rest() {
         !base.join("real/new").exists(),
         "resolve must not create anything"
     );
-    assert_eq!(code(resolve(&base.join("nope/../x.json"))), "io-error");
+    assert_eq!(code(resolve(&base.join("nope/../x.json"))), "invalid-path");
 }
 
 #[test]
