@@ -51,6 +51,8 @@ fn ansible_check_apply_and_idempotence() {
     let Some(bin) = ansible_bin() else { return };
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let tmp = tempfile::tempdir().unwrap();
+    // --home must exist (mcpconf never creates it).
+    std::fs::create_dir_all(tmp.path().join("home")).unwrap();
     let root = tmp.path().join("root");
     fs::create_dir_all(root.join(".cursor")).unwrap();
     let file = root.join(".cursor/mcp.json");
