@@ -53,9 +53,6 @@ fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 fn run(case: &Path, root: &Path, state: &Path, args: &[&str]) -> (i32, String) {
-    // --home must exist; it is beside the root, so the root's tree is compared alone.
-    let home = state.with_file_name("home-unused");
-    std::fs::create_dir_all(&home).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
         .args(args)
         .arg("-m")
@@ -63,7 +60,7 @@ fn run(case: &Path, root: &Path, state: &Path, args: &[&str]) -> (i32, String) {
         .arg("--root")
         .arg(root)
         .arg("--home")
-        .arg(&home)
+        .arg(root.join("home-unused"))
         .arg("--state-dir")
         .arg(state)
         .args(["--format", "json"])
