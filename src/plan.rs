@@ -588,6 +588,23 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
         }
     }
 
+    // Legacy shapes replaced here by a declared entry: their legacy grants go with them (below),
+    // so such a grant neither covers the new grants nor stays behind as the user's; one the
+    // manifest grants again is the owner's from now on.
+    let legacy_replaced: Vec<String> = fp
+        .actions
+        .iter()
+        .filter(|a| a.op == "update" && a.detail == "replaces the owner's legacy shape")
+        .map(|a| a.server.clone())
+        .collect();
+    let doomed = |server: Option<&str>, x: &str| {
+        input.legacy.iter().any(|l| {
+            legacy_replaced.contains(&l.name)
+                && server.is_none_or(|s| s == l.name)
+                && l.grants.iter().any(|g| g == x)
+        })
+    };
+
     // Grants that go with the entries (Kiro agents' `tools` / `allowedTools`).
     for g in &input.grants {
         let path = vec![g.spec.array.to_string()];
@@ -621,8 +638,11 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
             None => {}
             Some(Value::Array(items)) => {
                 let covered = items.iter().any(|x| {
-                    x.as_str()
-                        .is_some_and(|x| g.spec.covering.iter().any(|c| c == x))
+                    x.as_str().is_some_and(|x| {
+                        // A legacy grant that goes below covers nothing.
+                        let goes = doomed(None, x) && !g.spec.values.iter().any(|v| v == x);
+                        g.spec.covering.iter().any(|c| c == x) && !goes
+                    })
                 });
                 for v in &g.spec.values {
                     let pointer = grant_pointer(g.spec.array, v);
@@ -647,6 +667,20 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                                 .and_then(|r| r.hints.clone());
                             fp.ledger
                                 .push(LedgerOp::Set(grant_record(input, g, v, hints)));
+                        }
+                        // The owner's legacy grant, granted again with the entry that replaces
+                        // its legacy shape: recorded, so it goes with the entry.
+                        (true, None) if doomed(Some(&g.server), v) => {
+                            fp.actions.push(Action {
+                                op: "keep",
+                                server: g.server.clone(),
+                                detail: format!(
+                                    "legacy grant `{v}` in `{}` recorded with the entry that replaces the legacy shape",
+                                    g.spec.array
+                                ),
+                            });
+                            fp.ledger
+                                .push(LedgerOp::Set(grant_record(input, g, v, None)));
                         }
                         // The user's own grant, or one a covering grant makes unnecessary.
                         (true, None) => {}
@@ -859,10 +893,10 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
             p.push(l.name.clone());
             doc.get(&p).is_some()
         });
-        let why_kept = if still_there {
-            Some(format!("an entry `{}` stays in this file", l.name))
-        } else if legacy_removed.contains(&l.name) {
+        let why_kept = if legacy_removed.contains(&l.name) {
             None
+        } else if still_there {
+            Some(format!("an entry `{}` stays in this file", l.name))
         } else {
             match input.inherited.as_ref().filter(|_| inherits) {
                 Some(visible) if visible.contains(&l.name) => Some(format!(

@@ -1,0 +1,162 @@
+//! openab's real migration (issue 10 item 7): `examples/openab/mcpconf.toml` applied to
+//! `examples/openab/workdir-facade/`, a workdir in the state openab's own facade writer leaves
+//! (its `openab` entry with a `${OPENAB_SESSION_TOKEN}` header in Cursor, Kiro settings and a Kiro
+//! agent, `@openab` granted in the agent), next to the operator's own entries.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for e in fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_tree(&p, &dest);
+        } else {
+            fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+struct Workdir {
+    _dir: tempfile::TempDir,
+    base: PathBuf,
+}
+
+impl Workdir {
+    fn new() -> Workdir {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().to_path_buf();
+        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/openab");
+        copy_tree(&example.join("workdir-facade"), &base.join("workdir"));
+        fs::create_dir_all(base.join("home")).unwrap();
+        fs::copy(example.join("mcpconf.toml"), base.join("mcpconf.toml")).unwrap();
+        Workdir { _dir: dir, base }
+    }
+    fn run(&self, args: &[&str]) -> (i32, Value) {
+        let out: Output = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+            .args(args)
+            .arg("-m")
+            .arg(self.base.join("mcpconf.toml"))
+            .arg("--root")
+            .arg(self.base.join("workdir"))
+            .arg("--home")
+            .arg(self.base.join("home"))
+            .arg("--state-dir")
+            .arg(self.base.join("state"))
+            .args(["--format", "json"])
+            .env_remove("CODEX_HOME")
+            .env_remove("MCPCONF_MANIFEST")
+            .env_remove("OPENAB_SESSION_TOKEN")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let doc = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        (out.status.code().unwrap_or(-1), doc)
+    }
+    fn json(&self, rel: &str) -> Value {
+        let text = fs::read_to_string(self.base.join(rel)).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+    fn exists(&self, rel: &str) -> bool {
+        self.base.join(rel).exists()
+    }
+}
+
+fn names(v: &Value) -> Vec<String> {
+    let mut n: Vec<String> = v
+        .as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default();
+    n.sort();
+    n
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_example_migrates_a_workdir_of_the_facade_writer_then_is_a_no_op_then_prunes_to_the_operators_entries()
+ {
+    let w = Workdir::new();
+    let (code, doc) = w.run(&["apply", "--yes"]);
+    assert_eq!(code, 0, "{doc}");
+
+    // Cursor: the as-built facade entry is replaced by the reference in Cursor's syntax.
+    let cursor = w.json("workdir/.cursor/mcp.json");
+    assert_eq!(
+        cursor["mcpServers"]["openab"]["headers"]["Authorization"],
+        "Bearer ${env:OPENAB_SESSION_TOKEN}"
+    );
+    assert!(cursor["mcpServers"]["github"].is_object());
+    // Kiro settings: the operator's proxy-shaped openab-browser stays.
+    let kiro = w.json("workdir/.kiro/settings/mcp.json");
+    assert_eq!(
+        kiro["mcpServers"]["openab-browser"]["url"],
+        "http://127.0.0.1:9222/mcp"
+    );
+    assert!(kiro["mcpServers"]["openab"].is_object());
+    // The agent: facade grants in allowedTools and tools; the grant of the operator's server
+    // stays (its entry stays visible from the settings the agent inherits).
+    let agent = w.json("workdir/.kiro/agents/dev.json");
+    let tools = strings(&agent["tools"]);
+    let allowed = strings(&agent["allowedTools"]);
+    for t in ["@openab/search_capabilities", "@openab/execute_capability"] {
+        assert!(tools.contains(&t.to_string()), "{tools:?}");
+        assert!(allowed.contains(&t.to_string()), "{allowed:?}");
+    }
+    assert!(tools.contains(&"@openab-browser".to_string()), "{tools:?}");
+    assert!(
+        !tools.contains(&"@openab".to_string()) && !allowed.contains(&"@openab".to_string()),
+        "the unpinned legacy grant went with its entry: {tools:?} {allowed:?}"
+    );
+    // Claude Code: local scope, usable headless.
+    let claude = w.json("home/.claude.json");
+    let projects = claude["projects"].as_object().unwrap();
+    assert_eq!(projects.len(), 1);
+    let project = projects.values().next().unwrap();
+    assert!(project["mcpServers"]["openab"].is_object(), "{claude}");
+
+    // Second run: nothing to do.
+    let (code, doc) = w.run(&["apply", "--yes"]);
+    assert_eq!(code, 0, "{doc}");
+    assert_eq!(doc["changed"], false, "{doc}");
+
+    // Prune: only the operator's entries are left.
+    let (code, doc) = w.run(&["prune", "--yes"]);
+    assert_eq!(code, 0, "{doc}");
+    assert_eq!(
+        names(&w.json("workdir/.cursor/mcp.json")["mcpServers"]),
+        ["github"]
+    );
+    assert_eq!(
+        names(&w.json("workdir/.kiro/settings/mcp.json")["mcpServers"]),
+        ["openab-browser"]
+    );
+    let agent = w.json("workdir/.kiro/agents/dev.json");
+    assert_eq!(names(&agent["mcpServers"]), Vec::<String>::new());
+    assert_eq!(strings(&agent["tools"]), ["read", "@openab-browser"]);
+    assert_eq!(strings(&agent["allowedTools"]), ["read"]);
+    for created in [
+        "home/.claude.json",
+        "home/.codex/config.toml",
+        "workdir/.gemini/settings.json",
+    ] {
+        assert!(
+            !w.exists(created),
+            "{created} was created by mcpconf and goes"
+        );
+    }
+}
