@@ -1,11 +1,12 @@
 //! The public types and the read-only queries of a parsed document.
 
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
-use super::parse::{Mode, ObjSpan, parse_core, parse_only, serde_accepts};
+use super::parse::{MemSpan, Mode, ObjSpan, parse_core, parse_only, serde_accepts};
 use super::scan::{shallow, value_at};
 use super::verify::SERDE_WHOLE_FILE;
 
@@ -128,7 +129,52 @@ pub struct JsonDoc {
     pub(super) start: usize,
     /// The root object and its own members (`obj` is `None` for all of them).
     pub(super) root: ObjSpan,
+    /// What read-only queries found so far (replaced, never shared, after an edit).
+    pub(super) cache: Arc<Cache>,
 }
+
+/// Indexes built on demand by the read-only queries, so that looking up each of n entries of
+/// one object costs O(1) instead of a scan of the object (and a location costs O(log lines)
+/// instead of a count of the lines before it). Valid for one text only: an edit replaces it.
+#[derive(Debug, Default)]
+pub(super) struct Cache {
+    /// Objects below the root that were looked up, by key path, with their members by key.
+    objs: Mutex<HashMap<Vec<String>, Arc<Indexed>>>,
+    /// The root's members by key.
+    root_keys: OnceLock<HashMap<String, usize>>,
+    /// Byte offsets where the lines of the text start.
+    lines: OnceLock<Vec<usize>>,
+}
+
+/// An object's members with an index by key.
+#[derive(Debug)]
+pub(super) struct Indexed {
+    pub(super) span: ObjSpan,
+    by_key: HashMap<String, usize>,
+}
+
+impl Indexed {
+    fn new(span: ObjSpan) -> Indexed {
+        let by_key = key_index(&span);
+        Indexed { span, by_key }
+    }
+
+    fn member(&self, key: &str) -> Option<&MemSpan> {
+        self.by_key.get(key).and_then(|&i| self.span.members.get(i))
+    }
+}
+
+fn key_index(o: &ObjSpan) -> HashMap<String, usize> {
+    o.members
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.key.clone(), i))
+        .collect()
+}
+
+/// At most this many objects are kept in a document's cache (a walk over every project of a
+/// big `~/.claude.json` must not hold them all).
+const CACHED_OBJECTS: usize = 64;
 
 impl JsonDoc {
     /// Parses `bytes` (optionally starting with a UTF-8 BOM) in the given syntax, refusing anything
@@ -200,6 +246,7 @@ impl JsonDoc {
             buf: Arc::new(buf),
             start,
             root,
+            cache: Arc::default(),
         })
     }
 
@@ -226,18 +273,47 @@ impl JsonDoc {
         let Some((last, parents)) = path.split_last() else {
             return Some((self.root.open, self.root.close + 1));
         };
-        let obj = self.obj_at(parents)?;
-        let m = obj.members.iter().find(|m| &m.key == last)?;
-        Some((m.value_start, m.value_end)).filter(|&(a, z)| text.get(a..z).is_some())
+        let (a, z) = self.member_at(parents, last, |m| (m.value_start, m.value_end))?;
+        Some((a, z)).filter(|&(a, z)| text.get(a..z).is_some())
     }
 
-    /// The object at a key path, with its own members.
-    fn obj_at(&self, path: &[String]) -> Option<ObjSpan> {
-        let text = self.text();
-        let mut obj = self.root.clone();
-        for key in path {
-            let m = obj.members.iter().find(|m| &m.key == key)?;
-            obj = shallow(text, m.value_start, self.syntax, None)?;
+    /// `f` of the member `key` of the object at `path`, through the cached indexes.
+    fn member_at<T>(&self, path: &[String], key: &str, f: impl FnOnce(&MemSpan) -> T) -> Option<T> {
+        if path.is_empty() {
+            let keys = self.cache.root_keys.get_or_init(|| key_index(&self.root));
+            return keys.get(key).and_then(|&i| self.root.members.get(i)).map(f);
+        }
+        let obj = self.obj_at(path)?;
+        obj.member(key).map(f)
+    }
+
+    /// The object at a non-empty key path, with its own members, indexed (cached).
+    fn obj_at(&self, path: &[String]) -> Option<Arc<Indexed>> {
+        let (last, parents) = path.split_last()?;
+        if let Ok(objs) = self.cache.objs.lock()
+            && let Some(o) = objs.get(path)
+        {
+            return Some(o.clone());
+        }
+        let start = if parents.is_empty() {
+            let keys = self.cache.root_keys.get_or_init(|| key_index(&self.root));
+            keys.get(last)
+                .and_then(|&i| self.root.members.get(i))?
+                .value_start
+        } else {
+            self.obj_at(parents)?.member(last)?.value_start
+        };
+        let obj = Arc::new(Indexed::new(shallow(
+            self.text(),
+            start,
+            self.syntax,
+            None,
+        )?));
+        if let Ok(mut objs) = self.cache.objs.lock() {
+            if objs.len() >= CACHED_OBJECTS {
+                objs.clear();
+            }
+            objs.insert(path.to_vec(), obj.clone());
         }
         Some(obj)
     }
@@ -265,28 +341,49 @@ impl JsonDoc {
 
     /// Index of `name` among the members of the object at `container`, in document order.
     pub fn position(&self, container: &[String], name: &str) -> Option<usize> {
-        self.obj_at(container)?
-            .members
-            .iter()
-            .position(|m| m.key == name)
+        if container.is_empty() {
+            let keys = self.cache.root_keys.get_or_init(|| key_index(&self.root));
+            return keys.get(name).copied();
+        }
+        self.obj_at(container)?.by_key.get(name).copied()
     }
 
     /// Byte range (in the text after the BOM) of the value of the member at `path` (a non-empty
     /// key path), if it exists.
     pub fn value_span(&self, path: &[String]) -> Option<(usize, usize)> {
         let (last, parents) = path.split_last()?;
-        let obj = self.obj_at(parents)?;
-        let m = obj.members.iter().find(|m| &m.key == last)?;
-        Some((m.value_start, m.value_end))
+        self.member_at(parents, last, |m| (m.value_start, m.value_end))
     }
 
     /// 1-based line and column of the key of the member at `path` (a non-empty key path), if it
     /// exists; used to point errors such as a conflict at the entry itself.
     pub fn location(&self, path: &[String]) -> Option<(usize, usize)> {
         let (last, parents) = path.split_last()?;
-        let obj = self.obj_at(parents)?;
-        let m = obj.members.iter().find(|m| &m.key == last)?;
-        Some(line_col(self.text(), m.key_start))
+        let at = self.member_at(parents, last, |m| m.key_start)?;
+        Some(self.line_col(at))
+    }
+
+    /// [`line_col`] of an offset in the text, through a cached table of line starts.
+    fn line_col(&self, at: usize) -> (usize, usize) {
+        let text = self.text();
+        let lines = self.cache.lines.get_or_init(|| {
+            std::iter::once(0)
+                .chain(
+                    text.bytes()
+                        .enumerate()
+                        .filter(|&(_, c)| c == b'\n')
+                        .map(|(i, _)| i + 1),
+                )
+                .collect()
+        });
+        let mut at = at.min(text.len());
+        while at > 0 && !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let line = lines.partition_point(|&s| s <= at).max(1);
+        let start = lines.get(line - 1).copied().unwrap_or(0);
+        let column = text.get(start..at).map_or(0, |s| s.chars().count()) + 1;
+        (line, column)
     }
 
     /// The file's bytes: the BOM (if the input had one) followed by the current text.

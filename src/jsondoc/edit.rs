@@ -157,6 +157,7 @@ impl JsonDoc {
         )?;
         self.buf = Arc::new(buf);
         self.root = root;
+        self.cache = Arc::default();
         Ok(hints)
     }
 
@@ -263,6 +264,7 @@ impl JsonDoc {
         let Work { buf, root, .. } = work;
         self.buf = Arc::new(buf.into_owned());
         self.root = root;
+        self.cache = Arc::default();
         Ok(())
     }
 }

@@ -3,6 +3,7 @@
 //! the rules that look across files run over what was kept of each file (`rules::grants`,
 //! `rules::duplicates`, `rules::drift`).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -42,8 +43,8 @@ impl Loaded {
     pub(in crate::lint) fn source_line(&self, line: usize) -> Option<String> {
         self.summary
             .as_ref()
-            .and_then(|s| s.lines.iter().find(|(n, _)| *n == line))
-            .map(|(_, t)| t.clone())
+            .and_then(|s| s.lines.get(&line))
+            .cloned()
             .or_else(|| {
                 let t = self.text.as_deref()?;
                 t.split('\n')
@@ -58,7 +59,7 @@ impl Loaded {
 #[derive(Default)]
 pub(in crate::lint) struct Summary {
     /// The text of the lines findings point at (for code frames), by line number.
-    pub(in crate::lint) lines: Vec<(usize, String)>,
+    pub(in crate::lint) lines: BTreeMap<usize, String>,
     /// The names in the root's `mcpServers`, when the root and it are objects.
     pub(in crate::lint) mcp_servers: Option<Vec<String>>,
     /// Whether the root's `includeMcpJson` is `false`.
@@ -247,10 +248,10 @@ pub(in crate::lint) fn read_and_check(
             .chain(entries.iter().map(|e: &Entry| e.at.0))
             .chain(summary.grants.iter().map(|g| g.at.0));
         for line in lines {
-            if !summary.lines.iter().any(|(n, _)| *n == line)
+            if !summary.lines.contains_key(&line)
                 && let Some(t) = s.line_text(line)
             {
-                summary.lines.push((line, t));
+                summary.lines.insert(line, t);
             }
         }
     }

@@ -14,6 +14,8 @@ pub(crate) struct Source {
     /// The text of a TOML file (a JSON document holds its own).
     text: String,
     kind: Kind,
+    /// Byte offsets where the lines of the text start (built on the first [`Source::line_text`]).
+    lines: std::sync::OnceLock<Vec<usize>>,
 }
 
 enum Kind {
@@ -44,6 +46,7 @@ impl Source {
         Ok(Source {
             text: String::new(),
             kind: Kind::Json(Box::new(d), root),
+            lines: Default::default(),
         })
     }
 
@@ -132,11 +135,25 @@ impl Source {
 
     /// The text of a 1-based line (without its line ending).
     pub fn line_text(&self, line: usize) -> Option<String> {
-        self.text()
-            .split('\n')
-            .nth(line.checked_sub(1)?)
-            .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
+        let text = self.text();
+        let lines = self.lines.get_or_init(|| {
+            std::iter::once(0)
+                .chain(memchr_all(text.as_bytes()).map(|i| i + 1))
+                .collect()
+        });
+        let start = *lines.get(line.checked_sub(1)?)?;
+        let end = lines.get(line).map_or(text.len(), |&n| n - 1);
+        let l = text.get(start..end)?;
+        Some(l.strip_suffix('\r').unwrap_or(l).to_string())
     }
+}
+
+/// Positions of the line feeds in `b`.
+fn memchr_all(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    b.iter()
+        .enumerate()
+        .filter(|&(_, &c)| c == b'\n')
+        .map(|(i, _)| i)
 }
 
 fn parse_toml(bytes: &[u8]) -> Result<Source, ReadError> {
@@ -172,6 +189,7 @@ fn parse_toml(bytes: &[u8]) -> Result<Source, ReadError> {
     Ok(Source {
         text,
         kind: Kind::Toml(Box::new(doc), root),
+        lines: Default::default(),
     })
 }
 
