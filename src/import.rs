@@ -12,7 +12,8 @@ use serde_json::{Map, Value};
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
 
 use crate::dialect::Dialect;
-use crate::redact::{credential_name, only_references};
+use crate::redact::detect::tokens;
+use crate::redact::{classify, credential_name, only_references};
 
 /// A manifest text and what the operator must know about it.
 #[derive(Debug, Clone, PartialEq)]
@@ -158,7 +159,8 @@ fn var_name(parts: &[&str]) -> String {
     s
 }
 
-/// Replace a literal secret by a reference, with a warning.
+/// Replace a literal secret by a reference, with a warning: a value under a credential-like
+/// name, or any value the shared detector flags (the test `lint`'s `literal-secret` applies).
 fn protect(
     server: &str,
     key: &str,
@@ -166,7 +168,8 @@ fn protect(
     is_header: bool,
     warnings: &mut Vec<String>,
 ) -> String {
-    if !credential_name(key) || only_references(&v) || v.trim().len() < 4 {
+    let by_name = credential_name(key) && !only_references(&v) && v.trim().len() >= 4;
+    if !by_name && classify(key, &v).is_none() {
         return v;
     }
     let var = if is_header {
@@ -192,6 +195,86 @@ fn protect(
     format!("{}${{{var}}}", scheme.unwrap_or_default())
 }
 
+/// Replace the secrets inside a string that is not a name/value pair (`command`, an `args`
+/// element, `url`, `cwd`) by references: the value of a credential-named option
+/// (`--api-key=…`), a URL's password and credential-named query values, and every token the
+/// detector recognises; if the detector still flags what is left, the whole string. Each
+/// replacement is a warning naming the variable.
+fn protect_inline(server: &str, field: &str, v: String, warnings: &mut Vec<String>) -> String {
+    if classify(field, &v).is_none() {
+        return v;
+    }
+    let mut out = v.clone();
+    let mut used: Vec<String> = Vec::new();
+    let mut replace = |out: &mut String, range: std::ops::Range<usize>, parts: &[&str]| {
+        let mut var = var_name(parts);
+        let mut n = 2;
+        while used.contains(&var) {
+            var = format!("{}_{n}", var_name(parts));
+            n += 1;
+        }
+        used.push(var.clone());
+        out.replace_range(range, &format!("${{{var}}}"));
+        warnings.push(format!(
+            "server `{server}`: the literal secret in `{field}` was replaced by `${{{var}}}`; set {var} in the environment before applying"
+        ));
+    };
+    // `--name=value` with a credential-like name.
+    if let Some((name, value)) = out.split_once('=')
+        && name.starts_with('-')
+        && credential_name(name)
+        && !name.contains(char::is_whitespace)
+        && !only_references(value)
+        && !value.trim().is_empty()
+    {
+        let start = name.len() + 1;
+        let end = out.len();
+        let opt = name.trim_start_matches('-').to_string();
+        replace(&mut out, start..end, &[server, &opt]);
+    }
+    // A URL: the user info's password, then credential-named query values (right to left, so
+    // earlier offsets stay valid).
+    if let Some(k) = out.find("://") {
+        let at = k + 3;
+        let auth_end = out[at..]
+            .find(['/', '?', '#'])
+            .map_or(out.len(), |e| at + e);
+        if let Some(a) = out[at..auth_end].rfind('@')
+            && let Some(c) = out[at..at + a].find(':')
+            && !only_references(&out[at + c + 1..at + a])
+        {
+            replace(&mut out, at + c + 1..at + a, &[server, "password"]);
+        }
+        if let Some(q) = out.find('?') {
+            let end = out[q..].find('#').map_or(out.len(), |e| q + e);
+            let mut pairs = Vec::new();
+            let mut p = q + 1;
+            for pair in out[q + 1..end].split('&') {
+                if let Some((k, v)) = pair.split_once('=')
+                    && !v.is_empty()
+                    && (credential_name(k) || crate::redact::secret_value(v))
+                    && !only_references(v)
+                {
+                    pairs.push((p + k.len() + 1..p + pair.len(), k.to_string()));
+                }
+                p += pair.len() + 1;
+            }
+            for (r, k) in pairs.into_iter().rev() {
+                replace(&mut out, r, &[server, &k]);
+            }
+        }
+    }
+    // Tokens with a known shape anywhere (right to left).
+    for (r, _) in tokens(&out).into_iter().rev() {
+        replace(&mut out, r, &[server, "token"]);
+    }
+    if classify(field, &out).is_some() {
+        out = String::new();
+        replace(&mut out, 0..0, &[server, field]);
+    }
+    out
+}
+
 fn string_map(
     server: &str,
     v: Option<&Value>,
@@ -204,6 +287,13 @@ fn string_map(
             m.iter()
                 .filter_map(|(k, v)| {
                     let s = v.as_str()?;
+                    if crate::redact::detect::known_prefix(k).is_some() {
+                        warnings.push(format!(
+                            "server `{server}`: an {} entry whose name has the shape of a credential was dropped (its name is not shown); move the credential into a value read from the environment",
+                            if is_header { "header" } else { "env" }
+                        ));
+                        return None;
+                    }
                     Some((
                         k.clone(),
                         protect(server, k, neutral(s, dialect), is_header, warnings),
@@ -223,6 +313,20 @@ fn strings(v: Option<&Value>, dialect: &str) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// [`strings`] with the secrets in each replaced ([`protect_inline`]).
+fn protected_strings(
+    server: &str,
+    field: &str,
+    v: Option<&Value>,
+    dialect: &str,
+    warnings: &mut Vec<String>,
+) -> Vec<String> {
+    strings(v, dialect)
+        .into_iter()
+        .map(|s| protect_inline(server, field, s, warnings))
+        .collect()
 }
 
 fn inline(pairs: &[(String, String)]) -> InlineTable {
@@ -253,7 +357,7 @@ fn server_table(
     let ty = e.get("type").and_then(Value::as_str).unwrap_or("");
     let (command, args, mut env) = if id == "opencode" {
         used.extend(["command", "environment"]);
-        let cmd = strings(e.get("command"), id);
+        let cmd = protected_strings(name, "command", e.get("command"), id, warnings);
         let (c, rest) = match cmd.split_first() {
             Some((c, rest)) => (Some(c.clone()), rest.to_vec()),
             None => (None, Vec::new()),
@@ -268,8 +372,8 @@ fn server_table(
         (
             e.get("command")
                 .and_then(Value::as_str)
-                .map(|s| neutral(s, id)),
-            strings(e.get("args"), id),
+                .map(|s| protect_inline(name, "command", neutral(s, id), warnings)),
+            protected_strings(name, "args", e.get("args"), id, warnings),
             string_map(name, e.get("env"), id, false, warnings),
         )
     };
@@ -291,12 +395,12 @@ fn server_table(
             t["env"] = value(inline(&env));
         }
         if let Some(cwd) = e.get("cwd").and_then(Value::as_str) {
-            t["cwd"] = value(neutral(cwd, id));
+            t["cwd"] = value(protect_inline(name, "cwd", neutral(cwd, id), warnings));
         }
         used.push("cwd");
     } else if let Some(k) = url_key {
         let url = e.get(k).and_then(Value::as_str).unwrap_or_default();
-        t["url"] = value(neutral(url, id));
+        t["url"] = value(protect_inline(name, "url", neutral(url, id), warnings));
         used.push(k);
         let mut headers = string_map(
             name,
@@ -401,5 +505,42 @@ mod tests {
             w.iter()
                 .all(|x| !x.contains("abc12345") && !x.contains("ghp_x12345"))
         );
+    }
+
+    #[test]
+    fn every_flagged_value_becomes_a_reference() {
+        let sk = "sk-live-abcdefghijklmnopqrstuvwxyz0123";
+        let mut w = Vec::new();
+        assert_eq!(
+            protect("api", "OPENAI", sk.into(), false, &mut w),
+            "${OPENAI}"
+        );
+        assert_eq!(
+            protect_inline("api", "args", format!("--token={sk}"), &mut w),
+            "--token=${API_TOKEN}"
+        );
+        assert_eq!(
+            protect_inline("api", "args", format!("key:{sk}"), &mut w),
+            "key:${API_TOKEN}"
+        );
+        assert_eq!(
+            protect_inline(
+                "api",
+                "url",
+                format!("https://u:hunter22@h/mcp?api_key={sk}&page=2&token=${{T}}"),
+                &mut w
+            ),
+            "https://u:${API_PASSWORD}@h/mcp?api_key=${API_API_KEY}&page=2&token=${T}"
+        );
+        assert_eq!(
+            protect_inline("api", "args", "--port=8080".into(), &mut w),
+            "--port=8080"
+        );
+        assert_eq!(w.len(), 5);
+        assert!(
+            w.iter()
+                .all(|x| !x.contains("abcdefghij") && !x.contains("hunter22"))
+        );
+        assert!(w[0].contains("`${OPENAI}`") && w[1].contains("API_TOKEN"));
     }
 }

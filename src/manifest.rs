@@ -466,6 +466,29 @@ impl Parser<'_> {
         Ok(out)
     }
 
+    /// Header names go on an HTTP request line by line: a CR, LF or NUL in one would end the
+    /// header early or inject another one.
+    fn check_headers(&self, item: &Item, place: &str) -> Result<(), ManifestError> {
+        let Some(t) = item.as_table_like() else {
+            return Ok(());
+        };
+        let bad = |s: &str| s.contains(['\n', '\r', '\0']);
+        for (k, _) in t.iter() {
+            if bad(k) || k.is_empty() {
+                let offset = t
+                    .key(k)
+                    .and_then(|key| key.span())
+                    .map(|s| s.start)
+                    .unwrap_or(0);
+                return Err(self.err_at(
+                    offset,
+                    format!("{place}: a header name in `headers` is empty or contains a line break or NUL character, which no HTTP header name can hold; rename it"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn table_keys<'t>(
         &self,
         item: &'t Item,
@@ -512,13 +535,22 @@ impl Parser<'_> {
                 if command.raw.trim().is_empty() {
                     return Err(self.err_item(cmd, format!("{place}: `command` is empty")));
                 }
+                if command.raw.contains('\0') {
+                    return Err(self.err_item(cmd, format!("{place}: `command` contains a NUL character, which no program name or argument can hold; remove it")));
+                }
                 let args = match t.get("args") {
                     Some(a) => {
                         let arr = a.as_array().ok_or_else(|| {
                             self.err_item(a, "`args` must be an array of strings")
                         })?;
                         arr.iter()
-                            .map(|v| self.value_template(v, "args"))
+                            .map(|v| {
+                                let t = self.value_template(v, "args")?;
+                                if t.raw.contains('\0') {
+                                    return Err(self.err_value(v, format!("{place}: an element of `args` contains a NUL character, which no program argument can hold; remove it")));
+                                }
+                                Ok(t)
+                            })
                             .collect::<Result<Vec<_>, _>>()?
                     }
                     None => Vec::new(),
@@ -545,6 +577,12 @@ impl Parser<'_> {
                     }
                 }
                 let url = self.template(url_item, "url")?;
+                if url.raw.contains(['\n', '\r', '\0']) {
+                    return Err(self.err_item(
+                        url_item,
+                        format!("{place}: `url` contains a line break or NUL character, which no URL can hold; remove it"),
+                    ));
+                }
                 let lit = url.raw.trim_start();
                 if !(lit.starts_with("http://")
                     || lit.starts_with("https://")
@@ -556,7 +594,11 @@ impl Parser<'_> {
                     ));
                 }
                 let headers = match t.get("headers") {
-                    Some(h) => self.template_map(h, "headers")?,
+                    Some(h) => {
+                        let headers = self.template_map(h, "headers")?;
+                        self.check_headers(h, &place)?;
+                        headers
+                    }
                     None => Vec::new(),
                 };
                 let kind = match t.get("transport") {
@@ -918,6 +960,30 @@ grants = ["@openab-browser"]
                 "`command`",
                 3,
                 11,
+            ),
+            (
+                "owner = \"o\"\n[servers.a]\ncommand = \"x\\u0000y\"\n",
+                "NUL",
+                3,
+                11,
+            ),
+            (
+                "owner = \"o\"\n[servers.a]\ncommand = \"x\"\nargs = [\"-a\", \"b\\u0000\"]\n",
+                "element of `args` contains a NUL",
+                4,
+                15,
+            ),
+            (
+                "owner = \"o\"\n[servers.a]\nurl = \"https://h/\\nx\"\n",
+                "`url` contains a line break",
+                3,
+                7,
+            ),
+            (
+                "owner = \"o\"\n[servers.a]\nurl = \"https://h/\"\nheaders = { \"X-A\\r\\nX-B\" = \"v\" }\n",
+                "header name",
+                4,
+                13,
             ),
         ];
         for (text, needle, line, col) in cases {

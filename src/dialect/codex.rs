@@ -142,8 +142,7 @@ impl Dialect for Codex {
                                 server,
                                 &format!("env.{k}"),
                                 &format!(
-                                    "Codex passes a variable through only under its own name (`env_vars`), and `{}` is not exactly `${{{k}}}`",
-                                    t.raw
+                                    "Codex passes a variable through only under its own name (`env_vars`), and the value is not exactly `${{{k}}}`"
                                 ),
                             ));
                         }
@@ -193,10 +192,7 @@ impl Dialect for Codex {
                             return Err(refuse(
                                 server,
                                 &format!("headers.{k}"),
-                                &format!(
-                                    "Codex reads a header from the environment only whole (`env_http_headers`) or as `Authorization: Bearer ${{VAR}}` (`bearer_token_env_var`), and `{}` is neither",
-                                    t.raw
-                                ),
+                                "Codex reads a header from the environment only whole (`env_http_headers`) or as `Authorization: Bearer ${VAR}` (`bearer_token_env_var`), and the value is neither",
                             ));
                         }
                     }

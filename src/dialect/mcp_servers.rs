@@ -192,8 +192,8 @@ impl McpServers {
             return Err(RenderError {
                 field: field.to_string(),
                 message: format!(
-                    "client `{}` {where_}, so `{field}` of server `{}` (`{}`) cannot be written without a literal value; mcpconf never writes a secret in its place (use another client, or a wrapper command that reads the variable)",
-                    self.id, server.name, t.raw
+                    "client `{}` {where_}, so `{field}` of server `{}` (its value holds a reference) cannot be written without a literal value; mcpconf never writes a secret in its place (use another client, or a wrapper command that reads the variable)",
+                    self.id, server.name
                 ),
             });
         }
