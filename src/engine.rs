@@ -939,6 +939,7 @@ pub fn apply(
             if let Err(e) = save_ledger(&settings.state_dir, &ledger) {
                 ledger.rollback(&ws, &fp.key);
                 io_error = Some(fs_entry(&e));
+                plans[i].status = Status::Unchanged;
                 break;
             }
             let result = if fp.delete {

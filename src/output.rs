@@ -286,10 +286,14 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
         if f.actions.is_empty() && f.notes.is_empty() && f.status == Status::Unchanged {
             continue;
         }
-        if f.writes() {
+        // After a failed apply, a file that was to change but was not written is `unchanged`
+        // with its planned bytes still attached: it is labelled and counted as not written.
+        let not_written = verb_done && f.writes() && f.status == Status::Unchanged;
+        if f.writes() && !not_written {
             files_changing += 1;
         }
         let status = match f.status {
+            Status::Unchanged if not_written => style.paint("2", "not written"),
             Status::Unchanged => style.paint("2", "unchanged"),
             Status::Changed if refused => style.paint(
                 "2",
@@ -314,6 +318,7 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
         for a in &f.actions {
             let grant = a.detail.starts_with("grant `") || a.detail.starts_with("legacy grant `");
             match a.op {
+                _ if not_written => {}
                 "add" if grant => grants_added += 1,
                 "remove" | "legacy-remove" if grant => grants_removed += 1,
                 "add" => add += 1,
@@ -376,8 +381,11 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
             if unowned == 1 { "" } else { "es" }
         ));
     }
+    let failed = verb_done && r.exit == crate::engine::Exit::Io;
     if refused {
         let _ = writeln!(out, "Refused: nothing was written.");
+    } else if failed && files_changing == 0 {
+        let _ = writeln!(out, "Failed: nothing was written.");
     } else if files_changing == 0 && adopt == 0 {
         if parts.is_empty() {
             let _ = writeln!(out, "No changes.");
@@ -390,6 +398,9 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
         for p in &parts {
             line.push_str(", ");
             line.push_str(p);
+        }
+        if failed {
+            line.push_str("; then a write failed, and the rest was not written");
         }
         let _ = writeln!(out, "{line}");
     }

@@ -429,9 +429,22 @@ fn text_mode_io_error_goes_to_stderr() {
         "stderr does not explain the failure:\n{}",
         show(&out)
     );
+    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        !String::from_utf8_lossy(&out.stdout).contains("read-only"),
+        !stdout.contains("read-only"),
         "text mode printed the error on stdout"
+    );
+    // The summary says what happened, not what was planned (issue: `Applied: 1 file` was
+    // printed before a failed write that left the file unchanged).
+    assert!(
+        !stdout.contains("Applied:"),
+        "the summary claims a write that failed:\n{}",
+        show(&out)
+    );
+    assert!(
+        stdout.contains("Failed: nothing was written.") && stdout.contains("(not written)"),
+        "the summary does not say that nothing was written:\n{}",
+        show(&out)
     );
     s.assert_untouched_then_converges("EROFS on every rename");
 }
