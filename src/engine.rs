@@ -335,7 +335,9 @@ struct Spec {
 
 fn ctx(settings: &Settings) -> Ctx {
     Ctx {
-        root: settings.root.clone(),
+        // Canonical, as Claude Code keys `projects` by its real working directory: a root
+        // reached through a symlink must name the same project entry.
+        root: fsio::resolve(&settings.root).unwrap_or_else(|_| settings.root.clone()),
         home: settings.home.clone(),
         codex_home: settings.codex_home.clone(),
         xdg_config_home: settings.xdg_config_home.clone(),

@@ -342,6 +342,42 @@ fn pins_are_written_where_the_client_can_express_them() {
 }
 
 #[test]
+fn claude_code_local_scope_key_is_the_canonical_root() {
+    // Claude Code keys `projects` by its real working directory; a --root reached through a
+    // symlink must name that entry, not a second one under the link's path.
+    let e = Env::new();
+    let link = e.base.join("link-to-root");
+    std::os::unix::fs::symlink(e.root(), &link).unwrap();
+    e.manifest(&format!(
+        "{BOTH}\n[[targets]]\nclient = \"claude-code\"\nscope = \"local\"\nservers = [\"browser\"]\n"
+    ));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        .args(["apply", "--yes", "-m"])
+        .arg(e.base.join("mcpconf.toml"))
+        .arg("--root")
+        .arg(&link)
+        .arg("--home")
+        .arg(e.base.join("home"))
+        .arg("--state-dir")
+        .arg(e.state())
+        .env_remove("MCPCONF_MANIFEST")
+        .env_remove("MCPCONF_STATE_DIR")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let file = e.base.join("home/.claude.json");
+    let v: Value = serde_json::from_str(&fs::read_to_string(&file).unwrap()).unwrap();
+    let canonical = fs::canonicalize(e.root()).unwrap().display().to_string();
+    let keys: Vec<&String> = v["projects"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, vec![&canonical], "projects keyed by the link's path");
+    assert_eq!(
+        v["projects"][&canonical]["mcpServers"]["browser"]["command"],
+        "agent-browser"
+    );
+}
+
+#[test]
 fn claude_code_user_and_local_scopes_share_one_file() {
     let e = Env::new();
     let original = "{\n  \"numStartups\": 42,\n  \"projects\": {\n    \"/elsewhere\": {\"mcpServers\": {}}\n  },\n  \"mcpServers\": {\n    \"mine\": {\"type\": \"stdio\", \"command\": \"x\"}\n  }\n}\n";
