@@ -931,8 +931,12 @@ fn settings(cli: &Cli) -> Result<Settings, String> {
         b = b.workspace(w);
     }
     let mut settings = b.build().map_err(|e| e.to_string())?;
-    // A root that does not exist is a mistake, never something to create.
-    for (flag, given, dir) in [("--root", g.root.is_some(), &settings.root)] {
+    // A root or home given on the command line that does not exist is a mistake, never something
+    // to create.
+    for (flag, given, dir) in [
+        ("--root", g.root.is_some(), &settings.root),
+        ("--home", g.home.is_some(), &settings.home),
+    ] {
         if given && !fsio::is_dir(dir) {
             return Err(format!(
                 "{flag} `{}` is not an existing directory; create it first or fix the path (mcpconf never creates it)",

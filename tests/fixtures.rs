@@ -53,6 +53,8 @@ fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 fn run(case: &Path, root: &Path, state: &Path, args: &[&str]) -> (i32, String) {
+    // A --home that does not exist is a usage error; an empty one leaves the tree unchanged.
+    fs::create_dir_all(root.join("home-unused")).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
         .args(args)
         .arg("-m")

@@ -343,11 +343,11 @@ fn prune_deletes_a_created_file_only_when_it_is_exactly_what_mcpconf_left() {
 // ---- item 15: paths given on the command line and in the manifest -------------------------
 
 #[test]
-fn a_missing_root_is_a_usage_error_and_is_never_created() {
+fn a_missing_root_or_home_is_a_usage_error_and_is_never_created() {
     let e = Env::new();
     e.manifest(&target("cursor", ""));
     let missing = e.base.join("no/such/root");
-    for flag in ["--root"] {
+    for flag in ["--root", "--home"] {
         for sub in [vec!["plan"], vec!["apply", "--yes"]] {
             let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
                 .args(&sub)
