@@ -738,6 +738,39 @@ fn codex_user_scope_under_codex_home() {
     assert!(!text.contains("local-tool") && !text.contains("remote-api"));
 }
 
+/// Codex reads TOML 1.1 (`\xHH` and `\e` escapes, multi-line inline tables), so mcpconf accepts
+/// such a file for Codex instead of refusing it, and keeps those bytes as they are.
+#[test]
+fn codex_reads_toml_1_1_syntax_and_so_does_mcpconf() {
+    let Some(bin) = bin_dir("codex_reads_toml_1_1_syntax_and_so_does_mcpconf") else {
+        return;
+    };
+    let w = World::new(bin);
+    let cfg = w.home().join(".codex/config.toml");
+    fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    let mine = "[mcp_servers.mine]\ncommand = \"m\\x41\\e\"\nenv = {\n  A = \"1\",\n}\n";
+    fs::write(&cfg, mine).unwrap();
+    let list = codex_list(&w);
+    let by = list
+        .iter()
+        .find(|s| s["name"] == "mine")
+        .expect("codex lists it");
+    assert_eq!(by["transport"]["command"], json!("mA\u{1b}"), "{list:#?}");
+    w.manifest("[[targets]]\nclient = \"codex\"\n");
+    w.mcpconf_ok(&["apply", "--yes"]);
+    let list = codex_list(&w);
+    assert_eq!(
+        codex_names(&list),
+        set(&["local-tool", "remote-api", "mine"])
+    );
+    w.mcpconf_ok(&["prune", "--yes"]);
+    assert_eq!(
+        fs::read_to_string(&cfg).unwrap(),
+        mine,
+        "the TOML 1.1 bytes changed"
+    );
+}
+
 #[test]
 fn codex_project_scope_in_a_trusted_project() {
     let Some(bin) = bin_dir("codex_project_scope_in_a_trusted_project") else {
