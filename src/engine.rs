@@ -453,10 +453,105 @@ fn specs(
             },
         );
     }
+    // A record is obeyed only when it has the shape mcpconf writes: a forged or corrupted ledger
+    // must not steer an edit to a top-level key, a sub-field or a file outside the bases. One
+    // pass over the records, each looked up by its file.
+    let named: std::collections::BTreeSet<String> = by_key
+        .iter()
+        .filter(|(_, s)| !s.wants.is_empty() || !s.containers.is_empty())
+        .map(|(k, _)| k.clone())
+        .collect();
+    for r in ledger
+        .records
+        .iter()
+        .filter(|r| r.workspace.as_deref() == Some(ws))
+    {
+        let Some(spec) = by_key.get_mut(&r.file) else {
+            continue;
+        };
+        if spec.refusal.is_some() {
+            continue;
+        }
+        let Some(d) = dialect::lookup(&r.client) else {
+            continue; // already refused as `unknown-client` above
+        };
+        if let Some(why) = record_problem(r, d, &ctx, !named.contains(&r.file)) {
+            spec.refusal = Some(PlanError::file(
+                "invalid-ledger",
+                format!(
+                    "the ledger's record for server `{}` in this file {why}; mcpconf does not act on it (a forged or corrupted ledger; remove the record from the ledger by hand, or run `mcpconf release {}`)",
+                    r.server, r.server
+                ),
+            ));
+        }
+    }
     order
         .into_iter()
         .filter_map(|k| by_key.remove(&k))
         .collect()
+}
+
+/// Why a ledger record does not have the shape mcpconf writes, if it does not: an entry's
+/// pointer is `<a container of the client>/<the server>`, a grant's is `/<a grant array of the
+/// client>/<a grant of the server>`; the file of a record that no target names any more lies
+/// under `--root`, `--home`, `$CODEX_HOME` or `$XDG_CONFIG_HOME`.
+fn record_problem(
+    r: &ledger::Record,
+    d: &'static dyn Dialect,
+    ctx: &Ctx,
+    outside_manifest: bool,
+) -> Option<String> {
+    let Some((container, name)) = ledger::split_pointer(&r.pointer) else {
+        return Some("has a pointer that is not a JSON pointer".into());
+    };
+    match r.kind {
+        ledger::Kind::Entry => {
+            if name != r.server {
+                return Some("points at an entry whose name is not the server's".into());
+            }
+            let root = ctx.root.display().to_string();
+            let fits = d.scopes().iter().any(|s| {
+                let c = d.container(s.name, ctx);
+                // A per-project container (`projects["<root>"]`) may name another project root.
+                c.len() == container.len()
+                    && c.iter()
+                        .zip(&container)
+                        .all(|(a, b)| a == b || (a == &root && b.starts_with('/')))
+            });
+            if !fits {
+                return Some("does not point at a server entry of the client's container".into());
+            }
+        }
+        ledger::Kind::Grant => {
+            let array_ok =
+                container.len() == 1 && d.grant_arrays().contains(&container[0].as_str());
+            let grant_ok = name
+                .strip_prefix('@')
+                .is_some_and(|g| g == r.server || g.starts_with(&format!("{}/", r.server)));
+            if !array_ok || !grant_ok {
+                return Some("does not point at a grant of the server in a grant array".into());
+            }
+        }
+    }
+    if outside_manifest {
+        let file = Path::new(&r.file);
+        let normal = file.is_absolute()
+            && file.components().all(|c| {
+                !matches!(
+                    c,
+                    std::path::Component::ParentDir | std::path::Component::CurDir
+                )
+            });
+        let mut bases = vec![ctx.root.clone(), ctx.home.clone()];
+        bases.extend(ctx.codex_home.clone());
+        bases.extend(ctx.xdg_config_home.clone());
+        let resolved: Vec<PathBuf> = bases.iter().filter_map(|b| fsio::resolve(b).ok()).collect();
+        bases.extend(resolved);
+        if !normal || !bases.iter().any(|b| file.starts_with(b)) {
+            return Some("names a file outside --root and --home".into());
+        }
+    }
+    None
 }
 
 /// Add one target file's wants to the spec of its (resolved) file.

@@ -410,3 +410,90 @@ fn a_saved_plan_is_not_applied_under_another_root() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(e.path(".cursor/mcp.json").exists());
 }
+
+// ---- item 14: a forged or corrupted ledger is not obeyed -----------------------------------
+
+/// Apply the Cursor target, then rewrite the ledger's `openab` entry record with `forge`.
+fn forged(e: &Env, forge: impl Fn(&mut Value)) -> std::path::PathBuf {
+    e.manifest(&target("cursor", ""));
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    let ledger = e.state().join("ledger/openab.json");
+    let mut v: Value = serde_json::from_slice(&fs::read(&ledger).unwrap()).unwrap();
+    let rec = v["records"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|r| r["server"] == "openab" && r["kind"] == "entry")
+        .expect("a record of openab");
+    forge(rec);
+    fs::write(&ledger, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    ledger
+}
+
+#[test]
+fn a_forged_record_pointing_at_a_top_level_key_is_refused() {
+    let e = Env::new();
+    let file = e.path(".cursor/mcp.json");
+    forged(&e, |r| {
+        // Looks intact: the digest is that of the value now at the forged pointer.
+        r["pointer"] = Value::from("/theirs");
+        r["server"] = Value::from("theirs");
+        r["digest"] = Value::from(mcpconf::ledger::digest(&serde_json::json!({"keep": "me"})));
+    });
+    let mut v: Value = serde_json::from_slice(&fs::read(&file).unwrap()).unwrap();
+    v["theirs"] = serde_json::json!({"keep": "me"});
+    fs::write(&file, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    let before = fs::read(&file).unwrap();
+    let (exit, doc) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 3, "{doc}");
+    assert!(codes(&doc).contains(&"invalid-ledger".to_string()), "{doc}");
+    assert_eq!(
+        fs::read(&file).unwrap(),
+        before,
+        "a forged record was obeyed"
+    );
+}
+
+#[test]
+fn a_forged_record_pointing_at_a_sub_field_is_refused() {
+    let e = Env::new();
+    let file = e.path(".cursor/mcp.json");
+    forged(&e, |r| {
+        r["pointer"] = Value::from("/mcpServers/browser/args");
+        r["server"] = Value::from("args");
+    });
+    let before = fs::read(&file).unwrap();
+    let (exit, doc) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 3, "{doc}");
+    assert!(codes(&doc).contains(&"invalid-ledger".to_string()), "{doc}");
+    assert_eq!(fs::read(&file).unwrap(), before);
+}
+
+#[test]
+fn a_forged_record_naming_a_file_outside_the_bases_is_refused() {
+    let e = Env::new();
+    let outside_dir = e.base.join("outside");
+    fs::create_dir_all(&outside_dir).unwrap();
+    let outside = outside_dir.join("mcp.json");
+    let entry = serde_json::json!({"url": "http://127.0.0.1:8848/mcp"});
+    fs::write(
+        &outside,
+        serde_json::to_vec_pretty(&serde_json::json!({"mcpServers": {"openab": entry}})).unwrap(),
+    )
+    .unwrap();
+    let canonical = fs::canonicalize(&outside).unwrap();
+    forged(&e, |r| {
+        r["file"] = Value::from(canonical.display().to_string());
+        r["digest"] = Value::from(mcpconf::ledger::digest(&entry));
+    });
+    let before = fs::read(&outside).unwrap();
+    let (exit, doc) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 3, "{doc}");
+    assert!(codes(&doc).contains(&"invalid-ledger".to_string()), "{doc}");
+    assert_eq!(
+        fs::read(&outside).unwrap(),
+        before,
+        "a file outside the bases was edited"
+    );
+}
