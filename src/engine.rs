@@ -920,16 +920,33 @@ pub fn apply(
             return first;
         }
     }
+    // The directories made here are remembered with the file's records once it is written, so
+    // that prune can remove them again (and only them) when it deletes the file.
+    let mut made: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for s in &pre_specs {
         if s.refusal.is_none()
             && !s.wants.is_empty()
             && s.create
             && s.real.parent().is_some_and(|p| !p.exists())
-            && let Err(e) = fsio::create_parent_dirs(&s.real)
         {
-            return fs_report(owner, &e, Exit::Io);
+            match fsio::create_parent_dirs(&s.real) {
+                Ok(dirs) if !dirs.is_empty() => {
+                    made.insert(
+                        s.key.clone(),
+                        dirs.iter().map(|d| d.display().to_string()).collect(),
+                    );
+                }
+                Ok(_) => {}
+                Err(e) => return fs_report(owner, &e, Exit::Io),
+            }
         }
     }
+    let ctx_now = ctx(settings);
+    let mut bases = vec![ctx_now.root.clone(), ctx_now.home.clone()];
+    bases.extend(ctx_now.codex_home.clone());
+    bases.extend(ctx_now.xdg_config_home.clone());
+    let resolved: Vec<PathBuf> = bases.iter().filter_map(|b| fsio::resolve(b).ok()).collect();
+    bases.extend(resolved);
 
     let lock = state_path(lock_path(&settings.state_dir, owner));
     if let Err(e) = fsio::create_parent_dirs(&lock) {
@@ -1055,9 +1072,17 @@ pub fn apply(
             };
             match result {
                 Ok(()) => {
+                    let mut dirs = ledger.created_dirs(&fp.key);
                     ledger.commit(&ws, &fp.key);
                     if let Some(new) = fp.new.as_deref() {
                         ledger.set_file_digest(&fp.key, new);
+                        dirs.extend(made.get(&fp.key).into_iter().flatten().cloned());
+                        dirs.sort();
+                        dirs.dedup();
+                        ledger.set_created_dirs(&fp.key, &dirs);
+                    } else if fp.delete {
+                        let dirs: Vec<PathBuf> = dirs.iter().map(PathBuf::from).collect();
+                        fsio::remove_created_dirs(&specs[i].real, &dirs, &bases);
                     }
                     written = true;
                     break;

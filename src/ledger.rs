@@ -84,6 +84,10 @@ pub struct Record {
     /// Structure hints (whitespace only, never values) that let removal restore the exact bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hints: Option<Value>,
+    /// For a file mcpconf created: the directories it created for it (canonical, absolute).
+    /// When prune deletes the file it removes those that are then empty, and no other.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub created_dirs: Vec<String>,
 }
 
 /// A write in flight.
@@ -239,6 +243,31 @@ impl Ledger {
         }
     }
 
+    /// The directories mcpconf created for `file`, as any of its records remembers them.
+    pub fn created_dirs(&self, file: &str) -> Vec<String> {
+        let mut dirs: Vec<String> = self
+            .records
+            .iter()
+            .filter(|r| r.file == file)
+            .flat_map(|r| r.created_dirs.iter().cloned())
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        dirs
+    }
+
+    /// Remember `dirs` as created for `file` on each of its records that marks the file as
+    /// created (so the memory survives whichever of them prune removes first).
+    pub fn set_created_dirs(&mut self, file: &str, dirs: &[String]) {
+        for r in self
+            .records
+            .iter_mut()
+            .filter(|r| r.file == file && r.created_file)
+        {
+            r.created_dirs = dirs.to_vec();
+        }
+    }
+
     /// Drop every pending intent of a workspace in `file` (the write did not happen).
     pub fn rollback(&mut self, workspace: &str, file: &str) {
         let mine = |r: &Record| r.file == file && r.workspace.as_deref() == Some(workspace);
@@ -383,6 +412,7 @@ mod tests {
             created_file: false,
             file_digest: None,
             hints: None,
+            created_dirs: Vec::new(),
         }
     }
 

@@ -276,6 +276,7 @@ fn record_of(
         created_file,
         file_digest: None,
         hints,
+        created_dirs: Vec::new(),
     }
 }
 
@@ -297,6 +298,7 @@ fn grant_record(input: &FileInput, g: &GrantWant, value: &str, hints: Option<Val
         created_file: false,
         file_digest: None,
         hints,
+        created_dirs: Vec::new(),
     }
 }
 

@@ -497,3 +497,48 @@ fn a_forged_record_naming_a_file_outside_the_bases_is_refused() {
         "a file outside the bases was edited"
     );
 }
+
+// ---- issue 15: prune removes the directories mcpconf created, and no other ------------------
+
+#[test]
+fn prune_after_apply_into_an_empty_home_and_root_leaves_both_as_they_were() {
+    let e = Env::new();
+    // Codex (user scope: ~/.codex/config.toml), Gemini (project: .gemini/settings.json) and a
+    // nested json target: every parent directory is created by apply.
+    e.manifest(&format!(
+        "{SERVERS}\n[[targets]]\nclient = \"codex\"\n[[targets]]\nclient = \"gemini\"\nscope = \"project\"\n[[targets]]\nclient = \"json\"\npath = \"a/b/c/mcp.json\"\n"
+    ));
+    let home = e.base.join("home");
+    let (home0, root0) = (tree(&home), tree(&e.root()));
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    assert!(home.join(".codex/config.toml").is_file());
+    assert!(e.path(".gemini/settings.json").is_file());
+    assert!(e.path("a/b/c/mcp.json").is_file());
+    let (exit, doc) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    assert_eq!(tree(&home), home0, "prune left directories in HOME");
+    assert_eq!(tree(&e.root()), root0, "prune left directories in the root");
+}
+
+#[test]
+fn prune_keeps_a_created_directory_the_user_put_something_in_and_any_it_did_not_create() {
+    let e = Env::new();
+    fs::create_dir_all(e.path("a")).unwrap(); // the user's, before mcpconf
+    e.manifest(&target("json", "path = \"a/b/c/mcp.json\""));
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    fs::write(e.path("a/b/notes.txt"), "mine").unwrap();
+    let (exit, doc) = e.json(&["prune", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    assert!(!e.path("a/b/c/mcp.json").exists(), "the created file stays");
+    assert!(
+        !e.path("a/b/c").exists(),
+        "an emptied created directory stays"
+    );
+    assert_eq!(fs::read_to_string(e.path("a/b/notes.txt")).unwrap(), "mine");
+    assert!(
+        e.path("a").is_dir(),
+        "a directory mcpconf did not create was removed"
+    );
+}

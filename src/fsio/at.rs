@@ -186,6 +186,11 @@ pub(super) fn unlink(dir: &File, name: &OsStr) -> io::Result<()> {
     rfs::unlinkat(dir, name, AtFlags::empty()).map_err(io_err)
 }
 
+/// `rmdir` of `name` in `dir` (the kernel refuses a directory that is not empty).
+pub(super) fn rmdir(dir: &File, name: &OsStr) -> io::Result<()> {
+    rfs::unlinkat(dir, name, AtFlags::REMOVEDIR).map_err(io_err)
+}
+
 /// `renameat(dir, from, dir, to)`.
 pub(super) fn rename(dir: &File, from: &OsStr, to: &OsStr) -> io::Result<()> {
     rfs::renameat(dir, from, dir, to).map_err(io_err)

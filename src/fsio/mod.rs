@@ -1228,6 +1228,32 @@ pub fn remove_file(path: &Path) -> Result<(), FsError> {
     })
 }
 
+/// After `file` was removed, removes those of `dirs` (directories mcpconf created for it) that
+/// are now empty, deepest first, stopping at the first that is not empty or not there. Only an
+/// ancestor of `file` that lies strictly below one of `bases` is considered, so a forged record
+/// can never make it touch a base or anything above one. Best effort: a directory left behind
+/// is harmless, so failures only stop the walk.
+pub fn remove_created_dirs(file: &Path, dirs: &[PathBuf], bases: &[PathBuf]) {
+    let mut dirs: Vec<&PathBuf> = dirs
+        .iter()
+        .filter(|d| file.starts_with(d) && file != d.as_path())
+        .filter(|d| bases.iter().any(|b| d.starts_with(b) && d != &b))
+        .collect();
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    dirs.dedup();
+    for d in dirs {
+        let (Some(parent), Some(name)) = (d.parent(), d.file_name()) else {
+            return;
+        };
+        let Ok(parent_dir) = at::open_dir(parent) else {
+            return;
+        };
+        if at::rmdir(&parent_dir, name).is_err() || at::sync(&parent_dir).is_err() {
+            return;
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // replace
 // ---------------------------------------------------------------------------------------------
