@@ -24,6 +24,8 @@ fn lint_of_100_000_entries_finds_the_planted_problems() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("p/.cursor");
     fs::create_dir_all(&dir).unwrap();
+    // --home must exist (mcpconf never creates it).
+    fs::create_dir_all(tmp.path().join("home")).unwrap();
     let n = 100_000;
     let mut text = String::from("{\n  \"mcpServers\": {\n");
     let mut line = 3;
