@@ -787,7 +787,7 @@ impl Parser<'_> {
         let entry_item = t
             .get("entry")
             .ok_or_else(|| self.err_at(offset, format!("legacy shape `{name}` has no `entry`")))?;
-        let entry = item_to_json(entry_item).ok_or_else(|| {
+        let entry = crate::tomldoc::item_to_json(entry_item).ok_or_else(|| {
             self.err_item(entry_item, "`entry` must be a table (the exact JSON entry)")
         })?;
         if !entry.is_object() {
@@ -811,45 +811,6 @@ fn list(items: &[&str]) -> String {
         .map(|s| format!("`{s}`"))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Convert a TOML item into JSON (dates become strings).
-fn item_to_json(item: &Item) -> Option<serde_json::Value> {
-    match item {
-        Item::None => None,
-        Item::Value(v) => Some(value_to_json(v)),
-        Item::Table(t) => {
-            let mut m = serde_json::Map::new();
-            for (k, v) in t.iter() {
-                m.insert(k.to_string(), item_to_json(v)?);
-            }
-            Some(serde_json::Value::Object(m))
-        }
-        Item::ArrayOfTables(a) => Some(serde_json::Value::Array(
-            a.iter()
-                .map(|t| item_to_json(&Item::Table(t.clone())))
-                .collect::<Option<Vec<_>>>()?,
-        )),
-    }
-}
-
-fn value_to_json(v: &Value) -> serde_json::Value {
-    use serde_json::Value as J;
-    match v {
-        Value::String(s) => J::String(s.value().clone()),
-        Value::Integer(i) => J::from(*i.value()),
-        Value::Float(f) => serde_json::Number::from_f64(*f.value())
-            .map(J::Number)
-            .unwrap_or(J::Null),
-        Value::Boolean(b) => J::Bool(*b.value()),
-        Value::Datetime(d) => J::String(d.value().to_string()),
-        Value::Array(a) => J::Array(a.iter().map(value_to_json).collect()),
-        Value::InlineTable(t) => J::Object(
-            t.iter()
-                .map(|(k, v)| (k.to_string(), value_to_json(v)))
-                .collect(),
-        ),
-    }
 }
 
 #[cfg(test)]

@@ -384,24 +384,28 @@ fn json_to_inline(m: &serde_json::Map<String, Value>) -> InlineTable {
     t
 }
 
-fn table_to_json(t: &dyn TableLike) -> Value {
+/// A TOML table as JSON: the one TOML→JSON conversion (dates become strings; a float JSON
+/// cannot hold, such as `nan`, becomes `null`).
+pub fn table_to_json(t: &dyn TableLike) -> Value {
     Value::Object(
         t.iter()
-            .map(|(k, v)| (k.to_string(), item_to_json(v)))
+            .filter_map(|(k, v)| Some((k.to_string(), item_to_json(v)?)))
             .collect(),
     )
 }
 
-fn item_to_json(i: &Item) -> Value {
-    match i {
-        Item::None => Value::Null,
+/// A TOML item as JSON; `None` for an empty item. See [`table_to_json`].
+pub fn item_to_json(i: &Item) -> Option<Value> {
+    Some(match i {
+        Item::None => return None,
         Item::Value(v) => value_to_json(v),
         Item::Table(t) => table_to_json(t),
         Item::ArrayOfTables(a) => Value::Array(a.iter().map(|t| table_to_json(t)).collect()),
-    }
+    })
 }
 
-fn value_to_json(v: &toml_edit::Value) -> Value {
+/// A TOML value as JSON. See [`table_to_json`].
+pub fn value_to_json(v: &toml_edit::Value) -> Value {
     match v {
         toml_edit::Value::String(s) => Value::String(s.value().clone()),
         toml_edit::Value::Integer(i) => Value::from(*i.value()),

@@ -185,7 +185,7 @@ fn parse_toml(bytes: &[u8]) -> Result<Source, ReadError> {
             column,
         }
     })?;
-    let root = table_json(doc.as_table());
+    let root = crate::tomldoc::table_to_json(doc.as_table());
     Ok(Source {
         text,
         kind: Kind::Toml(Box::new(doc), root),
@@ -193,39 +193,4 @@ fn parse_toml(bytes: &[u8]) -> Result<Source, ReadError> {
     })
 }
 
-fn table_json(t: &dyn toml_edit::TableLike) -> Value {
-    Value::Object(
-        t.iter()
-            .filter_map(|(k, v)| Some((k.to_string(), item_json(v)?)))
-            .collect(),
-    )
-}
 
-fn item_json(item: &toml_edit::Item) -> Option<Value> {
-    use toml_edit::Item;
-    match item {
-        Item::None => None,
-        Item::Value(v) => Some(value_json(v)),
-        Item::Table(t) => Some(table_json(t)),
-        Item::ArrayOfTables(a) => Some(Value::Array(a.iter().map(|t| table_json(t)).collect())),
-    }
-}
-
-fn value_json(v: &toml_edit::Value) -> Value {
-    use toml_edit::Value as T;
-    match v {
-        T::String(s) => Value::String(s.value().clone()),
-        T::Integer(i) => Value::from(*i.value()),
-        T::Float(f) => serde_json::Number::from_f64(*f.value())
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
-        T::Boolean(b) => Value::Bool(*b.value()),
-        T::Datetime(d) => Value::String(d.value().to_string()),
-        T::Array(a) => Value::Array(a.iter().map(value_json).collect()),
-        T::InlineTable(t) => Value::Object(
-            t.iter()
-                .map(|(k, v)| (k.to_string(), value_json(v)))
-                .collect(),
-        ),
-    }
-}
