@@ -206,7 +206,7 @@ fn run_command(cli: Cli) -> u8 {
         let r = Report::failed(
             "",
             &settings.manifest,
-            "manifest-missing",
+            crate::diag::Code::ManifestMissing,
             not_found_message(),
             1,
             1,
@@ -281,7 +281,7 @@ fn run_command(cli: Cli) -> u8 {
                     files: Vec::new(),
                     errors: vec![engine::ErrorEntry {
                         path: settings.manifest.display().to_string(),
-                        code: "stale-plan".into(),
+                        code: crate::diag::Code::StalePlan,
                         message: "the manifest changed since the plan was made; nothing was written (make a new plan)".into(),
                         line: 1,
                         column: 1,
@@ -749,10 +749,10 @@ fn run_apply(
     };
     let mut report = report;
     for e in &mut report.errors {
-        if e.code == "not-confirmed" && !interactive {
+        if e.code == crate::diag::Code::NotConfirmed && !interactive {
             e.message = "not a terminal to ask for confirmation, so nothing was written; pass --yes to write without asking".into();
         }
-        if e.code == "stale-plan" && e.path.is_empty() {
+        if e.code == crate::diag::Code::StalePlan && e.path.is_empty() {
             e.path = saved_path
                 .map(|p| p.display().to_string())
                 .unwrap_or_default();

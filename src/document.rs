@@ -4,6 +4,7 @@
 //! paths asked for; each syntax keeps its own format-preserving editor behind it:
 //! [`crate::jsondoc`] for JSON and JSONC, [`crate::tomldoc`] for TOML. Pure: no I/O.
 
+use crate::diag::Code;
 use serde_json::Value;
 
 use crate::jsondoc::{self, JsonDoc, UndoHint};
@@ -193,7 +194,7 @@ impl Doc {
 
     fn array_edit(&mut self, path: &[String], value: &str, push: bool) -> Result<(), ReadError> {
         let fail = |m: &str| ReadError {
-            code: "internal-edit-error",
+            code: Code::InternalEditError,
             message: format!("cannot edit the array `{}`: {m}", path.join(".")),
             line: 1,
             column: 1,

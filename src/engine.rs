@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::diag::{Code, Diagnostic};
 use crate::dialect::{self, Ctx, Dialect, Syntax};
 use crate::document::Doc;
 use crate::fsio::{self, Expect, FsError};
@@ -87,19 +88,7 @@ pub enum Exit {
 }
 
 /// An error in the machine output.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ErrorEntry {
-    /// The file (absolute), or the manifest.
-    pub path: String,
-    /// Stable kebab-case code.
-    pub code: String,
-    /// One sentence.
-    pub message: String,
-    /// 1-based.
-    pub line: usize,
-    /// 1-based.
-    pub column: usize,
-}
+pub type ErrorEntry = Diagnostic;
 
 /// The outcome of plan / apply / prune.
 #[derive(Debug, Clone)]
@@ -122,7 +111,7 @@ impl Report {
     pub(crate) fn failed(
         owner: &str,
         path: &Path,
-        code: &str,
+        code: Code,
         message: String,
         line: usize,
         column: usize,
@@ -134,7 +123,7 @@ impl Report {
             files: Vec::new(),
             errors: vec![ErrorEntry {
                 path: path.display().to_string(),
-                code: code.to_string(),
+                code,
                 message,
                 line,
                 column,
@@ -150,7 +139,7 @@ impl Report {
             for e in &f.errors {
                 let entry = ErrorEntry {
                     path: f.path.display().to_string(),
-                    code: e.code.to_string(),
+                    code: e.code,
                     message: e.message.clone(),
                     line: e.line,
                     column: e.column,
@@ -176,12 +165,12 @@ impl Report {
     /// This report, turned into a refusal about the whole run (nothing written).
     /// Refuse the whole run. `path` is the file that is the reason, or `None` when no file is
     /// (a refused confirmation): the error then has an empty path.
-    fn refused(mut self, path: Option<&Path>, exit: Exit, code: &str, message: String) -> Report {
+    fn refused(mut self, path: Option<&Path>, exit: Exit, code: Code, message: String) -> Report {
         self.exit = exit;
         self.changed = false;
         self.errors.push(ErrorEntry {
             path: path.map(|p| p.display().to_string()).unwrap_or_default(),
-            code: code.to_string(),
+            code,
             message,
             line: 1,
             column: 1,
@@ -196,7 +185,7 @@ impl Report {
 }
 
 fn pending_change(f: &FilePlan) -> bool {
-    f.writes() || f.actions.iter().any(|a| a.op == "adopt")
+    f.writes() || f.actions.iter().any(|a| a.op == crate::plan::Op::Adopt)
 }
 
 /// What the run does.
@@ -221,7 +210,7 @@ pub fn load_manifest(path: &Path) -> Result<Manifest, Box<Report>> {
             return Err(Box::new(Report::failed(
                 "",
                 path,
-                "manifest-missing",
+                Code::ManifestMissing,
                 format!(
                     "no manifest at `{}`; write one (`mcpconf import --client ID > mcpconf.toml` starts from a client's file; see docs/getting-started.md), or pass `--manifest PATH` or set MCPCONF_MANIFEST",
                     path.display()
@@ -243,7 +232,7 @@ pub fn load_manifest(path: &Path) -> Result<Manifest, Box<Report>> {
             return Err(Box::new(Report::failed(
                 "",
                 path,
-                "manifest-error",
+                Code::ManifestError,
                 "the manifest is not valid UTF-8".into(),
                 line,
                 column,
@@ -259,7 +248,7 @@ pub fn load_manifest(path: &Path) -> Result<Manifest, Box<Report>> {
         Box::new(Report::failed(
             "",
             path,
-            "manifest-error",
+            Code::ManifestError,
             e.message,
             e.line,
             e.column,
@@ -290,7 +279,7 @@ pub fn load_ledger(
         return Err(Box::new(Report::failed(
             owner,
             state_dir,
-            "invalid-owner",
+            Code::InvalidOwner,
             manifest::owner_error(owner),
             1,
             1,
@@ -427,7 +416,7 @@ fn specs(
                 "json",
                 Syntax::Json,
                 Some(PlanError::file(
-                    "unknown-client",
+                    Code::UnknownClient,
                     format!("the ledger names client `{client}`, which this mcpconf does not know"),
                 )),
             ),
@@ -477,7 +466,7 @@ fn specs(
         };
         if let Some(why) = record_problem(r, d, &ctx, !named.contains(&r.file)) {
             spec.refusal = Some(PlanError::file(
-                "invalid-ledger",
+                Code::InvalidLedger,
                 format!(
                     "the ledger's record for server `{}` in this file {why}; mcpconf does not act on it (a forged or corrupted ledger; remove the record from the ledger by hand, or run `mcpconf release {}`)",
                     r.server, r.server
@@ -583,7 +572,7 @@ fn add_target_file(
         let root = fsio::resolve(&settings.root).unwrap_or_else(|_| settings.root.clone());
         if !real.starts_with(&root) {
             refusal = Some(PlanError::file(
-                "symlink-escape",
+                Code::SymlinkEscape,
                 format!(
                     "`{}` is a link to `{}`, outside the project root `{}`; mcpconf does not follow project links out of the project (use a user-scope target or an absolute `path`)",
                     path.display(),
@@ -616,7 +605,7 @@ fn add_target_file(
     spec.client_lock |= d.client_lock(scope.name);
     if spec.syntax != d.syntax() {
         spec.refusal = Some(PlanError::file(
-            "mixed-clients",
+            Code::MixedClients,
             format!(
                 "targets of clients `{}` and `{}` name the same file `{}` but read different syntaxes; point them at different files",
                 spec.client,
@@ -654,7 +643,7 @@ fn add_target_file(
                     Some(w) if w.value == r.value => {}
                     Some(_) => {
                         spec.refusal = Some(PlanError::file(
-                            "conflict",
+                            Code::Conflict,
                             format!(
                                 "two targets write server `{}` into the same place in `{}` with different contents",
                                 s.name,
@@ -687,7 +676,7 @@ fn add_target_file(
                 }
             }
             Err(e) => {
-                spec.refusal = Some(PlanError::file("cannot-express", e.message));
+                spec.refusal = Some(PlanError::file(Code::CannotExpress, e.message));
             }
         }
     }
@@ -894,7 +883,7 @@ pub fn apply(
             return first.refused(
                 None,
                 Exit::Usage,
-                "not-confirmed",
+                Code::NotConfirmed,
                 "the changes were not confirmed; nothing was written".into(),
             );
         }
@@ -1011,7 +1000,7 @@ pub fn apply(
             return Report::from_plans(owner, plans).refused(
                 Some(&changed),
                 Exit::Refused,
-                "stale-plan",
+                Code::StalePlan,
                 "a file changed while you were confirming; nothing was written (run the command again)".into(),
             );
         }
@@ -1024,7 +1013,7 @@ pub fn apply(
         return Report::from_plans(owner, plans).refused(
             None,
             Exit::Refused,
-            "stale-plan",
+            Code::StalePlan,
             format!("{why}; nothing was written (make a new plan)"),
         );
     }
@@ -1087,7 +1076,7 @@ pub fn apply(
                     written = true;
                     break;
                 }
-                Err(e) if e.code == "concurrent-modification" && attempt < 3 => {
+                Err(e) if e.code == crate::diag::Code::ConcurrentModification && attempt < 3 => {
                     // Another program rewrote the file after we read it: never publish stale
                     // data; read again and plan again.
                     attempt += 1;
@@ -1100,7 +1089,7 @@ pub fn apply(
                         plans[i] = replanned;
                         io_error = Some(ErrorEntry {
                             path: plans[i].path.display().to_string(),
-                            code: "concurrent-modification".into(),
+                            code: Code::ConcurrentModification,
                             message: "the file was changed by another program while applying, and the new content cannot be edited safely".into(),
                             line: 1,
                             column: 1,
@@ -1142,7 +1131,7 @@ pub fn apply(
         || report
             .files
             .iter()
-            .any(|f| f.actions.iter().any(|a| a.op == "adopt"));
+            .any(|f| f.actions.iter().any(|a| a.op == crate::plan::Op::Adopt));
     if let Some(e) = io_error {
         report.errors.push(e);
         report.exit = Exit::Io;
@@ -1156,7 +1145,7 @@ pub fn apply(
 fn fs_entry(e: &FsError) -> ErrorEntry {
     ErrorEntry {
         path: e.path.display().to_string(),
-        code: e.code.to_string(),
+        code: e.code,
         message: e.message.clone(),
         line: 1,
         column: 1,
@@ -1244,7 +1233,7 @@ pub fn release(
         return Err(Box::new(Report::failed(
             owner,
             &ledger_path(&settings.state_dir, owner),
-            "not-found",
+            Code::NotFound,
             format!(
                 "owner `{owner}` has no ledger record for server `{server}` in workspace `{ws}`{hint}"
             ),

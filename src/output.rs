@@ -5,9 +5,10 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use crate::diag::Code;
 use crate::document::Doc;
 use crate::engine::{ErrorEntry, RecordStatus, Report};
-use crate::plan::{Action, FilePlan, Status};
+use crate::plan::{Action, FilePlan, Op, Status};
 use crate::redact::{
     Redactor, escape_controls,
     mask::{self, Lang},
@@ -280,7 +281,7 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
     let refused = r.exit == crate::engine::Exit::Refused
         || r.errors
             .iter()
-            .any(|e| e.code == "conflict" || e.code == "drift")
+            .any(|e| matches!(e.code, Code::Conflict | Code::Drift))
         || r.files.iter().any(|f| f.status == Status::Refused);
     for f in &r.files {
         if f.actions.is_empty() && f.notes.is_empty() && f.status == Status::Unchanged {
@@ -319,27 +320,28 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
             let grant = a.detail.starts_with("grant `") || a.detail.starts_with("legacy grant `");
             match a.op {
                 _ if not_written => {}
-                "add" if grant => grants_added += 1,
-                "remove" | "legacy-remove" if grant => grants_removed += 1,
-                "add" => add += 1,
-                "update" => upd += 1,
-                "remove" | "legacy-remove" => rem += 1,
-                "unowned-match" => unowned += 1,
-                "adopt" => adopt += 1,
-                _ => {}
+                Op::Add if grant => grants_added += 1,
+                Op::Remove | Op::LegacyRemove if grant => grants_removed += 1,
+                Op::Add => add += 1,
+                Op::Update => upd += 1,
+                Op::Remove | Op::LegacyRemove => rem += 1,
+                Op::UnownedMatch => unowned += 1,
+                Op::Adopt => adopt += 1,
+                Op::Keep | Op::Conflict | Op::Drift => {}
             }
             let sign = match a.op {
-                "add" => style.paint("32", "+"),
-                "remove" | "legacy-remove" => style.paint("31", "-"),
-                "update" | "adopt" => style.paint("33", "~"),
-                "conflict" | "drift" => style.paint("31", "!"),
-                _ => " ".to_string(),
+                Op::Add => style.paint("32", "+"),
+                Op::Remove | Op::LegacyRemove => style.paint("31", "-"),
+                Op::Update | Op::Adopt => style.paint("33", "~"),
+                Op::Conflict | Op::Drift => style.paint("31", "!"),
+                Op::Keep | Op::UnownedMatch => " ".to_string(),
             };
             // A refusal's reason is printed once, as its `error[…]` line (with the location).
-            let reported = matches!(a.op, "conflict" | "drift")
-                && r.errors
+            let reported = a.op.refusal().is_some_and(|code| {
+                r.errors
                     .iter()
-                    .any(|e| e.code == a.op && e.message == a.detail);
+                    .any(|e| e.code == code && e.message == a.detail)
+            });
             let detail = if a.detail.is_empty() || reported {
                 String::new()
             } else {

@@ -8,6 +8,7 @@
 //! *drift*; both refuse the whole run. An unowned entry that already equals what we want is left
 //! alone (`unowned-match`) unless `--adopt` records it as ours.
 
+use crate::diag::Code;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -114,7 +115,7 @@ pub struct Options {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlanError {
     /// Stable kebab-case code.
-    pub code: &'static str,
+    pub code: Code,
     /// One sentence with the fix.
     pub message: String,
     /// 1-based line.
@@ -125,7 +126,7 @@ pub struct PlanError {
 
 impl PlanError {
     /// A whole-file error (1:1).
-    pub fn file(code: &'static str, message: impl Into<String>) -> PlanError {
+    pub fn file(code: Code, message: impl Into<String>) -> PlanError {
         PlanError {
             code,
             message: message.into(),
@@ -165,13 +166,87 @@ pub enum Status {
 /// One action on one entry.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Action {
-    /// `add`, `update`, `remove`, `keep`, `unowned-match`, `adopt`, `conflict`, `drift`,
-    /// `legacy-remove`.
-    pub op: &'static str,
+    /// What happens to the entry.
+    pub op: Op,
     /// The entry's name.
     pub server: String,
     /// A short explanation, or empty.
     pub detail: String,
+}
+
+/// What a plan does with one entry; its text form is the `op` of the machine output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Op {
+    /// Written, new.
+    Add,
+    /// Rewritten: ours, and the manifest changed.
+    Update,
+    /// Removed: ours, no longer wanted.
+    Remove,
+    /// Ours and already as wanted.
+    Keep,
+    /// As wanted but not written by mcpconf; left alone.
+    UnownedMatch,
+    /// As wanted, not ours, and recorded as ours (`--adopt`).
+    Adopt,
+    /// Not ours and different from the manifest: refused.
+    Conflict,
+    /// Ours but edited since: refused.
+    Drift,
+    /// An exact legacy shape of the owner, removed.
+    LegacyRemove,
+}
+
+impl Op {
+    /// The kebab-case id (`add`, `unowned-match`, …).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Op::Add => "add",
+            Op::Update => "update",
+            Op::Remove => "remove",
+            Op::Keep => "keep",
+            Op::UnownedMatch => "unowned-match",
+            Op::Adopt => "adopt",
+            Op::Conflict => "conflict",
+            Op::Drift => "drift",
+            Op::LegacyRemove => "legacy-remove",
+        }
+    }
+
+    /// The refusal's code, for the ops that are refusals.
+    pub const fn refusal(self) -> Option<Code> {
+        match self {
+            Op::Conflict => Some(Code::Conflict),
+            Op::Drift => Some(Code::Drift),
+            Op::Add
+            | Op::Update
+            | Op::Remove
+            | Op::Keep
+            | Op::UnownedMatch
+            | Op::Adopt
+            | Op::LegacyRemove => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Op {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for Op {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// Comparing with the kebab-case id, for assertions.
+impl PartialEq<&str> for Op {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
 }
 
 /// A change to the ledger, in its final form (the engine journals it).
@@ -330,7 +405,7 @@ fn plan_missing(input: &FileInput, mut fp: FilePlan) -> FilePlan {
             continue;
         }
         fp.actions.push(Action {
-            op: "add",
+            op: Op::Add,
             server: w.server.clone(),
             detail: String::new(),
         });
@@ -347,14 +422,7 @@ fn plan_missing(input: &FileInput, mut fp: FilePlan) -> FilePlan {
     fp
 }
 
-fn refuse(
-    fp: &mut FilePlan,
-    doc: &Doc,
-    path: &[String],
-    op: &'static str,
-    server: &str,
-    message: String,
-) {
+fn refuse(fp: &mut FilePlan, doc: &Doc, path: &[String], op: Op, server: &str, message: String) {
     fp.actions.push(Action {
         op,
         server: server.to_string(),
@@ -362,7 +430,7 @@ fn refuse(
     });
     let (line, column) = doc.location(path).unwrap_or((1, 1));
     fp.errors.push(PlanError {
-        code: op,
+        code: op.refusal().unwrap_or(Code::Conflict),
         message,
         line,
         column,
@@ -398,7 +466,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
             (None, rec) => match doc.upsert(&w.container, &w.server, &w.value) {
                 Ok(hints) => {
                     fp.actions.push(Action {
-                        op: "add",
+                        op: Op::Add,
                         server: w.server.clone(),
                         detail: if rec.is_some() {
                             "re-added: the entry mcpconf wrote is gone".into()
@@ -417,7 +485,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                 let own = r.ownership(Some(&v));
                 if v == w.value || (own == Ownership::Intact && semantic_eq(&v, &w.value)) {
                     fp.actions.push(Action {
-                        op: "keep",
+                        op: Op::Keep,
                         server: w.server.clone(),
                         detail: co_detail(&co_owners),
                     });
@@ -431,7 +499,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                         &mut fp,
                         &doc,
                         &path,
-                        "conflict",
+                        Op::Conflict,
                         &w.server,
                         format!(
                             "entry `{}` in `{shown}` is also declared by workspace {} of owner `{}`, differently{}; mcpconf will not change an entry another workspace relies on (declare it the same way in both manifests, or give it another name)",
@@ -445,7 +513,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                     match doc.upsert(&w.container, &w.server, &w.value) {
                         Ok(_) => {
                             fp.actions.push(Action {
-                                op: "update",
+                                op: Op::Update,
                                 server: w.server.clone(),
                                 detail: String::new(),
                             });
@@ -464,7 +532,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                         &mut fp,
                         &doc,
                         &path,
-                        "drift",
+                        Op::Drift,
                         &w.server,
                         format!(
                             "entry `{}` in `{shown}` was edited since owner `{}` wrote it{}; mcpconf will not overwrite the edit (restore the entry, remove it by hand, or run `mcpconf release {}` to hand it to the user)",
@@ -480,7 +548,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                 if semantic_eq(&v, &w.value) {
                     // Co-owned: written once, recorded for every workspace that declares it.
                     fp.actions.push(Action {
-                        op: "keep",
+                        op: Op::Keep,
                         server: w.server.clone(),
                         detail: co_detail(&co_owners),
                     });
@@ -501,7 +569,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                         &mut fp,
                         &doc,
                         &path,
-                        "conflict",
+                        Op::Conflict,
                         &w.server,
                         format!(
                             "entry `{}` in `{shown}` is declared differently by workspace {} of owner `{}`{}; one owner declares one entry one way (declare it the same way in both manifests, or give it another name)",
@@ -519,7 +587,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                     match doc.upsert(&w.container, &w.server, &w.value) {
                         Ok(_) => {
                             fp.actions.push(Action {
-                                op: "update",
+                                op: Op::Update,
                                 server: w.server.clone(),
                                 detail: "replaces the owner's legacy shape".into(),
                             });
@@ -532,7 +600,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                 } else if semantic_eq(&v, &w.value) {
                     if opts.adopt {
                         fp.actions.push(Action {
-                            op: "adopt",
+                            op: Op::Adopt,
                             server: w.server.clone(),
                             detail: if v == w.value {
                                 "equal to the manifest; recorded as ours".into()
@@ -545,7 +613,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                         kept_records += 1;
                     } else {
                         fp.actions.push(Action {
-                            op: "unowned-match",
+                            op: Op::UnownedMatch,
                             server: w.server.clone(),
                             detail: "already as wanted but not written by mcpconf; left alone (`apply --adopt` records it as ours)".into(),
                         });
@@ -556,7 +624,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                     match doc.upsert(&w.container, &w.server, &w.value) {
                         Ok(_) => {
                             fp.actions.push(Action {
-                                op: "adopt",
+                                op: Op::Adopt,
                                 server: w.server.clone(),
                                 detail: "its literal values equal the manifest's references expanded from the environment; replaced by the references and recorded as ours".into(),
                             });
@@ -576,7 +644,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                         &mut fp,
                         &doc,
                         &path,
-                        "conflict",
+                        Op::Conflict,
                         &w.server,
                         format!(
                             "`{shown}` already has an entry `{}` that owner `{}` did not write and that differs from the manifest{}; mcpconf will not overwrite it{next}",
@@ -625,7 +693,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                     Ok(undo) => {
                         let hints = serde_json::json!({"created_array": true, "undo": undo});
                         for v in &g.spec.values {
-                            fp.actions.push(grant_action("add", g, v));
+                            fp.actions.push(grant_action(Op::Add, g, v));
                             fp.ledger.push(LedgerOp::Set(grant_record(
                                 input,
                                 g,
@@ -674,7 +742,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                         // its legacy shape: recorded, so it goes with the entry.
                         (true, None) if doomed(Some(&g.server), v) => {
                             fp.actions.push(Action {
-                                op: "keep",
+                                op: Op::Keep,
                                 server: g.server.clone(),
                                 detail: format!(
                                     "legacy grant `{v}` in `{}` recorded with the entry that replaces the legacy shape",
@@ -693,7 +761,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                         }
                         (false, rec) => match doc.array_push(&path, v) {
                             Ok(()) => {
-                                fp.actions.push(grant_action("add", g, v));
+                                fp.actions.push(grant_action(Op::Add, g, v));
                                 let hints = rec.and_then(|r| r.hints.clone());
                                 fp.ledger
                                     .push(LedgerOp::Set(grant_record(input, g, v, hints)));
@@ -704,7 +772,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                 }
             }
             Some(other) => fp.errors.push(PlanError {
-                code: "not-an-object",
+                code: Code::NotAnObject,
                 message: format!(
                     "`{}` must be an array of tool names, but it is {}",
                     g.spec.array,
@@ -739,7 +807,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
         let co = co_owners(input, &r.pointer, Some(&Value::String(value.clone())));
         if !co.is_empty() {
             fp.actions.push(Action {
-                op: "keep",
+                op: Op::Keep,
                 server: r.server.clone(),
                 detail: format!(
                     "grant `{value}` in `{}` stays: {}",
@@ -753,7 +821,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
         match doc.array_remove(&array, &value) {
             Ok(()) => {
                 fp.actions.push(Action {
-                    op: "remove",
+                    op: Op::Remove,
                     server: r.server.clone(),
                     detail: format!("grant `{value}` in `{}`", array.join(".")),
                 });
@@ -813,7 +881,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
         if r.ownership(current.as_ref()) == Ownership::Intact && !co.is_empty() {
             // Co-owned: only this workspace's claim goes.
             fp.actions.push(Action {
-                op: "keep",
+                op: Op::Keep,
                 server: r.server.clone(),
                 detail: still_declared(&co),
             });
@@ -825,7 +893,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
             Ownership::Intact => match doc.remove(&container, &name, hints.as_ref()) {
                 Ok(()) => {
                     fp.actions.push(Action {
-                        op: "remove",
+                        op: Op::Remove,
                         server: r.server.clone(),
                         detail: String::new(),
                     });
@@ -837,7 +905,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                 &mut fp,
                 &doc,
                 &path,
-                "drift",
+                Op::Drift,
                 &r.server,
                 format!(
                     "entry `{}` in `{shown}` was edited since owner `{}` wrote it, so it is not removed (restore the entry, remove it by hand, or run `mcpconf release {}` to hand it to the user)",
@@ -871,7 +939,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                 match doc.remove(c, &l.name, None) {
                     Ok(()) => {
                         fp.actions.push(Action {
-                            op: "legacy-remove",
+                            op: Op::LegacyRemove,
                             server: l.name.clone(),
                             detail: "exact match of the owner's legacy shape".into(),
                         });
@@ -932,7 +1000,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                 }
                 if let Some(why) = &why_kept {
                     fp.actions.push(Action {
-                        op: "keep",
+                        op: Op::Keep,
                         server: l.name.clone(),
                         detail: format!("legacy grant `{g}` in `{array}` kept: {why}"),
                     });
@@ -940,7 +1008,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
                 }
                 match doc.array_remove(&path, g) {
                     Ok(()) => fp.actions.push(Action {
-                        op: "legacy-remove",
+                        op: Op::LegacyRemove,
                         server: l.name.clone(),
                         detail: format!("legacy grant `{g}` in `{array}`"),
                     }),
@@ -980,7 +1048,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
     fp
 }
 
-fn grant_action(op: &'static str, g: &GrantWant, value: &str) -> Action {
+fn grant_action(op: Op, g: &GrantWant, value: &str) -> Action {
     Action {
         op,
         server: g.server.clone(),
@@ -1113,7 +1181,7 @@ fn check_containers(doc: &Doc, container: &[String]) -> Result<(), PlanError> {
             && kind != "an object"
         {
             return Err(PlanError {
-                code: "not-an-object",
+                code: Code::NotAnObject,
                 message: format!(
                     "`{}` must be an object that holds servers, but it is {}",
                     container[..i].join("."),

@@ -11,6 +11,7 @@
 //! Removing a table leaves the comment above the next table in place (it lives in the next
 //! table's decoration). Pure: no I/O.
 
+use crate::diag::Code;
 use serde_json::Value;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike};
 
@@ -30,7 +31,7 @@ pub struct TomlDoc {
     root: Value,
 }
 
-fn err(code: &'static str, message: String, line: usize, column: usize) -> ReadError {
+fn err(code: Code, message: String, line: usize, column: usize) -> ReadError {
     ReadError {
         code,
         message,
@@ -46,7 +47,7 @@ impl TomlDoc {
             let ok = &bytes[..e.valid_up_to()];
             let (line, column) = line_col(&String::from_utf8_lossy(ok), e.valid_up_to());
             err(
-                "invalid-utf8",
+                Code::InvalidUtf8,
                 format!(
                     "the file is not valid utf-8 (bad byte at offset {})",
                     e.valid_up_to()
@@ -61,7 +62,7 @@ impl TomlDoc {
         };
         if text.trim().is_empty() {
             return Err(err(
-                "empty-file",
+                Code::EmptyFile,
                 "the file is empty; an empty file is more likely a crashed writer's leftover than a config, so it is not edited (delete it or give it content)".into(),
                 1,
                 1,
@@ -70,7 +71,7 @@ impl TomlDoc {
         let crlf = text.contains("\r\n");
         if crlf && text.replace("\r\n", "").contains('\n') {
             return Err(err(
-                "cannot-preserve",
+                Code::CannotPreserve,
                 "the file mixes CRLF and LF line endings; mcpconf cannot edit it without changing them (make them consistent first)".into(),
                 1,
                 1,
@@ -85,9 +86,9 @@ impl TomlDoc {
             let (line, column) = e.span().map(|s| line_col(&lf, s.start)).unwrap_or((1, 1));
             let msg = e.message().trim().trim_end_matches('.').to_string();
             let code = if msg.contains("duplicate key") {
-                "duplicate-key"
+                Code::DuplicateKey
             } else {
-                "parse-error"
+                Code::ParseError
             };
             err(code, format!("invalid TOML: {msg}"), line, column)
         })?;
@@ -103,7 +104,7 @@ impl TomlDoc {
         };
         if parsed.render() != lf {
             return Err(err(
-                "cannot-preserve",
+                Code::CannotPreserve,
                 "mcpconf cannot edit this TOML without reformatting it (e.g. dotted keys of one table interleaved with other keys); group those keys and try again".into(),
                 1,
                 1,
@@ -173,7 +174,7 @@ impl TomlDoc {
     ) -> Result<(), ReadError> {
         let Some(obj) = value.as_object() else {
             return Err(err(
-                "internal-edit-error",
+                Code::InternalEditError,
                 "a TOML entry must be a table".into(),
                 1,
                 1,
@@ -236,7 +237,7 @@ impl TomlDoc {
         };
         if !removed {
             return Err(err(
-                "not-found",
+                Code::NotFound,
                 format!("there is no entry `{name}` in `{}`", container.join(".")),
                 1,
                 1,
@@ -275,7 +276,7 @@ impl TomlDoc {
         let text = self.render();
         let reparsed: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| {
             err(
-                "internal-edit-error",
+                Code::InternalEditError,
                 format!(
                     "the edit produced invalid TOML ({}); this is a bug",
                     e.message()
@@ -289,7 +290,7 @@ impl TomlDoc {
         set_json(&mut expected, container, name, value.cloned());
         if !json_eq(&now, &expected) {
             return Err(err(
-                "internal-edit-error",
+                Code::InternalEditError,
                 "the edit did not verify (the re-parsed file is not the old content plus the change); this is a bug".into(),
                 1,
                 1,
@@ -303,7 +304,7 @@ impl TomlDoc {
 
 fn not_a_table(container: &[String]) -> ReadError {
     err(
-        "not-an-object",
+        Code::NotAnObject,
         format!(
             "`{}` must be a table that holds servers, but it is not",
             container.join(".")

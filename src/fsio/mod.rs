@@ -62,6 +62,7 @@
 
 mod at;
 
+use crate::diag::Code;
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -106,7 +107,7 @@ const BACKOFF_MAX: Duration = Duration::from_millis(5);
 #[derive(Debug)]
 pub struct FsError {
     /// Stable machine-readable code (see the type docs for the list).
-    pub code: &'static str,
+    pub code: Code,
     /// The path the error is about.
     pub path: PathBuf,
     /// One human sentence: lower-case start, path in backticks, what to do.
@@ -119,7 +120,7 @@ pub struct FsError {
 }
 
 impl FsError {
-    fn new(code: &'static str, path: &Path, message: String, source: Option<io::Error>) -> Self {
+    fn new(code: Code, path: &Path, message: String, source: Option<io::Error>) -> Self {
         FsError {
             code,
             path: path.to_path_buf(),
@@ -154,28 +155,28 @@ fn write_error(path: &Path, action: &str, err: io::Error) -> FsError {
     let p = d(path);
     let (code, message) = match err.kind() {
         ErrorKind::StorageFull | ErrorKind::QuotaExceeded => (
-            "disk-full",
+            Code::DiskFull,
             format!(
                 "cannot {action} `{p}`: no space left on the device or quota exceeded \
                  (an atomic replace needs room for a second copy); free some space and retry"
             ),
         ),
         ErrorKind::ReadOnlyFilesystem => (
-            "read-only",
+            Code::ReadOnly,
             format!(
                 "cannot {action} `{p}`: the file system is read-only; remount it read-write \
                  or edit the file where it is writable"
             ),
         ),
         ErrorKind::PermissionDenied => (
-            "permission-denied",
+            Code::PermissionDenied,
             format!(
                 "cannot {action} `{p}`: permission denied (replacing a file needs write access \
                  to its directory); fix the permissions or run as the file's owner"
             ),
         ),
         ErrorKind::ResourceBusy => (
-            "io-error",
+            Code::IoError,
             format!(
                 "cannot {action} `{p}`: it is busy or a mount point (for example a single file \
                  bind-mounted into a container), so it cannot be atomically renamed over; edit it \
@@ -183,7 +184,7 @@ fn write_error(path: &Path, action: &str, err: io::Error) -> FsError {
             ),
         ),
         _ => (
-            "io-error",
+            Code::IoError,
             format!("cannot {action} `{p}`: {err}; check the file system and retry"),
         ),
     };
@@ -198,13 +199,13 @@ fn read_error(path: &Path, err: io::Error) -> FsError {
             "cannot read `{p}`: permission denied; fix its permissions or run as its owner \
              (mcpconf never treats an unreadable file as missing)"
         );
-        return FsError::new("unreadable", path, message, Some(err));
+        return FsError::new(Code::Unreadable, path, message, Some(err));
     }
     if err.raw_os_error() == Some(libc::ELOOP) {
         return loop_error(path, Some(err));
     }
     let message = format!("cannot read `{p}`: {err}; check the file system and retry");
-    FsError::new("io-error", path, message, Some(err))
+    FsError::new(Code::IoError, path, message, Some(err))
 }
 
 fn loop_error(path: &Path, source: Option<io::Error>) -> FsError {
@@ -213,7 +214,7 @@ fn loop_error(path: &Path, source: Option<io::Error>) -> FsError {
          fix the links so they point at a real file",
         d(path)
     );
-    FsError::new("symlink-loop", path, message, source)
+    FsError::new(Code::SymlinkLoop, path, message, source)
 }
 
 fn concurrent_error(path: &Path) -> FsError {
@@ -222,7 +223,7 @@ fn concurrent_error(path: &Path) -> FsError {
          written; close the program that edits it and run the command again",
         d(path)
     );
-    FsError::new("concurrent-modification", path, message, None)
+    FsError::new(Code::ConcurrentModification, path, message, None)
 }
 
 /// Whether some directory on the way to `path` is a symbolic link now.
@@ -247,7 +248,7 @@ fn dir_error(path: &Path, dir: &Path, action: &str, err: io::Error) -> FsError {
              directory and run the command again",
             d(path)
         );
-        return FsError::new("concurrent-modification", path, message, Some(err));
+        return FsError::new(Code::ConcurrentModification, path, message, Some(err));
     }
     if loop_or_notdir {
         let message = format!(
@@ -255,7 +256,7 @@ fn dir_error(path: &Path, dir: &Path, action: &str, err: io::Error) -> FsError {
             d(path),
             d(dir)
         );
-        return FsError::new("not-a-file", path, message, Some(err));
+        return FsError::new(Code::NotAFile, path, message, Some(err));
     }
     write_error(path, action, err)
 }
@@ -415,7 +416,7 @@ pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
                  run mcpconf from an existing directory or pass an absolute path",
                 d(path)
             );
-            FsError::new("io-error", path, message, Some(e))
+            FsError::new(Code::IoError, path, message, Some(e))
         })?;
         cwd.join(path)
     };
@@ -459,7 +460,7 @@ pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
                     d(path),
                     d(&candidate)
                 );
-                return Err(FsError::new("not-a-file", path, message, None));
+                return Err(FsError::new(Code::NotAFile, path, message, None));
             }
             Err(e) if is_missing(&e) => {
                 if let Some(link) = origin {
@@ -471,7 +472,7 @@ pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
                         d(&link),
                         d(&target)
                     );
-                    return Err(FsError::new("dangling-symlink", &link, message, Some(e)));
+                    return Err(FsError::new(Code::DanglingSymlink, &link, message, Some(e)));
                 }
                 let mut out = candidate;
                 for (c, _) in queue {
@@ -484,7 +485,7 @@ pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
                                 d(path),
                                 d(&out)
                             );
-                            return Err(FsError::new("invalid-path", path, message, None));
+                            return Err(FsError::new(Code::InvalidPath, path, message, None));
                         }
                     }
                 }
@@ -497,7 +498,7 @@ pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
                     d(path),
                     d(&candidate)
                 );
-                return Err(FsError::new("permission-denied", path, message, Some(e)));
+                return Err(FsError::new(Code::PermissionDenied, path, message, Some(e)));
             }
             Err(e) => return Err(read_error(&candidate, e)),
         }
@@ -531,7 +532,7 @@ fn check_regular(path: &Path, m: &Metadata, max_len: u64) -> Result<(), FsError>
             "`{}` is {what}, not a regular file; point mcpconf at the config file itself",
             d(path)
         );
-        return Err(FsError::new("not-a-file", path, message, None));
+        return Err(FsError::new(Code::NotAFile, path, message, None));
     }
     if m.nlink() > 1 {
         let message = format!(
@@ -541,7 +542,7 @@ fn check_regular(path: &Path, m: &Metadata, max_len: u64) -> Result<(), FsError>
             d(path),
             m.nlink()
         );
-        return Err(FsError::new("hard-link", path, message, None));
+        return Err(FsError::new(Code::HardLink, path, message, None));
     }
     if m.size() > max_len {
         let message = format!(
@@ -550,7 +551,7 @@ fn check_regular(path: &Path, m: &Metadata, max_len: u64) -> Result<(), FsError>
             d(path),
             m.size()
         );
-        return Err(FsError::new("too-large", path, message, None));
+        return Err(FsError::new(Code::TooLarge, path, message, None));
     }
     Ok(())
 }
@@ -584,7 +585,7 @@ pub fn read(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsError> {
                 "`{}` became a symbolic link while being read; run the command again",
                 d(path)
             );
-            return Err(FsError::new("not-a-file", path, message, Some(e)));
+            return Err(FsError::new(Code::NotAFile, path, message, Some(e)));
         }
         Err(e) => return Err(read_error(path, e)),
     };
@@ -635,7 +636,7 @@ pub fn read_beneath(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsErr
             "`{}` is {what}, not a regular file; point mcpconf at the config file itself",
             d(path)
         );
-        return Err(FsError::new("not-a-file", path, message, None));
+        return Err(FsError::new(Code::NotAFile, path, message, None));
     }
     let file = match at::open_read(&dir_file, name) {
         Ok(f) => f,
@@ -645,7 +646,7 @@ pub fn read_beneath(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsErr
                 "`{}` became a symbolic link while being read; run the command again",
                 d(path)
             );
-            return Err(FsError::new("not-a-file", path, message, Some(e)));
+            return Err(FsError::new(Code::NotAFile, path, message, Some(e)));
         }
         Err(e) => return Err(read_error(path, e)),
     };
@@ -672,7 +673,7 @@ pub fn read_existing(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsEr
                  away or fix the path",
                 d(path)
             );
-            Err(FsError::new("not-a-file", path, message, Some(e)))
+            Err(FsError::new(Code::NotAFile, path, message, Some(e)))
         }
         Err(e) => Err(read_error(path, e)),
         // Appeared meanwhile: read it.
@@ -723,7 +724,7 @@ fn read_checked(
              right file or raise the size limit",
             d(path)
         );
-        return Err(FsError::new("too-large", path, message, None));
+        return Err(FsError::new(Code::TooLarge, path, message, None));
     }
     Ok(ReadFile {
         bytes,
@@ -770,7 +771,7 @@ fn acquire(
                      flock(2) and retry",
                     d(path)
                 );
-                return Err(FsError::new("io-error", path, message, Some(e)));
+                return Err(FsError::new(Code::IoError, path, message, Some(e)));
             }
         }
         let now = Instant::now();
@@ -781,7 +782,7 @@ fn acquire(
                 timeout.as_secs_f64(),
                 d(path)
             );
-            return Err(FsError::new("lock-timeout", path, message, None));
+            return Err(FsError::new(Code::LockTimeout, path, message, None));
         }
         thread::sleep(backoff.min(deadline - now));
         backoff = (backoff * 2).min(BACKOFF_MAX);
@@ -864,7 +865,7 @@ fn dir_open_error(dir: &Path, err: io::Error) -> FsError {
             "cannot lock `{}`: it is not a directory; check the path",
             d(dir)
         );
-        return FsError::new("not-a-file", dir, message, Some(err));
+        return FsError::new(Code::NotAFile, dir, message, Some(err));
     }
     write_error(dir, "lock the directory", err)
 }
@@ -908,7 +909,7 @@ pub fn lock_file(path: &Path, timeout: Duration) -> Result<FileLock, FsError> {
                     "lock file `{}` is a symbolic link; remove it so mcpconf can recreate it",
                     d(path)
                 );
-                return FsError::new("not-a-file", path, message, Some(e));
+                return FsError::new(Code::NotAFile, path, message, Some(e));
             }
             write_error(path, "open the lock file", e)
         })?;
@@ -939,7 +940,7 @@ pub fn glob(pattern: &Path) -> Result<Vec<PathBuf>, FsError> {
             "`{}`: wildcards are supported in the file name only, not in directories",
             d(pattern)
         );
-        return Err(FsError::new("io-error", pattern, message, None));
+        return Err(FsError::new(Code::IoError, pattern, message, None));
     }
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
@@ -1075,7 +1076,7 @@ pub fn lock_client(file: &Path, timeout: Duration, stale: Duration) -> Result<Cl
                     d(&path)
                 ),
             };
-            return Err(FsError::new("lock-timeout", &path, message, None));
+            return Err(FsError::new(Code::LockTimeout, &path, message, None));
         }
         thread::sleep(backoff.min(deadline - now));
         backoff = (backoff * 2).min(BACKOFF_MAX);
@@ -1116,7 +1117,7 @@ pub fn create_parent_dirs(path: &Path) -> Result<Vec<PathBuf>, FsError> {
                 d(path),
                 d(&at)
             );
-            return FsError::new("not-a-file", &at, message, Some(e));
+            return FsError::new(Code::NotAFile, &at, message, Some(e));
         }
         if matches!(e.raw_os_error(), Some(libc::ENOTDIR) | Some(libc::ELOOP)) {
             return dir_error(path, &at, "create", e);
@@ -1152,7 +1153,7 @@ fn split_path(path: &Path) -> Result<(&Path, &OsStr), FsError> {
             "`{}` does not name a file; pass the path of the config file",
             d(path)
         );
-        FsError::new("not-a-file", path, message, None)
+        FsError::new(Code::NotAFile, path, message, None)
     })?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -1223,7 +1224,7 @@ pub fn remove_file(path: &Path) -> Result<(), FsError> {
         );
         FsError {
             published: true,
-            ..FsError::new("io-error", path, message, Some(e))
+            ..FsError::new(Code::IoError, path, message, Some(e))
         }
     })
 }
@@ -1402,7 +1403,7 @@ fn replace_impl(
         );
         FsError {
             published: true,
-            ..FsError::new("io-error", path, message, Some(e))
+            ..FsError::new(Code::IoError, path, message, Some(e))
         }
     })
 }
@@ -1431,7 +1432,7 @@ fn verify_exchange(
                 d(path),
                 d(&path.with_file_name(temp.name()))
             );
-            FsError::new("io-error", path, message, Some(e))
+            FsError::new(Code::IoError, path, message, Some(e))
         });
     }
     match at::rename_exchange(dir_file, temp.name(), name) {
@@ -1449,7 +1450,7 @@ fn verify_exchange(
                 d(&kept_path)
             );
             Err(FsError::new(
-                "concurrent-modification",
+                Code::ConcurrentModification,
                 path,
                 message,
                 Some(e),

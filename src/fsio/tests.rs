@@ -33,7 +33,7 @@ fn temps_in(dir: &Path) -> Vec<String> {
 }
 
 fn code<T: fmt::Debug>(r: Result<T, FsError>) -> &'static str {
-    r.unwrap_err().code
+    r.unwrap_err().code.as_str()
 }
 
 const MAX: u64 = 1 << 20;
@@ -281,7 +281,7 @@ fn read_refuses_a_fifo_without_blocking() {
     let (tx, rx) = mpsc::channel();
     let f2 = fifo.clone();
     thread::spawn(move || {
-        let _ = tx.send(read(&f2, MAX).map(|_| ()).map_err(|e| e.code));
+        let _ = tx.send(read(&f2, MAX).map(|_| ()).map_err(|e| e.code.as_str()));
     });
     let got = rx
         .recv_timeout(Duration::from_secs(5))

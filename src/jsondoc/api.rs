@@ -1,5 +1,6 @@
 //! The public types and the read-only queries of a parsed document.
 
+use crate::diag::Code;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -43,7 +44,7 @@ impl Syntax {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadError {
     /// Stable machine-readable code.
-    pub code: &'static str,
+    pub code: Code,
     /// One clear lower-case sentence.
     pub message: String,
     /// 1-based line of the offending token.
@@ -74,7 +75,7 @@ impl std::error::Error for ReadError {}
 #[derive(Debug, Clone, PartialEq)]
 pub struct EditError {
     /// Stable machine-readable code.
-    pub code: &'static str,
+    pub code: Code,
     /// One clear lower-case sentence.
     pub message: String,
     /// 1-based line.
@@ -221,7 +222,7 @@ impl JsonDoc {
                     .and_then(|p| std::str::from_utf8(p).ok())
                     .map_or((1, 1), |p| line_col(p, at));
                 return Err(ReadError {
-                    code: "invalid-utf8",
+                    code: Code::InvalidUtf8,
                     message: format!("the file is not valid utf-8 (bad byte at offset {at})"),
                     line,
                     column,
@@ -235,7 +236,7 @@ impl JsonDoc {
         }
         let Some(root) = parsed.tree.objs.into_iter().next() else {
             return Err(ReadError {
-                code: "not-an-object",
+                code: Code::NotAnObject,
                 message: "the top level of the file must be an object".into(),
                 line: 1,
                 column: 1,
@@ -413,12 +414,7 @@ impl JsonDoc {
 
 pub(super) use crate::text::line_col;
 
-pub(super) fn edit_err_at(
-    code: &'static str,
-    message: String,
-    line: usize,
-    column: usize,
-) -> EditError {
+pub(super) fn edit_err_at(code: Code, message: String, line: usize, column: usize) -> EditError {
     EditError {
         code,
         message,
@@ -429,7 +425,7 @@ pub(super) fn edit_err_at(
 
 pub(super) fn internal(what: &str) -> EditError {
     edit_err_at(
-        "internal-edit-error",
+        Code::InternalEditError,
         format!("the edit was not applied because it did not verify ({what}); this is a bug"),
         1,
         1,

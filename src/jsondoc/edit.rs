@@ -1,6 +1,7 @@
 //! Edits: [`JsonDoc::upsert`] and [`JsonDoc::remove`] plan splices from the parsed spans and
 //! hand them to `verify`, which alone applies them and proves the result.
 
+use crate::diag::Code;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
@@ -36,7 +37,7 @@ impl JsonDoc {
         let depth = container.len() + 1 + value_depth(value);
         if depth > MAX_DEPTH {
             return Err(edit_err_at(
-                "too-deep",
+                Code::TooDeep,
                 format!(
                     "the entry would be nested {depth} levels deep, more than the limit of {MAX_DEPTH}"
                 ),
@@ -62,7 +63,7 @@ impl JsonDoc {
                     None => {
                         let (line, column) = line_col(text, m.value_start);
                         return Err(edit_err_at(
-                            "not-an-object",
+                            Code::NotAnObject,
                             format!(
                                 "`{}` is not an object, so the entry cannot be added inside it",
                                 show_path(container.get(..=existing).unwrap_or(container))
@@ -182,7 +183,7 @@ impl JsonDoc {
                 && !inner.bytes().all(is_ws)
             {
                 return Err(edit_err_at(
-                    "invalid-hint",
+                    Code::InvalidHint,
                     "an undo hint holds something other than whitespace, so it was not applied"
                         .into(),
                     1,
@@ -193,7 +194,7 @@ impl JsonDoc {
         match self.kind(container) {
             None => {
                 return Err(edit_err_at(
-                    "not-found",
+                    Code::NotFound,
                     format!("there is no object `{}` in the file", show_path(container)),
                     1,
                     1,
@@ -202,7 +203,7 @@ impl JsonDoc {
             Some("an object") => {
                 if self.position(container, name).is_none() {
                     return Err(edit_err_at(
-                        "not-found",
+                        Code::NotFound,
                         format!("there is no entry `{name}` in `{}`", show_path(container)),
                         1,
                         1,
@@ -211,7 +212,7 @@ impl JsonDoc {
             }
             Some(_) => {
                 return Err(edit_err_at(
-                    "not-an-object",
+                    Code::NotAnObject,
                     format!("`{}` is not an object", show_path(container)),
                     1,
                     1,

@@ -2,6 +2,7 @@
 //! validates only (recording the root's member spans) or builds the value and every object's
 //! spans. It knows nothing about edits.
 
+use crate::diag::Code;
 use serde_json::{Map, Number, Value};
 
 use super::api::{MAX_DEPTH, ReadError, Syntax, line_col};
@@ -99,7 +100,7 @@ pub(super) fn is_ws(b: u8) -> bool {
 }
 
 impl<'a> Parser<'a> {
-    pub(super) fn err(&self, code: &'static str, message: String, at: usize) -> ReadError {
+    pub(super) fn err(&self, code: Code, message: String, at: usize) -> ReadError {
         let (line, column) = line_col(self.text, at);
         ReadError {
             code,
@@ -128,12 +129,12 @@ impl<'a> Parser<'a> {
         let msg = format!("expected {expected} but found {found}{hint}");
         if self.pos >= self.b.len() {
             self.err(
-                "parse-error",
+                Code::ParseError,
                 format!("unexpected end of file: {msg}"),
                 self.pos,
             )
         } else {
-            self.err("parse-error", msg, self.pos)
+            self.err(Code::ParseError, msg, self.pos)
         }
     }
 
@@ -154,7 +155,7 @@ impl<'a> Parser<'a> {
                     }
                     if !self.syntax.comments() {
                         return Err(self.err(
-                            "parse-error",
+                            Code::ParseError,
                             "comments are not allowed in a strict json file".into(),
                             start,
                         ));
@@ -172,7 +173,7 @@ impl<'a> Parser<'a> {
                             Some(i) => self.pos = start + 2 + i + 2,
                             None => {
                                 return Err(self.err(
-                                    "parse-error",
+                                    Code::ParseError,
                                     "unexpected end of file inside a block comment".into(),
                                     start,
                                 ));
@@ -194,7 +195,7 @@ impl<'a> Parser<'a> {
         loop {
             let Some(c) = self.peek() else {
                 return Err(self.err(
-                    "parse-error",
+                    Code::ParseError,
                     "unexpected end of file inside a string".into(),
                     start,
                 ));
@@ -210,7 +211,7 @@ impl<'a> Parser<'a> {
                     let esc = self.pos;
                     let Some(e) = self.b.get(esc + 1).copied() else {
                         return Err(self.err(
-                            "parse-error",
+                            Code::ParseError,
                             "unexpected end of file inside a string".into(),
                             start,
                         ));
@@ -242,7 +243,7 @@ impl<'a> Parser<'a> {
                                     Some(lo) => 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00),
                                     None => {
                                         return Err(self.err(
-                                            "parse-error",
+                                            Code::ParseError,
                                             format!("lone surrogate `\\u{hi:04x}` in a string (it is not a valid character)"),
                                             esc,
                                         ));
@@ -250,7 +251,7 @@ impl<'a> Parser<'a> {
                                 }
                             } else if (0xDC00..0xE000).contains(&hi) {
                                 return Err(self.err(
-                                    "parse-error",
+                                    Code::ParseError,
                                     format!("lone surrogate `\\u{hi:04x}` in a string (it is not a valid character)"),
                                     esc,
                                 ));
@@ -261,7 +262,7 @@ impl<'a> Parser<'a> {
                                 Some(ch) => out.push(ch),
                                 None => {
                                     return Err(self.err(
-                                        "parse-error",
+                                        Code::ParseError,
                                         "invalid unicode escape in a string".into(),
                                         esc,
                                     ));
@@ -270,7 +271,7 @@ impl<'a> Parser<'a> {
                         }
                         _ => {
                             return Err(self.err(
-                                "parse-error",
+                                Code::ParseError,
                                 format!(
                                     "invalid escape `\\{}` in a string",
                                     self.found(esc + 1).trim_matches('`')
@@ -283,7 +284,7 @@ impl<'a> Parser<'a> {
                 }
                 c if c < 0x20 => {
                     return Err(self.err(
-                        "parse-error",
+                        Code::ParseError,
                         format!(
                             "raw control character u+{c:04x} in a string (write it as `\\u{c:04x}`)"
                         ),
@@ -346,7 +347,7 @@ impl<'a> Parser<'a> {
                 Some(c @ b'A'..=b'F') => u32::from(c - b'A' + 10),
                 _ => {
                     return Err(self.err(
-                        "parse-error",
+                        Code::ParseError,
                         "a `\\u` escape needs four hex digits".into(),
                         esc,
                     ));
@@ -393,7 +394,7 @@ impl<'a> Parser<'a> {
         match number_from_literal(raw) {
             Some(n) => Ok(Value::Number(n)),
             None => Err(self.err(
-                "parse-error",
+                Code::ParseError,
                 format!("the number `{raw}` is out of range"),
                 start,
             )),
@@ -516,7 +517,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
         blanks: Vec::new(),
     };
     if text.bytes().all(is_ws) {
-        return Err(p.err("empty-file", "the file is empty".into(), 0));
+        return Err(p.err(Code::EmptyFile, "the file is empty".into(), 0));
     }
     let mut tree = Tree::default();
     let mut stack: Vec<Frame> = Vec::new();
@@ -531,7 +532,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
             State::Done => {
                 if p.pos < p.b.len() {
                     return Err(p.err(
-                        "parse-error",
+                        Code::ParseError,
                         format!(
                             "unexpected {} after the end of the json document",
                             p.found(p.pos)
@@ -550,7 +551,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                     Some(c @ (b'{' | b'[')) => {
                         if stack.len() + 1 + mode.base_depth > MAX_DEPTH {
                             return Err(p.err(
-                                "too-deep",
+                                Code::TooDeep,
                                 format!("the document nests deeper than {MAX_DEPTH} levels"),
                                 start,
                             ));
@@ -607,7 +608,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                     Some(b'n') => done = Some((p.literal("null", Value::Null)?, start, None)),
                     None if stack.is_empty() && !mode.any_root => {
                         return Err(p.err(
-                            "empty-file",
+                            Code::EmptyFile,
                             "the file contains only comments and no json value".into(),
                             0,
                         ));
@@ -630,7 +631,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                         if map.contains_key(&key) {
                             let shown = serde_json::to_string(&key).unwrap_or_default();
                             return Err(p.err(
-                                "duplicate-key",
+                                Code::DuplicateKey,
                                 format!("duplicate key {shown} in an object (json readers keep only one of them)"),
                                 start,
                             ));
@@ -696,7 +697,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                     comma,
                 }) => {
                     let Some((k, key_start, key_end)) = key.take() else {
-                        return Err(p.err("parse-error", "internal parser error".into(), start));
+                        return Err(p.err(Code::ParseError, "internal parser error".into(), start));
                     };
                     *comma = None;
                     if let Some(o) = tree.objs.get_mut(*idx) {
@@ -744,12 +745,12 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                 Value::Object(_) => "an object",
             };
             Err(p.err(
-                "not-an-object",
+                Code::NotAnObject,
                 format!("the top level of the file must be an object, not {kind}"),
                 start,
             ))
         }
-        None => Err(p.err("empty-file", "the file contains no json value".into(), 0)),
+        None => Err(p.err(Code::EmptyFile, "the file contains no json value".into(), 0)),
     }
 }
 
@@ -757,7 +758,7 @@ fn trailing_comma_check(p: &mut Parser<'_>, comma: Option<usize>) -> Result<(), 
     if let Some(at) = comma {
         if !p.syntax.trailing_commas() {
             return Err(p.err(
-                "parse-error",
+                Code::ParseError,
                 "trailing comma is not allowed in this file".into(),
                 at,
             ));
@@ -788,7 +789,7 @@ fn close_object(
             };
             Ok((Value::Object(map), open, Some(idx)))
         }
-        _ => Err(p.err("parse-error", "internal parser error".into(), p.pos)),
+        _ => Err(p.err(Code::ParseError, "internal parser error".into(), p.pos)),
     }
 }
 
@@ -806,7 +807,7 @@ fn close_array(
             p.pos += 1;
             Ok((Value::Array(items), start, None))
         }
-        _ => Err(p.err("parse-error", "internal parser error".into(), p.pos)),
+        _ => Err(p.err(Code::ParseError, "internal parser error".into(), p.pos)),
     }
 }
 
@@ -824,7 +825,7 @@ pub(super) fn cross_check(text: &str, parsed: &Parsed) -> Result<(), ReadError> 
     match serde_json::from_slice::<Value>(&blanked) {
         Ok(v) if values_agree(&v, &parsed.root) => Ok(()),
         Ok(_) => Err(ReadError {
-            code: "parse-error",
+            code: Code::ParseError,
             message: "the file was read differently by two json parsers, so it is refused".into(),
             line: 1,
             column: 1,
@@ -832,7 +833,7 @@ pub(super) fn cross_check(text: &str, parsed: &Parsed) -> Result<(), ReadError> 
         // serde_json stops one level before MAX_DEPTH; the strict parser already checked depth.
         Err(e) if e.to_string().contains("recursion limit") => Ok(()),
         Err(e) => Err(ReadError {
-            code: "parse-error",
+            code: Code::ParseError,
             message: format!("the file is not valid json ({e})"),
             line: e.line().max(1),
             column: e.column().max(1),
@@ -854,7 +855,7 @@ pub(super) fn serde_accepts(text: &str, blanks: &[(usize, usize)]) -> Result<(),
         // serde_json stops one level before MAX_DEPTH; the strict parser already checked depth.
         Err(e) if e.to_string().contains("recursion limit") => Ok(()),
         Err(e) => Err(ReadError {
-            code: "parse-error",
+            code: Code::ParseError,
             message: format!("the file is not valid json ({e})"),
             line: e.line().max(1),
             column: e.column().max(1),

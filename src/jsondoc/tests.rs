@@ -146,7 +146,7 @@ fn refusals() {
             Ok(_) => panic!("{shown:?} ({syntax:?}) was accepted"),
             Err(e) => {
                 assert_eq!(
-                    (e.code, e.line, e.column),
+                    (e.code.as_str(), e.line, e.column),
                     (code, line, column),
                     "{shown:?} ({syntax:?}): {e}"
                 );
@@ -366,7 +366,10 @@ fn removal_keeps_neighbour_comments() {
 fn edit_errors() {
     let mut d = JsonDoc::parse(b"{\"mcpServers\": [1]}", Syntax::Json).unwrap();
     let e = d.upsert(&p(&["mcpServers"]), "x", &json!(1)).unwrap_err();
-    assert_eq!((e.code, e.line, e.column), ("not-an-object", 1, 16));
+    assert_eq!(
+        (e.code.as_str(), e.line, e.column),
+        ("not-an-object", 1, 16)
+    );
     let e = d
         .upsert(&p(&["mcpServers", "deeper"]), "x", &json!(1))
         .unwrap_err();

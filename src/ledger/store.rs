@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Ledger;
+use crate::diag::Code;
 use crate::fsio::{self, Expect, FsError, MAX_FILE};
 
 /// Where an owner's ledger lives.
@@ -21,7 +22,7 @@ pub fn lock_path(state_dir: &Path, owner: &str) -> PathBuf {
 /// never an empty ledger.
 pub fn load(state_dir: &Path, owner: &str) -> Result<(Ledger, Option<fsio::Stamp>), FsError> {
     let path = path(state_dir, owner);
-    let fail = |code: &'static str, path: &Path, message: String| FsError {
+    let fail = |code: Code, path: &Path, message: String| FsError {
         code,
         path: path.to_path_buf(),
         message,
@@ -30,15 +31,15 @@ pub fn load(state_dir: &Path, owner: &str) -> Result<(Ledger, Option<fsio::Stamp
     };
     if !crate::manifest::valid_owner(owner) {
         return Err(fail(
-            "invalid-owner",
+            Code::InvalidOwner,
             state_dir,
             crate::manifest::owner_error(owner),
         ));
     }
-    let corrupt = |message: String| fail("ledger-corrupt", &path, message);
+    let corrupt = |message: String| fail(Code::LedgerCorrupt, &path, message);
     let read = fsio::read_existing(&path, MAX_FILE).map_err(|e| {
         fail(
-            "unreadable",
+            Code::Unreadable,
             &e.path,
             format!(
                 "the ledger `{}` exists but cannot be read ({}); nothing was changed: fix it or move it away to start over",

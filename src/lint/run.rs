@@ -3,6 +3,7 @@
 //! the rules that look across files run over what was kept of each file (`rules::grants`,
 //! `rules::duplicates`, `rules::drift`).
 
+use crate::diag::Code;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -615,7 +616,7 @@ pub(in crate::lint) fn read_one(input: &Input) -> Outcome {
     let read = match fsio::read_to_inspect(&path, MAX_FILE) {
         Ok(None) => return Outcome::Missing,
         Ok(Some(r)) => r,
-        Err(e) if e.code == "not-a-file" => {
+        Err(e) if e.code == crate::diag::Code::NotAFile => {
             // Perhaps a symbolic link: follow it (a directory stays unreadable).
             match fsio::resolve(&path) {
                 Ok(real) if real != path => {
@@ -627,7 +628,7 @@ pub(in crate::lint) fn read_one(input: &Input) -> Outcome {
                     }
                 }
                 Ok(_) => return Outcome::Unreadable(path, e.message),
-                Err(e) if e.code == "dangling-symlink" => return Outcome::Missing,
+                Err(e) if e.code == crate::diag::Code::DanglingSymlink => return Outcome::Missing,
                 Err(e) => return Outcome::Unreadable(path, e.message),
             }
         }
@@ -683,14 +684,14 @@ pub(in crate::lint) fn parallel<T: Send, R: Send>(
 pub(in crate::lint) fn read_error(d: &dyn Dialect, e: &ReadError) -> (&'static str, String) {
     let syntax = d.syntax().describe();
     match e.code {
-        "duplicate-key" => (
+        Code::DuplicateKey => (
             "duplicate-key",
             format!(
                 "{}; clients disagree on which copy wins, so remove or rename one of them",
                 e.message
             ),
         ),
-        "not-an-object" => (
+        Code::NotAnObject => (
             "not-an-object",
             format!(
                 "{}; {} expects a JSON object at the root (`{{ … }}`)",
@@ -698,7 +699,7 @@ pub(in crate::lint) fn read_error(d: &dyn Dialect, e: &ReadError) -> (&'static s
                 d.id()
             ),
         ),
-        "empty-file" => (
+        Code::EmptyFile => (
             "parse-error",
             format!(
                 "the file is empty, which is not valid {syntax} for {}; write `{{}}` or delete it",

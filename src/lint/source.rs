@@ -2,6 +2,7 @@
 //! position of the first problem), TOML through `toml_edit` (which keeps spans). Lint only
 //! reads, so a TOML file mcpconf could not edit byte for byte is still linted.
 
+use crate::diag::Code;
 use serde_json::Value;
 
 use crate::dialect::Syntax;
@@ -161,7 +162,7 @@ fn parse_toml(bytes: &[u8]) -> Result<Source, ReadError> {
         let ok = bytes.get(..e.valid_up_to()).unwrap_or_default();
         let (line, column) = line_col(&String::from_utf8_lossy(ok), e.valid_up_to());
         ReadError {
-            code: "invalid-utf8",
+            code: Code::InvalidUtf8,
             message: format!(
                 "the file is not valid UTF-8 (bad byte at offset {})",
                 e.valid_up_to()
@@ -176,9 +177,9 @@ fn parse_toml(bytes: &[u8]) -> Result<Source, ReadError> {
         let msg = e.message().trim().trim_end_matches('.').to_string();
         ReadError {
             code: if msg.contains("duplicate key") {
-                "duplicate-key"
+                Code::DuplicateKey
             } else {
-                "parse-error"
+                Code::ParseError
             },
             message: format!("invalid TOML: {msg}"),
             line,
@@ -192,5 +193,3 @@ fn parse_toml(bytes: &[u8]) -> Result<Source, ReadError> {
         lines: Default::default(),
     })
 }
-
-
