@@ -221,7 +221,9 @@ impl Watch<'_> {
                 let actions: Vec<&crate::plan::Action> = f
                     .actions
                     .iter()
-                    .filter(|a| !matches!(a.op, "keep" | "unowned-match"))
+                    .filter(|a| {
+                        !matches!(a.op, crate::plan::Op::Keep | crate::plan::Op::UnownedMatch)
+                    })
                     .collect();
                 if self.json {
                     let acts: Vec<serde_json::Value> = actions
