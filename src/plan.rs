@@ -664,7 +664,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
     let legacy_replaced: Vec<String> = fp
         .actions
         .iter()
-        .filter(|a| a.op == "update" && a.detail == "replaces the owner's legacy shape")
+        .filter(|a| a.op == Op::Update && a.detail == "replaces the owner's legacy shape")
         .map(|a| a.server.clone())
         .collect();
     let doomed = |server: Option<&str>, x: &str| {
@@ -921,7 +921,7 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
     let mut legacy_removed: Vec<String> = fp
         .actions
         .iter()
-        .filter(|a| a.op == "update" && a.detail == "replaces the owner's legacy shape")
+        .filter(|a| a.op == Op::Update && a.detail == "replaces the owner's legacy shape")
         .map(|a| a.server.clone())
         .collect();
     for l in &input.legacy {
