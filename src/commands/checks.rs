@@ -1,0 +1,206 @@
+//! The checking commands: `probe` (start servers, speak MCP, compare with the pins) and
+//! `lint` (rules over client files), each turning a library report into output and an exit
+//! code.
+
+use super::*;
+use crate::console::{eprint, eprintln, print, println};
+
+/// `mcpconf probe`: start the selected servers, print what they expose; exit 1 when one fails
+/// or exposes tools outside its pin, 2 on a usage error.
+pub(super) fn run_probe(
+    settings: &Settings,
+    m: &Manifest,
+    names: &[String],
+    (timeout, cacert): (f64, Option<std::path::PathBuf>),
+    write_pins: bool,
+    red: &Redactor,
+    json: bool,
+) -> u8 {
+    use crate::probe;
+    if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
+        eprintln!("error: --timeout must be a number of seconds above 0 and at most 3600");
+        return Exit::Usage as u8;
+    }
+    let mut selected: Vec<&Server> = Vec::new();
+    for n in names {
+        let Some(s) = m.server(n) else {
+            let declared = m.servers.iter().map(|s| s.name.as_str());
+            let hint = match crate::text::closest(n, declared) {
+                Some(c) => format!("did you mean `{c}`?"),
+                None => {
+                    let all: Vec<String> =
+                        m.servers.iter().map(|s| format!("`{}`", s.name)).collect();
+                    format!("declared servers: {}", all.join(", "))
+                }
+            };
+            eprintln!("error: the manifest declares no server `{n}`; {hint}");
+            return Exit::Usage as u8;
+        };
+        if !selected.iter().any(|x| x.name == s.name) {
+            selected.push(s);
+        }
+    }
+    if names.is_empty() {
+        selected = m.servers.iter().collect();
+    }
+    let opts = probe::Options {
+        timeout: Duration::from_secs_f64(timeout),
+        parallel: probe::DEFAULT_PARALLEL,
+        base_dir: settings.root.clone(),
+        cacert,
+    };
+    let lookup = |v: &str| std::env::var(v).ok();
+    probe::kill_servers_on_signal();
+    let progress = output::Progress::start(
+        &format!("probing {} server(s)", selected.len()),
+        !json && std::io::stderr().is_terminal(),
+    );
+    let outcomes = probe::probe_all(&selected, &opts, &lookup);
+    drop(progress);
+    let mut code = if outcomes.iter().all(probe::Outcome::passes) {
+        Exit::Ok as u8
+    } else {
+        Exit::Found as u8
+    };
+    let diff = if write_pins {
+        let text = crate::fsio::read(&settings.manifest, 16 * 1024 * 1024)
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.ok_or_else(|| "the manifest is gone".to_string()))
+            .and_then(|r| String::from_utf8(r.bytes).map_err(|e| e.to_string()))
+            .and_then(|t| {
+                probe::pins_diff(&t, &settings.manifest, &outcomes, &crate::known::Known)
+            });
+        match text {
+            Ok(d) => Some(d),
+            Err(e) => {
+                eprintln!("error: cannot propose pins: {}", red.redact(&e));
+                code = Exit::Usage as u8;
+                None
+            }
+        }
+    } else {
+        None
+    };
+    if json {
+        print!("{}", probe::report_json(&outcomes, diff.as_deref(), red));
+    } else {
+        print!("{}", probe::report_text(&outcomes, red));
+        match diff.as_deref() {
+            Some("") if !outcomes.iter().any(|o| o.ok) => {
+                println!("\nNo server answered, so there are no pins to propose.")
+            }
+            Some("") => println!("\nThe pins already match what the reachable servers expose."),
+            Some(d) => print!(
+                "\nProposed pins (servers that failed are left out; the manifest is not written):\n{}",
+                red.redact(d)
+            ),
+            None => {}
+        }
+    }
+    code
+}
+
+/// `mcpconf lint`: exit 1 when an error-level finding exists, 2 on a usage error.
+pub(super) fn run_lint(cli: &Cli, args: &LintArgs, style: Style) -> u8 {
+    use crate::lint::{self, Severity, render};
+    let g = &cli.global;
+    let usage = |m: &str| {
+        eprintln!("error: {m}");
+        Exit::Usage as u8
+    };
+    let settings = match settings(cli) {
+        Ok(s) => s,
+        Err(m) => return usage(&m),
+    };
+    // The manifest is optional for lint; one named explicitly must exist and be valid.
+    let manifest = if g.manifest.is_some() || settings.manifest.exists() {
+        match engine::load_manifest(&settings.manifest) {
+            Ok(m) => Some(m),
+            Err(r) => {
+                eprint!(
+                    "{}",
+                    output::errors_text(&r.errors, &Redactor::default(), style)
+                );
+                return Exit::Usage as u8;
+            }
+        }
+    } else {
+        None
+    };
+    let mut config = lint::Config::default();
+    if let Some(m) = &manifest {
+        for (list, level) in [
+            (&m.lint.deny, Severity::Error),
+            (&m.lint.warn, Severity::Warning),
+            (&m.lint.allow, Severity::Off),
+        ] {
+            for rule in list {
+                if let Err(e) = config.set(rule, level) {
+                    return usage(&e);
+                }
+            }
+        }
+    }
+    let mut given: Vec<&str> = Vec::new();
+    for (list, level, flag) in [
+        (&args.deny, Severity::Error, "--deny"),
+        (&args.warn, Severity::Warning, "--warn"),
+        (&args.allow, Severity::Off, "--allow"),
+    ] {
+        for rule in list {
+            if let Err(e) = config.set(rule, level) {
+                return usage(&e);
+            }
+            if given.contains(&rule.as_str()) {
+                return usage(&format!(
+                    "rule `{rule}` is given more than one severity (last: {flag}); give it one"
+                ));
+            }
+            given.push(rule);
+        }
+    }
+    let client = match &args.client {
+        None => None,
+        Some(id) => match dialect::lookup(id) {
+            Some(d) => Some(d),
+            None => return usage(&unknown_client(id)),
+        },
+    };
+    let req = lint::Request {
+        root: settings.root.clone(),
+        home: settings.home.clone(),
+        codex_home: settings.codex_home.clone(),
+        xdg_config_home: settings.xdg_config_home.clone(),
+        paths: args.paths.clone(),
+        client,
+        state_dir: Some(settings.state_dir.clone()),
+        owners: manifest.iter().map(|m| m.owner.clone()).collect(),
+        legacy: manifest
+            .iter()
+            .flat_map(|m| m.legacy.iter().map(|l| (m.owner.clone(), l.clone())))
+            .collect(),
+        config,
+    };
+    let progress = output::Progress::start(
+        "linting",
+        g.format == Format::Text && std::io::stderr().is_terminal(),
+    );
+    let linted = lint::lint(&req);
+    drop(progress);
+    let report = match linted {
+        Ok(r) => r,
+        Err(m) => return usage(&m),
+    };
+    let text = match g.format {
+        Format::Text => render::text(&report, style.color),
+        Format::Json => render::json(&report),
+        Format::Sarif => render::sarif(&report, &settings.root),
+        Format::Github => render::github(&report, &settings.root),
+    };
+    print!("{}", report.redactor.redact(&text));
+    if report.has_errors() {
+        Exit::Found as u8
+    } else {
+        Exit::Ok as u8
+    }
+}

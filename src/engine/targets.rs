@@ -1,0 +1,365 @@
+//! Which files a run touches: the manifest's targets resolved to files (globs, scopes,
+//! rendered entries and grants), plus the files the owner's ledger names, each record checked
+//! for the shape mcpconf writes before anything acts on it.
+
+use super::*;
+
+pub(super) fn ctx(settings: &Settings) -> Ctx {
+    Ctx {
+        // Canonical, as Claude Code keys `projects` by its real working directory: a root
+        // reached through a symlink must name the same project entry.
+        root: fsio::resolve(&settings.root).unwrap_or_else(|_| settings.root.clone()),
+        home: settings.home.clone(),
+        codex_home: settings.codex_home.clone(),
+        xdg_config_home: settings.xdg_config_home.clone(),
+    }
+}
+
+/// Build the file specs from the manifest's targets and the ledger's files.
+pub(super) fn specs(
+    settings: &Settings,
+    manifest: Option<&Manifest>,
+    ledger: &Ledger,
+    ws: &str,
+    mode: Mode,
+) -> Vec<Spec> {
+    let ctx = ctx(settings);
+    let mut by_key: BTreeMap<String, Spec> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    if let Some(m) = manifest {
+        for t in &m.targets {
+            let Some(d) = dialect::lookup(&t.client) else {
+                continue;
+            };
+            let scope = t
+                .scope
+                .as_deref()
+                .and_then(|s| d.scope(s))
+                .unwrap_or_else(|| d.default_scope());
+            let pattern = d.path(scope, t.path.as_deref(), &ctx);
+            let mut paths = vec![(pattern.clone(), None::<String>)];
+            if d.multi_file() {
+                paths = match fsio::glob(&pattern) {
+                    Ok(found) => found.into_iter().map(|p| (p, None)).collect(),
+                    Err(e) => vec![(pattern.clone(), Some(e.message))],
+                };
+                // Markdown agents (YAML front matter) are left alone, and said so.
+                if let Some(dir) = pattern.parent()
+                    && let Ok(md) = fsio::glob(&dir.join("*.md"))
+                {
+                    for p in md {
+                        paths.push((
+                            p,
+                            Some("a Markdown agent file is left alone; mcpconf edits JSON agent files only".into()),
+                        ));
+                    }
+                }
+                if paths.is_empty() {
+                    paths.push((
+                        pattern.clone(),
+                        Some(format!(
+                            "no agent file matches `{}`; agent files are not created",
+                            pattern.display()
+                        )),
+                    ));
+                }
+            }
+            for (path, skip) in paths {
+                add_target_file(
+                    settings,
+                    &ctx,
+                    m,
+                    t,
+                    d,
+                    scope,
+                    path,
+                    skip,
+                    mode,
+                    &mut by_key,
+                    &mut order,
+                );
+            }
+        }
+    }
+    // Files the owner wrote to that the manifest no longer names.
+    for file in ledger.files(ws) {
+        if by_key.contains_key(&file) {
+            continue;
+        }
+        let client = ledger
+            .for_file(ws, &file)
+            .next()
+            .map(|r| r.client.clone())
+            .unwrap_or_default();
+        let path = PathBuf::from(&file);
+        let (id, syntax, refusal) = match dialect::lookup(&client) {
+            Some(d) => (d.id(), d.syntax(), None),
+            None => (
+                "json",
+                Syntax::Json,
+                Some(PlanError::file(
+                    Code::UnknownClient,
+                    format!("the ledger names client `{client}`, which this mcpconf does not know"),
+                )),
+            ),
+        };
+        order.push(file.clone());
+        by_key.insert(
+            file.clone(),
+            Spec {
+                path: path.clone(),
+                key: file.clone(),
+                real: path,
+                client: id,
+                syntax,
+                create: false,
+                wants: Vec::new(),
+                containers: Vec::new(),
+                notes: Vec::new(),
+                refusal,
+                client_lock: false,
+                skip: None,
+                grants: Vec::new(),
+                grant_arrays: Vec::new(),
+            },
+        );
+    }
+    // A record is obeyed only when it has the shape mcpconf writes: a forged or corrupted ledger
+    // must not steer an edit to a top-level key, a sub-field or a file outside the bases. One
+    // pass over the records, each looked up by its file.
+    let named: std::collections::BTreeSet<String> = by_key
+        .iter()
+        .filter(|(_, s)| !s.wants.is_empty() || !s.containers.is_empty())
+        .map(|(k, _)| k.clone())
+        .collect();
+    for r in ledger
+        .records
+        .iter()
+        .filter(|r| r.workspace.as_deref() == Some(ws))
+    {
+        let Some(spec) = by_key.get_mut(&r.file) else {
+            continue;
+        };
+        if spec.refusal.is_some() {
+            continue;
+        }
+        let Some(d) = dialect::lookup(&r.client) else {
+            continue; // already refused as `unknown-client` above
+        };
+        if let Some(why) = record_problem(r, d, &ctx, !named.contains(&r.file)) {
+            spec.refusal = Some(PlanError::file(
+                Code::InvalidLedger,
+                format!(
+                    "the ledger's record for server `{}` in this file {why}; mcpconf does not act on it (a forged or corrupted ledger; remove the record from the ledger by hand, or run `mcpconf release {}`)",
+                    r.server, r.server
+                ),
+            ));
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|k| by_key.remove(&k))
+        .collect()
+}
+
+/// Why a ledger record does not have the shape mcpconf writes, if it does not: an entry's
+/// pointer is `<a container of the client>/<the server>`, a grant's is `/<a grant array of the
+/// client>/<a grant of the server>`; the file of a record that no target names any more lies
+/// under `--root`, `--home`, `$CODEX_HOME` or `$XDG_CONFIG_HOME`.
+fn record_problem(
+    r: &ledger::Record,
+    d: &'static dyn Dialect,
+    ctx: &Ctx,
+    outside_manifest: bool,
+) -> Option<String> {
+    let Some((container, name)) = ledger::split_pointer(&r.pointer) else {
+        return Some("has a pointer that is not a JSON pointer".into());
+    };
+    match r.kind {
+        ledger::Kind::Entry => {
+            if name != r.server {
+                return Some("points at an entry whose name is not the server's".into());
+            }
+            let root = ctx.root.display().to_string();
+            let fits = d.scopes().iter().any(|s| {
+                let c = d.container(s.name, ctx);
+                // A per-project container (`projects["<root>"]`) may name another project root.
+                c.len() == container.len()
+                    && c.iter()
+                        .zip(&container)
+                        .all(|(a, b)| a == b || (a == &root && b.starts_with('/')))
+            });
+            if !fits {
+                return Some("does not point at a server entry of the client's container".into());
+            }
+        }
+        ledger::Kind::Grant => {
+            let array_ok =
+                container.len() == 1 && d.grant_arrays().contains(&container[0].as_str());
+            let grant_ok = name
+                .strip_prefix('@')
+                .is_some_and(|g| g == r.server || g.starts_with(&format!("{}/", r.server)));
+            if !array_ok || !grant_ok {
+                return Some("does not point at a grant of the server in a grant array".into());
+            }
+        }
+    }
+    if outside_manifest {
+        let file = Path::new(&r.file);
+        let normal = file.is_absolute()
+            && file.components().all(|c| {
+                !matches!(
+                    c,
+                    std::path::Component::ParentDir | std::path::Component::CurDir
+                )
+            });
+        let mut bases = vec![ctx.root.clone(), ctx.home.clone()];
+        bases.extend(ctx.codex_home.clone());
+        bases.extend(ctx.xdg_config_home.clone());
+        let resolved: Vec<PathBuf> = bases.iter().filter_map(|b| fsio::resolve(b).ok()).collect();
+        bases.extend(resolved);
+        if !normal || !bases.iter().any(|b| file.starts_with(b)) {
+            return Some("names a file outside --root and --home".into());
+        }
+    }
+    None
+}
+
+/// Add one target file's wants to the spec of its (resolved) file.
+#[allow(clippy::too_many_arguments)]
+fn add_target_file(
+    settings: &Settings,
+    ctx: &Ctx,
+    m: &Manifest,
+    t: &manifest::Target,
+    d: &'static dyn Dialect,
+    scope: &dialect::Scope,
+    path: PathBuf,
+    skip: Option<String>,
+    mode: Mode,
+    by_key: &mut BTreeMap<String, Spec>,
+    order: &mut Vec<String>,
+) {
+    let (real, mut refusal) = match fsio::resolve(&path) {
+        Ok(r) => (r, None),
+        Err(e) => (path.clone(), Some(PlanError::file(e.code, e.message))),
+    };
+    // A project file is written inside the project: a link planted in a cloned
+    // repository must not redirect the write elsewhere.
+    let explicit_abs = t
+        .path
+        .as_deref()
+        .is_some_and(|p| Path::new(p).is_absolute());
+    if refusal.is_none() && scope.base == dialect::Base::Root && !explicit_abs {
+        let root = fsio::resolve(&settings.root).unwrap_or_else(|_| settings.root.clone());
+        if !real.starts_with(&root) {
+            refusal = Some(PlanError::file(
+                Code::SymlinkEscape,
+                format!(
+                    "`{}` is a link to `{}`, outside the project root `{}`; mcpconf does not follow project links out of the project (use a user-scope target or an absolute `path`)",
+                    path.display(),
+                    real.display(),
+                    root.display()
+                ),
+            ));
+        }
+    }
+    let key = real.display().to_string();
+    let spec = by_key.entry(key.clone()).or_insert_with(|| {
+        order.push(key.clone());
+        Spec {
+            path: path.clone(),
+            key: key.clone(),
+            real: real.clone(),
+            client: d.id(),
+            syntax: d.syntax(),
+            create: t.create && !d.multi_file(),
+            wants: Vec::new(),
+            containers: Vec::new(),
+            notes: Vec::new(),
+            refusal,
+            client_lock: false,
+            skip: skip.clone(),
+            grants: Vec::new(),
+            grant_arrays: Vec::new(),
+        }
+    });
+    spec.client_lock |= d.client_lock(scope.name);
+    if spec.syntax != d.syntax() {
+        spec.refusal = Some(PlanError::file(
+            Code::MixedClients,
+            format!(
+                "targets of clients `{}` and `{}` name the same file `{}` but read different syntaxes; point them at different files",
+                spec.client,
+                d.id(),
+                path.display()
+            ),
+        ));
+    }
+    spec.create &= t.create && !d.multi_file();
+    let container = d.container(scope.name, ctx);
+    if !spec.containers.contains(&container) {
+        spec.containers.push(container.clone());
+    }
+    for g in d.grant_arrays() {
+        if !spec.grant_arrays.iter().any(|a| a == g) {
+            spec.grant_arrays.push(g.to_string());
+        }
+    }
+    if mode == Mode::Prune {
+        return;
+    }
+    for s in m.servers_for(t) {
+        match d.render(s) {
+            Ok(r) => {
+                for n in r.notes {
+                    if !spec.notes.contains(&n) {
+                        spec.notes.push(n);
+                    }
+                }
+                let dup = spec
+                    .wants
+                    .iter()
+                    .find(|w| w.container == container && w.server == s.name);
+                match dup {
+                    Some(w) if w.value == r.value => {}
+                    Some(_) => {
+                        spec.refusal = Some(PlanError::file(
+                            Code::Conflict,
+                            format!(
+                                "two targets write server `{}` into the same place in `{}` with different contents",
+                                s.name,
+                                path.display()
+                            ),
+                        ));
+                    }
+                    None => {
+                        // The proof `--adopt` accepts for a literal: the entry rendered with
+                        // the references expanded from this process's environment.
+                        let expanded = s
+                            .expanded(|v| std::env::var(v).ok())
+                            .and_then(|x| d.render(&x).ok())
+                            .map(|x| x.value);
+                        spec.wants.push(Want {
+                            container: container.clone(),
+                            server: s.name.clone(),
+                            value: r.value,
+                            client: d.id(),
+                            expanded,
+                        });
+                        for g in d.grants(s, t.auto_approve) {
+                            spec.grants.push(GrantWant {
+                                server: s.name.clone(),
+                                client: d.id(),
+                                spec: g,
+                            });
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                spec.refusal = Some(PlanError::file(Code::CannotExpress, e.message));
+            }
+        }
+    }
+}

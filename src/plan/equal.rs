@@ -1,0 +1,84 @@
+//! Semantic equality of entries in a client's dialect: what `apply --adopt` accepts as the
+//! same entry (defaults written out, key order), and the hint that names the first differing
+//! field of a conflict (never its value).
+
+use super::*;
+
+/// Fields an entry may spell out with the value every client assumes when they are absent.
+const EMPTY_DEFAULTS: &[&str] = &["args", "env", "headers", "autoApprove", "alwaysAllow"];
+
+/// An entry with the defaults clients write out removed: empty `args` / `env` / `headers` /
+/// `autoApprove` / `alwaysAllow`, `disabled: false`, `enabled: true`, and `type` (or
+/// `transport`) `"stdio"` beside a `command`. Key order never mattered (values compare as maps).
+pub fn normalized(v: &Value) -> Value {
+    let Some(m) = v.as_object() else {
+        return v.clone();
+    };
+    let has_command = m.contains_key("command");
+    let mut out = serde_json::Map::new();
+    for (k, x) in m {
+        let default = match (k.as_str(), x) {
+            (k, Value::Array(a)) if EMPTY_DEFAULTS.contains(&k) => a.is_empty(),
+            (k, Value::Object(o)) if EMPTY_DEFAULTS.contains(&k) => o.is_empty(),
+            ("disabled", Value::Bool(false)) | ("enabled", Value::Bool(true)) => true,
+            ("type" | "transport", Value::String(t)) => has_command && t == "stdio",
+            _ => false,
+        };
+        if !default {
+            out.insert(k.clone(), x.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// Whether two entries mean the same to the client (see [`normalized`]).
+pub fn semantic_eq(a: &Value, b: &Value) -> bool {
+    a == b || normalized(a) == normalized(b)
+}
+
+/// The first field (dotted path) where two entries differ once defaults are removed.
+pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
+    fn walk(a: &Value, b: &Value, path: &mut Vec<String>) -> Option<String> {
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+                keys.sort();
+                keys.dedup();
+                for k in keys {
+                    let (Some(p), Some(q)) = (x.get(k), y.get(k)) else {
+                        path.push(k.clone());
+                        return Some(path.join("."));
+                    };
+                    path.push(k.clone());
+                    if let Some(d) = walk(p, q, path) {
+                        return Some(d);
+                    }
+                    path.pop();
+                }
+                None
+            }
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+                for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                    path.push(i.to_string());
+                    if let Some(d) = walk(p, q, path) {
+                        return Some(d);
+                    }
+                    path.pop();
+                }
+                None
+            }
+            _ if a == b => None,
+            _ if path.is_empty() => Some("(the whole entry)".to_string()),
+            _ => Some(path.join(".")),
+        }
+    }
+    walk(&normalized(a), &normalized(b), &mut Vec::new())
+}
+
+/// ` (it differs in `FIELD`)`: names the field, never its value.
+pub(super) fn difference_hint(found: &Value, wanted: &Value) -> String {
+    match first_difference(found, wanted) {
+        Some(f) => format!(" (it differs in `{f}`)"),
+        None => String::new(),
+    }
+}

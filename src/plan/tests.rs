@@ -1,0 +1,167 @@
+use super::*;
+use proptest::prelude::*;
+use serde_json::json;
+
+fn insert_at(node: &mut Value, container: &[String], name: &str, value: Value) {
+    let Some(obj) = node.as_object_mut() else {
+        return;
+    };
+    match container.split_first() {
+        None => {
+            obj.insert(name.to_string(), value);
+        }
+        Some((first, rest)) => {
+            let child = obj
+                .entry(first.clone())
+                .or_insert_with(|| Value::Object(Default::default()));
+            insert_at(child, rest, name, value);
+        }
+    }
+}
+
+fn input(text: &[u8], wants: Vec<Want>, records: Vec<Record>) -> FileInput {
+    let current = if text.is_empty() {
+        Current::Missing
+    } else {
+        Current::Present {
+            doc: Box::new(Doc::parse(text, Syntax::Jsonc).expect("fixture parses")),
+        }
+    };
+    FileInput {
+        owner: "o".into(),
+        workspace: "w".into(),
+        path: PathBuf::from("/p/f.json"),
+        key: "/p/f.json".into(),
+        client: "json",
+        syntax: Syntax::Jsonc,
+        current,
+        create: true,
+        wants,
+        containers: vec![vec!["mcpServers".into()]],
+        legacy: Vec::new(),
+        records,
+        others: Vec::new(),
+        inherited: None,
+        notes: Vec::new(),
+        grants: Vec::new(),
+        grant_arrays: Vec::new(),
+    }
+}
+
+/// Apply the plan's ledger operations as a committed write would.
+fn commit(records: &mut Vec<Record>, fp: &FilePlan) {
+    for op in &fp.ledger {
+        match op {
+            LedgerOp::Set(r) => {
+                records.retain(|x| x.pointer != r.pointer);
+                records.push(r.clone());
+            }
+            LedgerOp::Remove(p) => records.retain(|x| &x.pointer != p),
+        }
+    }
+}
+
+fn user_doc() -> impl Strategy<Value = String> {
+    let nl = prop_oneof![Just("\n"), Just("\r\n")];
+    let indent = prop_oneof![Just("  "), Just("    "), Just("\t")];
+    let entries = proptest::collection::vec(("[a-f]{1,3}", 0u32..1000), 0..3);
+    let layout = 0u8..4;
+    (nl, indent, entries, layout, any::<bool>()).prop_map(|(nl, ind, entries, layout, comment)| {
+        let mut seen = std::collections::BTreeSet::new();
+        let entries: Vec<_> = entries.into_iter().filter(|(k, _)| seen.insert(k.clone())).collect();
+        let body: Vec<String> = entries
+            .iter()
+            .map(|(k, n)| format!("\"{k}\": {{\"command\": \"c{n}\", \"n\": {n}.50}}"))
+            .collect();
+        match layout {
+            0 => format!("{{\"mcpServers\":{{{}}},\"x\":1}}", body.join(",")),
+            1 => format!("{{{nl}{ind}\"other\": [1, 2]{nl}}}{nl}"),
+            2 => {
+                let sep = format!(",{nl}{ind}{ind}");
+                let c = if comment { format!("{ind}// servers{nl}") } else { String::new() };
+                let inner = if body.is_empty() {
+                    String::new()
+                } else {
+                    format!("{nl}{ind}{ind}{}{nl}{ind}", body.join(&sep))
+                };
+                format!("{{{nl}{c}{ind}\"mcpServers\": {{{inner}}},{nl}{ind}\"big\": 12345678901234567890{nl}}}{nl}")
+            }
+            _ => String::new(), // no file
+        }
+    })
+}
+
+fn wants() -> impl Strategy<Value = Vec<Want>> {
+    proptest::collection::btree_set("[p-t]{1,4}", 1..4).prop_map(|names| {
+        names
+            .into_iter()
+            .map(|n| Want {
+                container: vec!["mcpServers".into()],
+                value: json!({"command": format!("run-{n}"), "args": ["a", n.clone()], "env": {"K": "${V}"}}),
+                server: n,
+                client: "json",
+                expanded: None,
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    /// apply then prune gives back the exact original bytes (or no file), apply is
+    /// idempotent, and the applied file holds exactly the old content plus our entries.
+    #[test]
+    fn apply_then_prune_is_identity(text in user_doc(), wants in wants()) {
+        let mut records = Vec::new();
+        let first = plan_file(&input(text.as_bytes(), wants.clone(), records.clone()), Options::default());
+        prop_assert_eq!(first.status == Status::Refused, false, "{:?}", first.errors);
+        let applied = first.new.clone().expect("something to write");
+        commit(&mut records, &first);
+        // As the engine does after the write: the whole file as mcpconf left it.
+        for r in records.iter_mut().filter(|r| r.created_file) {
+            r.file_digest = Some(ledger::file_digest(&applied));
+        }
+        prop_assert_eq!(records.len(), wants.len());
+
+        let doc = Doc::parse(&applied, Syntax::Jsonc).expect("output parses");
+        for w in &wants {
+            prop_assert_eq!(doc.get(&["mcpServers".to_string(), w.server.clone()]), Some(w.value.clone()));
+        }
+        if !text.is_empty() {
+            let old = Doc::parse(text.as_bytes(), Syntax::Jsonc).unwrap();
+            let mut expected = old.root().clone();
+            for w in &wants {
+                insert_at(&mut expected, &w.container, &w.server, w.value.clone());
+            }
+            prop_assert_eq!(doc.root(), expected);
+        }
+
+        let again = plan_file(&input(&applied, wants.clone(), records.clone()), Options::default());
+        prop_assert!(!again.writes(), "second apply writes");
+
+        let prune = plan_file(&input(&applied, Vec::new(), records.clone()), Options::default());
+        if text.is_empty() {
+            prop_assert!(prune.delete, "a created file is removed again");
+        } else {
+            prop_assert_eq!(String::from_utf8(prune.new.clone().unwrap()).unwrap(), text);
+        }
+        commit(&mut records, &prune);
+        prop_assert!(records.is_empty());
+    }
+}
+
+#[test]
+fn conflict_points_at_the_entry() {
+    let text = b"{\n  \"mcpServers\": {\n    \"p\": {\"command\": \"mine\"}\n  }\n}\n";
+    let w = Want {
+        container: vec!["mcpServers".into()],
+        server: "p".into(),
+        value: json!({"command": "ours"}),
+        client: "json",
+        expanded: None,
+    };
+    let fp = plan_file(&input(text, vec![w], Vec::new()), Options::default());
+    assert_eq!(fp.status, Status::Refused);
+    assert_eq!(fp.errors[0].code, "conflict");
+    assert_eq!((fp.errors[0].line, fp.errors[0].column), (3, 5));
+    assert!(fp.new.is_none() && fp.ledger.is_empty());
+}
