@@ -3,7 +3,7 @@
 //! but this example; the library only returns values.
 //!
 //! Run it with `cargo run --example embed` (it works in a temporary directory);
-//! `tests/embed.rs` runs it too.
+//! `tests/it/embed.rs` runs it too.
 #![allow(clippy::print_stdout)]
 
 use std::error::Error;

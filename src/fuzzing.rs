@@ -1,5 +1,5 @@
 //! Invariant checks shared by the `cargo fuzz` targets in `fuzz/` and by the test that replays
-//! their seed corpus (`tests/fuzz_corpus.rs`). Each function takes arbitrary bytes and panics
+//! their seed corpus (`tests/it/fuzz_corpus.rs`). Each function takes arbitrary bytes and panics
 //! only when an invariant is broken. Not part of the stable API.
 
 use serde_json::{Value, json};

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A scripted MCP stdio server for tests/probe.rs: one behaviour per mode (argv[1]).
+"""A scripted MCP stdio server for tests/it/probe.rs: one behaviour per mode (argv[1]).
 
 Every mode first writes its own pid to $FAKE_PID_FILE (when set), so the test knows the
 process group to check afterwards. Modes that start a child pass it a marker argument and

@@ -47,7 +47,7 @@ fn the_getting_started_commands_work_in_an_empty_home() {
     for d in [&home, &proj, &bin] {
         fs::create_dir(d).unwrap();
     }
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_mcpconf"), bin.join("mcpconf")).unwrap();
+    std::os::unix::fs::symlink(crate::common::bin(), bin.join("mcpconf")).unwrap();
     // "Start from the files you already have": one Cursor file with one server.
     fs::create_dir(proj.join(".cursor")).unwrap();
     fs::write(

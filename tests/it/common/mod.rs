@@ -1,9 +1,13 @@
-//! Helpers shared by the process-level reliability tests (`tests/concurrency.rs`,
-//! `tests/crash.rs`, `tests/permissions.rs`, `tests/io_errors.rs`).
+//! What the integration tests share: the binary under test ([`mcpconf_cmd`], started with an
+//! environment that does not leak the tester's settings), scratch environments ([`Env`] for
+//! CLI tests, [`Scratch`] for the process-level reliability tests), bounded process runs,
+//! strace helpers, file-tree helpers and the one snapshot helper ([`snapshot`]).
 //!
-//! Everything here drives the real binary (`CARGO_BIN_EXE_mcpconf`) as a separate process, so
-//! the tests exercise exactly the contract surface: command line, exit codes, `--format json`.
-#![allow(dead_code)] // each test binary uses a different subset
+//! The tests drive the real binary (`CARGO_BIN_EXE_mcpconf`) as a separate process, so they
+//! exercise exactly the contract surface: command line, exit codes, `--format json`.
+#![allow(dead_code)] // not every helper is used by every area
+
+pub mod snapshot;
 
 use std::fs;
 use std::io::Read;
@@ -18,6 +22,29 @@ use serde_json::Value;
 /// Path of the binary under test.
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_mcpconf")
+}
+
+/// Environment variables through which the tester's own settings would reach `mcpconf`; every
+/// command [`mcpconf_cmd`] builds starts without them (a test that wants one sets it explicitly).
+pub const LEAKY_ENV: &[&str] = &[
+    "MCPCONF_MANIFEST",
+    "MCPCONF_STATE_DIR",
+    NO_LOCK_ENV,
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_DATA_HOME",
+    "CODEX_HOME",
+];
+
+/// `mcpconf` (no arguments yet) with a hermetic environment: [`LEAKY_ENV`] unset and
+/// `NO_COLOR=1`. Every test that runs the binary starts here.
+pub fn mcpconf_cmd() -> Command {
+    let mut c = Command::new(bin());
+    for k in LEAKY_ENV {
+        c.env_remove(k);
+    }
+    c.env("NO_COLOR", "1");
+    c
 }
 
 /// Extra headroom for any single child process; a hang becomes a test failure, not a stuck CI.
@@ -63,10 +90,9 @@ impl Scratch {
         state: &Path,
         extra: &[&str],
     ) -> Command {
-        let mut c = Command::new(bin());
+        let mut c = mcpconf_cmd();
         c.args(mcpconf_args(sub, manifest, &self.root(), state));
         c.args(extra);
-        c.env_remove(NO_LOCK_ENV);
         c
     }
 }
@@ -154,16 +180,74 @@ pub fn report(out: &Output) -> Value {
         .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{}", show(out)))
 }
 
-/// The `errors[].code` values of a JSON report.
-pub fn error_codes(report: &Value) -> Vec<String> {
+/// The `errors[].code` values of a JSON report (every report has an `errors` array whose
+/// entries have a `code`; a report without them fails the test).
+pub fn codes(report: &Value) -> Vec<String> {
     report["errors"]
         .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|e| e["code"].as_str().map(str::to_string))
-                .collect()
+        .unwrap_or_else(|| panic!("report has no `errors` array: {report}"))
+        .iter()
+        .map(|e| {
+            e["code"]
+                .as_str()
+                .unwrap_or_else(|| panic!("error without a code: {e}"))
+                .to_string()
         })
-        .unwrap_or_default()
+        .collect()
+}
+
+/// Whether `strace` can run here; if not, says the test `test` is skipped and why.
+pub fn strace_or_skip(test: &str) -> bool {
+    if have("strace") {
+        return true;
+    }
+    eprintln!("SKIPPED {test}: strace is not installed (install it to run this test)");
+    false
+}
+
+/// Copies the directory tree `from` to `to` (created), regular files with their modes.
+pub fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Every regular file under `dir` (recursively) as (path relative to `dir`, bytes), sorted.
+pub fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+        let Ok(rd) = fs::read_dir(dir) else { return };
+        for entry in rd {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                out.push((
+                    p.strip_prefix(base).unwrap().to_path_buf(),
+                    fs::read(&p).unwrap(),
+                ));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// A manifest for the probe tests: owner `t`, the given `[servers.…]` text, one cursor target.
+pub fn probe_manifest(servers: &str) -> mcpconf::manifest::Manifest {
+    mcpconf::manifest::parse(
+        &format!("owner = \"t\"\n{servers}\n[[targets]]\nclient = \"cursor\"\n"),
+        &mcpconf::known::Known,
+    )
+    .expect("test manifest parses")
 }
 
 /// Parses a client file as strict JSON, panicking with the file's size if it does not parse.
@@ -438,7 +522,7 @@ impl Env {
         fs::write(self.base.join("mcpconf.toml"), text).unwrap();
     }
     pub fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_mcpconf"));
+        let mut c = mcpconf_cmd();
         c.args(args)
             .arg("-m")
             .arg(self.base.join("mcpconf.toml"))
@@ -448,9 +532,6 @@ impl Env {
             .arg(self.base.join("home"))
             .arg("--state-dir")
             .arg(self.state())
-            .env("NO_COLOR", "1")
-            .env_remove("MCPCONF_MANIFEST")
-            .env_remove("MCPCONF_STATE_DIR")
             .stdin(Stdio::null());
         c
     }

@@ -8,17 +8,7 @@ use std::fs;
 
 use serde_json::Value;
 
-mod common;
-use common::Env;
-
-fn codes(doc: &Value) -> Vec<String> {
-    doc["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["code"].as_str().unwrap().to_string())
-        .collect()
-}
+use crate::common::{Env, codes};
 
 fn manifest(client: &str, servers: &str, scope: &str) -> String {
     let scope = if scope.is_empty() {

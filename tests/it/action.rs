@@ -8,6 +8,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::common::bin;
+
 const SECRET: &str = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
 
 fn repo() -> &'static Path {
@@ -20,7 +22,7 @@ fn run(dir: &Path, inputs: &[(&str, &str)]) -> (Output, String) {
     let _ = fs::remove_file(&gh_out);
     let mut c = Command::new(repo().join("scripts/action-lint"));
     c.current_dir(dir)
-        .env("MCPCONF", env!("CARGO_BIN_EXE_mcpconf"))
+        .env("MCPCONF", bin())
         .env("GITHUB_OUTPUT", &gh_out)
         .env("HOME", dir)
         .env_remove("MCPCONF_MANIFEST")

@@ -11,21 +11,18 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::common::{copy_tree, files, mcpconf_cmd, snapshot};
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lint_fixtures")
 }
 
+/// Copies a fixture case; every file gets mode 0644 (whatever git checked out), so the
+/// file-mode rule sees only the modes a case sets (`chmod-600`).
 fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dst = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dst);
-        } else {
-            fs::copy(e.path(), &dst).unwrap();
-            fs::set_permissions(&dst, fs::Permissions::from_mode(0o644)).unwrap();
-        }
+    copy_tree(from, to);
+    for (rel, _) in files(to) {
+        fs::set_permissions(to.join(rel), fs::Permissions::from_mode(0o644)).unwrap();
     }
 }
 
@@ -58,12 +55,8 @@ impl Case {
 
     fn cmd(&self, extra: &[&str]) -> Command {
         let d = self.dir();
-        let mut c = Command::new(env!("CARGO_BIN_EXE_mcpconf"));
+        let mut c = mcpconf_cmd();
         c.current_dir(d)
-            .env_remove("MCPCONF_MANIFEST")
-            .env_remove("MCPCONF_STATE_DIR")
-            .env_remove("CODEX_HOME")
-            .env("NO_COLOR", "1")
             .arg("lint")
             .arg("--root")
             .arg(d.join("root"))
@@ -207,21 +200,6 @@ fn normalise(text: &str, case: &Case) -> String {
     text.replace(&uri, "file://<TMP>").replace(&d, "<TMP>")
 }
 
-fn snapshot(name: &str, actual: &str) {
-    let path = fixtures().join("snapshots").join(name);
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_SNAPSHOTS=1)", path.display()));
-    assert_eq!(
-        actual, expected,
-        "snapshot {name} differs (UPDATE_SNAPSHOTS=1 rewrites it)"
-    );
-}
-
 #[test]
 fn output_formats_match_their_snapshots() {
     let case = Case::new("snapshot");
@@ -233,8 +211,8 @@ fn output_formats_match_their_snapshots() {
     ] {
         let out = case.run(&["--format", format]);
         assert_eq!(out.status.code(), Some(1), "{format}");
-        snapshot(
-            file,
+        snapshot::assert_file(
+            &fixtures().join("snapshots").join(file),
             &normalise(&String::from_utf8(out.stdout).unwrap(), &case),
         );
     }
@@ -470,7 +448,7 @@ fn exit_codes_follow_severity() {
     assert_eq!(code(&out), 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `cursor`?"));
     // sarif/github belong to lint only.
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+    let out = mcpconf_cmd()
         .args(["clients", "--format", "sarif"])
         .output()
         .unwrap();
@@ -536,7 +514,7 @@ fn drift_is_reported_for_an_edited_entry_of_ours_only() {
         format!("{MANIFEST}\n[servers.browser]\ncommand = \"agent-browser\"\n"),
     )
     .unwrap();
-    let apply = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+    let apply = mcpconf_cmd()
         .current_dir(d)
         .arg("apply")
         .arg("--yes")

@@ -3,14 +3,12 @@
 //! killed process fails the test) is what a quadratic implementation would not meet. The times
 //! themselves are measured by `scripts/bench`, never asserted here.
 
-mod common;
-
 use std::fmt::Write as _;
 use std::fs;
 use std::process::Command;
 use std::time::Duration;
 
-use common::{bin, code, run_bounded, show};
+use crate::common::{bin, code, run_bounded, show};
 use serde_json::Value;
 
 /// Far above what linear work needs even in a debug build on a loaded machine, far below what

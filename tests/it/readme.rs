@@ -3,7 +3,8 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use crate::common::mcpconf_cmd;
 
 fn tree(dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
     for e in fs::read_dir(dir).unwrap() {
@@ -31,11 +32,9 @@ fn the_readme_example_plans_without_writing() {
     let example = repo.join("examples/openab");
     let mut before = Vec::new();
     tree(&example, &mut before);
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+    let out = mcpconf_cmd()
         .current_dir(repo)
         .args(&args)
-        .env("NO_COLOR", "1")
-        .env_remove("CODEX_HOME")
         .output()
         .unwrap();
     assert_eq!(

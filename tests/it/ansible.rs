@@ -89,7 +89,7 @@ fn ansible_check_apply_and_idempotence() {
                 root.display(),
                 tmp.path().join("home").display(),
                 tmp.path().join("state").display(),
-                env!("CARGO_BIN_EXE_mcpconf")
+                crate::common::bin()
             ))
             .env("ANSIBLE_NOCOLOR", "1")
             .env("ANSIBLE_LOCAL_TEMP", tmp.path().join("ansible-local"))

@@ -36,6 +36,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::common::{mcpconf_cmd, show};
+
 /// The value the stdio server's `${API_KEY}` reference must expand to.
 const API_KEY: &str = "sk-oracle-stdio-4711";
 /// The value the remote server's `Bearer ${REMOTE_TOKEN}` reference must expand to.
@@ -332,7 +334,7 @@ impl World {
     }
 
     fn mcpconf(&self, args: &[&str]) -> Output {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_mcpconf"));
+        let mut c = mcpconf_cmd();
         self.env(&mut c);
         c.args(args)
             .arg("-m")
@@ -468,15 +470,6 @@ fn run(mut c: Command) -> Output {
             panic!("{desc} did not finish within {CLIENT_TIMEOUT:?} (killed)");
         }
     }
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "status: {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn strip_ansi(s: &str) -> String {

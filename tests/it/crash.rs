@@ -14,15 +14,13 @@
 //! found this way: stale temp files (next to a target, and in the ledger directory) must be
 //! removed by the next run, even one that has nothing to write.
 
-mod common;
-
 use std::fs;
 use std::path::Path;
 use std::process::Stdio;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 const TARGET: &str = "cfg/big.json"; // relative to --root; its directory holds nothing else
@@ -362,14 +360,6 @@ fn small_file() -> Vec<u8> {
         "other": { "keep": [1, 2, 3] }
     });
     (serde_json::to_string_pretty(&v).unwrap() + "\n").into_bytes()
-}
-
-fn strace_or_skip(test: &str) -> bool {
-    if have("strace") {
-        return true;
-    }
-    eprintln!("SKIPPED {test}: strace is not installed (install it to run this test)");
-    false
 }
 
 /// Runs `sub --yes` under strace, killed at the `n`th `sys` call. Returns false when the run

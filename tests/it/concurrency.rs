@@ -9,8 +9,6 @@
 //!   process in at least one of a few rounds: this proves the first test can fail.
 //! * Processes whose manifests list two files in opposite orders must not deadlock.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
@@ -18,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 const WRITERS: usize = 64;
@@ -148,7 +146,7 @@ fn concurrent_applies_of_distinct_owners_lose_no_update() {
         );
         let rep = report(out);
         assert!(
-            error_codes(&rep).is_empty(),
+            codes(&rep).is_empty(),
             "writer {owner} reported errors:\n{}",
             show(out)
         );

@@ -9,13 +9,11 @@
 //! writer published a copy older than its update (a lost update). Meanwhile owners apply, one
 //! after another. Bounded: 30 applies, each with a 10 s limit.
 
-mod common;
-
 use std::fs;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::*;
+use crate::common::*;
 
 const FOREIGN: &str = r#"
 import json, os, sys, time
@@ -72,7 +70,7 @@ fn foreign_writer_updates_are_never_lost() {
         c.args(["--yes", "--format", "json"]);
         let out = run_bounded(c, Duration::from_secs(10));
         let code = out.status.code();
-        let errors = error_codes(&report(&out));
+        let errors = codes(&report(&out));
         // Success, or an I/O refusal naming the concurrent modification: never anything else.
         assert!(
             code == Some(0)

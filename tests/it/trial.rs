@@ -2,12 +2,11 @@
 //! refused runs that say so once, client-id validation, `import --format json`, an owner with
 //! nothing recorded, per-command help, the man page.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-mod common;
-use common::Env;
+use crate::common::{Env, mcpconf_cmd};
 
 const TWO_TARGETS: &str = r#"owner = "me"
 
@@ -31,11 +30,7 @@ fn text(out: &Output) -> (String, String) {
 }
 
 fn bare(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcpconf"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
+    mcpconf_cmd().args(args).output().unwrap()
 }
 
 /// Applied into both files, then the Cursor entry edited by hand (drift).

@@ -8,6 +8,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
+use crate::common::{codes, mcpconf_cmd};
+
 /// Two projects, a home and a state directory, one owner.
 struct Machine {
     _dir: tempfile::TempDir,
@@ -41,7 +43,7 @@ impl Machine {
     /// `mcpconf ARGS` run in `cwd` (relative to the base), with home and state but no
     /// `--manifest` or `--root`: discovery and defaults as a user gets them.
     fn cmd(&self, cwd: &str, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_mcpconf"));
+        let mut c = mcpconf_cmd();
         c.current_dir(self.p(cwd))
             .args(args)
             .arg("--home")
@@ -73,15 +75,6 @@ impl Machine {
         });
         (out.status.code().unwrap_or(-1), doc)
     }
-}
-
-fn codes(doc: &Value) -> Vec<String> {
-    doc["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["code"].as_str().unwrap().to_string())
-        .collect()
 }
 
 fn ops(doc: &Value) -> Vec<(String, String)> {

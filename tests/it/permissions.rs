@@ -8,14 +8,12 @@
 //! and relies on umask, or that fchmods later, fails). Requires `strace`; skipped with a message
 //! otherwise.
 
-mod common;
-
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::*;
+use crate::common::*;
 use serde_json::json;
 
 const SECRET: &str = "sk-live-abcdef123456";
@@ -30,14 +28,6 @@ fn manifest() -> String {
          [servers.envsrv]\ncommand = \"env-tool\"\nenv = {{ OPENAI_API_KEY = \"{ENV_SECRET}\" }}\n\n\
          [[targets]]\nclient = \"json\"\npath = \"conf/mcp.json\"\n"
     )
-}
-
-fn strace_or_skip(test: &str) -> bool {
-    if have("strace") {
-        return true;
-    }
-    eprintln!("SKIPPED {test}: strace is not installed (install it to run this test)");
-    false
 }
 
 /// Runs `mcpconf argv…` under `strace -f -y` with umask 000, returning the output and the
@@ -430,7 +420,7 @@ fn refusal_messages_never_show_secrets() {
             );
             if format == "json" {
                 assert!(
-                    error_codes(&report(&out)).iter().any(|c| c == "conflict"),
+                    codes(&report(&out)).iter().any(|c| c == "conflict"),
                     "{}",
                     show(&out)
                 );

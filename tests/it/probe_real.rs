@@ -15,9 +15,11 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use mcpconf::manifest::{self, Manifest};
+use mcpconf::manifest::Manifest;
 use mcpconf::probe::{self, Options, Outcome};
 use serde_json::Value;
+
+use crate::common::{mcpconf_cmd, probe_manifest};
 
 fn npm_bin() -> Option<PathBuf> {
     let bin = std::env::var_os("MCPCONF_NPM_BIN")
@@ -42,14 +44,6 @@ fn npm_bin() -> Option<PathBuf> {
             bin.display()
         ),
     }
-}
-
-fn manifest_of(servers: &str) -> Manifest {
-    manifest::parse(
-        &format!("owner = \"t\"\n{servers}\n[[targets]]\nclient = \"cursor\"\n"),
-        &mcpconf::known::Known,
-    )
-    .expect("test manifest parses")
 }
 
 fn probe_all(m: &Manifest) -> Vec<Outcome> {
@@ -85,7 +79,7 @@ fn free_port() -> u16 {
 fn server_everything_over_stdio_and_streamable_http() {
     let Some(bin) = npm_bin() else { return };
     let exe = bin.join("mcp-server-everything");
-    let m = manifest_of(&format!(
+    let m = probe_manifest(&format!(
         "[servers.everything]\ncommand = '{}'\nargs = ['stdio']\ntools = ['echo', 'get-sum', 'not-a-tool']\n",
         exe.display()
     ));
@@ -131,7 +125,7 @@ fn server_everything_over_stdio_and_streamable_http() {
     });
     rx.recv_timeout(Duration::from_secs(30))
         .expect("the HTTP server says it listens");
-    let m = manifest_of(&format!(
+    let m = probe_manifest(&format!(
         "[servers.everything-http]\nurl = 'http://127.0.0.1:{port}/mcp'\n"
     ));
     let http = probe_all(&m).remove(0);
@@ -179,7 +173,7 @@ fn server_everything_over_legacy_sse() {
     let Some(bin) = npm_bin() else { return };
     let exe = bin.join("mcp-server-everything");
     let (server, port) = start_everything(&exe, "sse", "Server is running on port");
-    let m = manifest_of(&format!(
+    let m = probe_manifest(&format!(
         "[servers.everything-sse]\nurl = 'http://127.0.0.1:{port}/sse'\ntransport = 'sse'\ntools = ['echo']\n\
          [servers.wrong-transport]\nurl = 'http://127.0.0.1:{port}/sse'\n"
     ));
@@ -223,7 +217,7 @@ fn agent_browser_core_and_all_profiles() {
             home.path().display()
         )
     };
-    let m = manifest_of(&format!(
+    let m = probe_manifest(&format!(
         "{}{}",
         server("core", "core"),
         server("all", "all")
@@ -273,7 +267,7 @@ fn cli_against_real_servers() {
         p
     };
     let run = |m: &Path, extra: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        let out = mcpconf_cmd()
             .arg("probe")
             .args(extra)
             .arg("--format")

@@ -5,22 +5,11 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use serde_json::Value;
 
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_tree(&p, &dest);
-        } else {
-            fs::copy(&p, &dest).unwrap();
-        }
-    }
-}
+use crate::common::{copy_tree, mcpconf_cmd};
 
 struct Workdir {
     _dir: tempfile::TempDir,
@@ -38,7 +27,7 @@ impl Workdir {
         Workdir { _dir: dir, base }
     }
     fn run(&self, args: &[&str]) -> (i32, Value) {
-        let out: Output = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+        let out: Output = mcpconf_cmd()
             .args(args)
             .arg("-m")
             .arg(self.base.join("mcpconf.toml"))
@@ -49,8 +38,6 @@ impl Workdir {
             .arg("--state-dir")
             .arg(self.base.join("state"))
             .args(["--format", "json"])
-            .env_remove("CODEX_HOME")
-            .env_remove("MCPCONF_MANIFEST")
             .env_remove("OPENAB_SESSION_TOKEN")
             .stdin(Stdio::null())
             .output()

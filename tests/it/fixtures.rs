@@ -10,52 +10,19 @@
 //! back `in/` byte for byte (unless the case has a file named `no-identity`, used when the
 //! manifest removes a legacy entry that prune rightly does not restore).
 //!
-//! `MCPCONF_BLESS=1 cargo test --test fixtures` rewrites `out/` and `plan.json` from the
+//! `MCPCONF_BLESS=1 cargo test --test it fixtures` rewrites `out/` and `plan.json` from the
 //! current behaviour; review the diff before committing.
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-/// Every regular file under `dir`, relative path → bytes.
-fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    fn walk(base: &Path, dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
-        let Ok(rd) = fs::read_dir(dir) else { return };
-        for entry in rd {
-            let p = entry.unwrap().path();
-            if p.is_dir() {
-                walk(base, &p, out);
-            } else {
-                out.push((
-                    p.strip_prefix(base).unwrap().to_path_buf(),
-                    fs::read(&p).unwrap(),
-                ));
-            }
-        }
-    }
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
-}
+use crate::common::{copy_tree, files as tree, mcpconf_cmd, snapshot};
 
 fn run(case: &Path, root: &Path, state: &Path, args: &[&str]) -> (i32, String) {
     // A --home that does not exist is a usage error; an empty one leaves the tree unchanged.
     fs::create_dir_all(root.join("home-unused")).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+    let out = mcpconf_cmd()
         .args(args)
         .arg("-m")
         .arg(case.join("mcpconf.toml"))
@@ -66,7 +33,6 @@ fn run(case: &Path, root: &Path, state: &Path, args: &[&str]) -> (i32, String) {
         .arg("--state-dir")
         .arg(state)
         .args(["--format", "json"])
-        .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -76,16 +42,8 @@ fn run(case: &Path, root: &Path, state: &Path, args: &[&str]) -> (i32, String) {
     (out.status.code().unwrap_or(-1), text)
 }
 
-fn show(files: &[(PathBuf, Vec<u8>)]) -> String {
-    files
-        .iter()
-        .map(|(p, b)| format!("== {}\n{}", p.display(), String::from_utf8_lossy(b)))
-        .collect()
-}
-
 #[test]
 fn fixtures() {
-    let bless = std::env::var_os("MCPCONF_BLESS").is_some();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut cases: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap()
@@ -104,11 +62,8 @@ fn fixtures() {
         let before = tree(&root);
 
         let (code, plan) = run(case, &root, &state, &["plan"]);
-        let plan_file = case.join("plan.json");
-        if bless {
-            fs::write(&plan_file, &plan).unwrap();
-        } else if fs::read_to_string(&plan_file).unwrap_or_default() != plan {
-            failures.push(format!("{name}: plan.json differs; got:\n{plan}"));
+        if let Some(diff) = snapshot::check_file(&case.join("plan.json"), &plan) {
+            failures.push(format!("{name}: {diff}"));
         }
         if code != 0 {
             failures.push(format!("{name}: plan exited {code}"));
@@ -121,13 +76,8 @@ fn fixtures() {
             failures.push(format!("{name}: apply exited {code}: {out}"));
             continue;
         }
-        let after = tree(&root);
-        let out_dir = case.join("out");
-        if bless {
-            let _ = fs::remove_dir_all(&out_dir);
-            copy_tree(&root, &out_dir);
-        } else if tree(&out_dir) != after {
-            failures.push(format!("{name}: out/ differs; got:\n{}", show(&after)));
+        if let Some(diff) = snapshot::check_tree(&case.join("out"), &root) {
+            failures.push(format!("{name}: {diff}"));
         }
 
         let (code, again) = run(case, &root, &state, &["apply", "--yes"]);
@@ -142,8 +92,11 @@ fn fixtures() {
         }
         if !case.join("no-identity").exists() && tree(&root) != before {
             failures.push(format!(
-                "{name}: apply then prune did not restore the original bytes; got:\n{}",
-                show(&tree(&root))
+                "{name}: apply then prune did not restore the original bytes; got:\n{:?}",
+                tree(&root)
+                    .iter()
+                    .map(|(p, b)| (p, String::from_utf8_lossy(b)))
+                    .collect::<Vec<_>>()
             ));
         }
     }

@@ -1,12 +1,10 @@
 //! Operator experience: saved plans, import / adopt / release, completions, man page, version.
 
 use std::fs;
-use std::process::Command;
 
 use serde_json::Value;
 
-mod common;
-use common::Env;
+use crate::common::{Env, mcpconf_cmd};
 
 const MANIFEST: &str = r#"owner = "openab"
 
@@ -17,10 +15,6 @@ headers = { Authorization = "Bearer sk-live-PLANSECRET-1" }
 [[targets]]
 client = "cursor"
 "#;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mcpconf"))
-}
 
 #[test]
 fn a_saved_plan_is_applied_exactly_or_refused_as_stale() {
@@ -50,7 +44,7 @@ fn a_saved_plan_is_applied_exactly_or_refused_as_stale() {
 
     // A target changed since: stale, nothing written.
     e.write(".cursor/mcp.json", "{\"mcpServers\": {}, \"x\": 1}\n");
-    let out = bin()
+    let out = mcpconf_cmd()
         .args(["apply", plan.to_str().unwrap(), "--yes", "--format", "json"])
         .output()
         .unwrap();
@@ -65,7 +59,7 @@ fn a_saved_plan_is_applied_exactly_or_refused_as_stale() {
     // A fresh plan applies, from any directory: the plan carries its settings.
     let out = e.run(&["plan", "--out", plan.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
-    let out = bin()
+    let out = mcpconf_cmd()
         .current_dir("/")
         .args(["apply", plan.to_str().unwrap(), "--yes", "--format", "json"])
         .output()
@@ -83,7 +77,7 @@ fn a_saved_plan_is_applied_exactly_or_refused_as_stale() {
     let out = e.run(&["plan", "--out", plan.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0));
     e.manifest(&MANIFEST.replace("8848", "9999"));
-    let out = bin()
+    let out = mcpconf_cmd()
         .args(["apply", plan.to_str().unwrap(), "--yes", "--format", "json"])
         .output()
         .unwrap();
@@ -231,7 +225,7 @@ fn release_forgets_ownership_without_touching_files() {
 #[test]
 fn completions_man_page_and_version() {
     for shell in ["bash", "zsh", "fish", "powershell"] {
-        let out = bin().args(["completions", shell]).output().unwrap();
+        let out = mcpconf_cmd().args(["completions", shell]).output().unwrap();
         assert!(out.status.success(), "{shell}");
         let text = String::from_utf8(out.stdout).unwrap();
         assert!(
@@ -239,14 +233,14 @@ fn completions_man_page_and_version() {
             "{shell}"
         );
     }
-    let out = bin().arg("man").output().unwrap();
+    let out = mcpconf_cmd().arg("man").output().unwrap();
     let man = String::from_utf8(out.stdout).unwrap();
     assert!(
         man.starts_with(".ie") || man.contains(".TH mcpconf"),
         "{man}"
     );
     assert!(man.contains("plan") && man.contains("prune"));
-    let out = bin().arg("--version").output().unwrap();
+    let out = mcpconf_cmd().arg("--version").output().unwrap();
     let v = String::from_utf8(out.stdout).unwrap();
     assert!(
         v.starts_with(&format!("mcpconf {} (", env!("CARGO_PKG_VERSION"))),

@@ -2,13 +2,13 @@
 //! the planned file is written with the declared server and the ledger reports it intact.
 
 #[allow(dead_code)] // its `main` is for `cargo run --example embed`
-#[path = "../examples/embed.rs"]
-mod embed;
+#[path = "../../examples/embed.rs"]
+mod example;
 
 #[test]
 fn the_embed_example_plans_applies_and_reads_status() {
     let dir = tempfile::tempdir().unwrap();
-    let records = embed::run(dir.path()).unwrap();
+    let records = example::run(dir.path()).unwrap();
     let file = dir.path().join("project/.cursor/mcp.json");
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -23,7 +23,7 @@ fn the_embed_example_plans_applies_and_reads_status() {
     assert_eq!(records[0].path, file.display().to_string());
     // A second run changes nothing and still owns the entry.
     let before = std::fs::read(&file).unwrap();
-    let again = embed::run(dir.path()).unwrap();
+    let again = example::run(dir.path()).unwrap();
     assert_eq!(std::fs::read(&file).unwrap(), before);
     assert_eq!(again.len(), 1);
     assert_eq!(again[0].state, "intact");

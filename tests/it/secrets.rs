@@ -10,8 +10,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-mod common;
-use common::Env;
+use crate::common::Env;
 
 /// Every planted secret carries this marker somewhere in its decoded form; `sk-PLANTED…`
 /// tokens are also looked for without it, in case a shorter part leaks.

@@ -5,14 +5,13 @@
 #![cfg(unix)]
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-mod common;
-use common::Env;
+use crate::common::{Env, mcpconf_cmd};
 
 const DEADLINE: Duration = Duration::from_secs(60);
 /// Interval between two looks at a file or a process while polling (not a synchronisation).
@@ -195,7 +194,7 @@ fn watch_text_output_is_one_line_per_event_and_sigint_stops_it() {
 fn watch_refuses_a_saved_plan() {
     let e = Env::new();
     e.manifest(MANIFEST);
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+    let out = mcpconf_cmd()
         .args(["apply", "--watch", "plan.json"])
         .output()
         .unwrap();

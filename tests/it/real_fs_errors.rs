@@ -9,6 +9,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::common::{codes, mcpconf_cmd};
+
 /// Unmounts on drop, whatever the test did.
 struct Mount(PathBuf);
 
@@ -43,7 +45,7 @@ fn apply(dir: &Path, root: &Path, state: &Path) -> (i32, Value) {
         "owner = \"o\"\n[servers.s]\ncommand = \"server\"\nargs = [\"--flag\"]\n[[targets]]\nclient = \"cursor\"\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+    let out = mcpconf_cmd()
         .args(["apply", "--yes", "--format", "json", "-m"])
         .arg(&manifest)
         .arg("--root")
@@ -56,17 +58,6 @@ fn apply(dir: &Path, root: &Path, state: &Path) -> (i32, Value) {
         .unwrap();
     let doc = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     (out.status.code().unwrap_or(-1), doc)
-}
-
-fn codes(doc: &Value) -> Vec<String> {
-    doc["errors"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|e| e["code"].as_str().unwrap_or("").to_string())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 fn temps(dir: &Path) -> Vec<String> {
@@ -125,7 +116,7 @@ fn a_read_only_file_system_fails_cleanly() {
     assert_eq!(exit, 4, "{doc}");
     assert_eq!(codes(&doc), vec!["read-only"], "{doc}");
     assert_eq!(fs::read_to_string(&file).unwrap(), "{\"mcpServers\": {}}\n");
-    let status = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+    let status = mcpconf_cmd()
         .args(["status", "--owner", "o", "--format", "json", "--state-dir"])
         .arg(tmp.path().join("state"))
         .output()

@@ -9,7 +9,7 @@ use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
@@ -19,6 +19,8 @@ use rcgen::{
 };
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use serde_json::{Value, json};
+
+use crate::common::mcpconf_cmd;
 
 /// A test CA and a server certificate it signed.
 struct Pki {
@@ -207,7 +209,7 @@ fn probe(
         format!("owner = \"t\"\n\n{servers}\n[[targets]]\nclient = \"cursor\"\n"),
     )
     .expect("write manifest");
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+    let out = mcpconf_cmd()
         .args(["probe", "--format", "json", "--timeout", "60"])
         .args(args)
         .arg("-m")

@@ -9,15 +9,13 @@
 //! unprivileged user is available, and the lock timeout is tested by holding the directory lock
 //! from the test process.
 
-mod common;
-
 use std::fs::{self, File};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use serde_json::json;
 
 const OWNER: &str = "iofail";
@@ -152,7 +150,7 @@ fn assert_io_failure(out: &std::process::Output, want_code: &str, path: &Path, c
         show(out)
     );
     let rep = report(out);
-    let codes = error_codes(&rep);
+    let codes = codes(&rep);
     assert!(
         codes.iter().any(|c| c == want_code),
         "{ctx}: expected error code {want_code}, got {codes:?}:\n{}",
@@ -172,14 +170,6 @@ fn assert_io_failure(out: &std::process::Output, want_code: &str, path: &Path, c
         "{ctx}: the error names neither path nor message the file {}: {e}",
         path.display()
     );
-}
-
-fn strace_or_skip(test: &str) -> bool {
-    if have("strace") {
-        return true;
-    }
-    eprintln!("SKIPPED {test}: strace is not installed (install it to run this test)");
-    false
 }
 
 /// What an injected failure hits, found in a traced dry run.

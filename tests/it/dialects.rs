@@ -6,8 +6,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-mod common;
-use common::Env;
+use crate::common::{Env, codes, mcpconf_cmd};
 
 const BOTH: &str = r#"owner = "openab"
 
@@ -23,15 +22,6 @@ env = { GITHUB_TOKEN = "${GITHUB_TOKEN}", IDLE_MS = "3600000" }
 
 fn target(client: &str, extra: &str) -> String {
     format!("{BOTH}\n[[targets]]\nclient = \"{client}\"\n{extra}\n")
-}
-
-fn codes(doc: &Value) -> Vec<String> {
-    doc["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["code"].as_str().unwrap().to_string())
-        .collect()
 }
 
 /// Apply and return the parsed JSON file (relative to root, or home when it starts with `~/`).
@@ -351,7 +341,7 @@ fn claude_code_local_scope_key_is_the_canonical_root() {
     e.manifest(&format!(
         "{BOTH}\n[[targets]]\nclient = \"claude-code\"\nscope = \"local\"\nservers = [\"browser\"]\n"
     ));
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+    let out = mcpconf_cmd()
         .args(["apply", "--yes", "-m"])
         .arg(e.base.join("mcpconf.toml"))
         .arg("--root")
@@ -360,8 +350,6 @@ fn claude_code_local_scope_key_is_the_canonical_root() {
         .arg(e.base.join("home"))
         .arg("--state-dir")
         .arg(e.state())
-        .env_remove("MCPCONF_MANIFEST")
-        .env_remove("MCPCONF_STATE_DIR")
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
@@ -528,7 +516,7 @@ fn kiro_agent_grants_come_and_go_with_the_entry() {
 
 #[test]
 fn clients_lists_every_dialect() {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+    let out = mcpconf_cmd()
         .args(["clients", "--format", "json"])
         .output()
         .unwrap();
@@ -574,7 +562,7 @@ fn clients_lists_every_dialect() {
         assert!(ids.contains(&id), "{id}");
     }
     let schema: Value =
-        serde_json::from_str(include_str!("../schemas/manifest.schema.json")).unwrap();
+        serde_json::from_str(include_str!("../../schemas/manifest.schema.json")).unwrap();
     let enum_ids: Vec<&str> = schema["$defs"]["target"]["properties"]["client"]["enum"]
         .as_array()
         .unwrap()
@@ -601,7 +589,7 @@ fn xdg_config_home_moves_user_files_without_explicit_home() {
     let e = Env::new();
     e.manifest(&target("opencode", "scope = \"user\""));
     let xdg = e.base.join("xdg");
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+    let out = mcpconf_cmd()
         .args(["apply", "--yes", "-m"])
         .arg(e.base.join("mcpconf.toml"))
         .arg("--root")

@@ -8,8 +8,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-mod common;
-use common::Env;
+use crate::common::{Env, codes, mcpconf_cmd};
 
 const SERVERS: &str = r#"
 [servers.openab]
@@ -24,15 +23,6 @@ env = { IDLE_MS = "3600000" }
 
 fn manifest_for(targets: &str) -> String {
     format!("owner = \"openab\"\n{SERVERS}\n{targets}")
-}
-
-fn codes(doc: &Value) -> Vec<String> {
-    doc["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["code"].as_str().unwrap().to_string())
-        .collect()
 }
 
 fn ops(doc: &Value, file: usize) -> Vec<(String, String)> {
@@ -55,10 +45,7 @@ fn pair(op: &str, server: &str) -> (String, String) {
 
 #[test]
 fn schema_command_prints_the_shipped_schema() {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
-        .arg("schema")
-        .output()
-        .unwrap();
+    let out = mcpconf_cmd().arg("schema").output().unwrap();
     assert!(out.status.success());
     let shipped =
         fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/manifest.schema.json"))
@@ -73,7 +60,7 @@ fn schema_command_prints_the_shipped_schema() {
 
 #[test]
 fn clients_lists_every_client_with_paths() {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+    let out = mcpconf_cmd()
         .args(["clients", "--format", "json"])
         .output()
         .unwrap();
@@ -88,10 +75,7 @@ fn clients_lists_every_client_with_paths() {
     for id in ["json", "cursor", "claude-code", "kiro"] {
         assert!(ids.contains(&id), "{id} missing from {ids:?}");
     }
-    let text = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
-        .arg("clients")
-        .output()
-        .unwrap();
+    let text = mcpconf_cmd().arg("clients").output().unwrap();
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(text.contains(".cursor/mcp.json"));
     assert!(text.contains(".kiro/settings/mcp.json"));
@@ -676,7 +660,7 @@ fn apply_on_a_terminal_asks_for_confirmation() {
     let e = Env::new();
     e.manifest(&manifest_for("[[targets]]\nclient = \"cursor\"\n"));
     let cmdline = |answer: &str| {
-        let bin = env!("CARGO_BIN_EXE_mcpconf");
+        let bin = crate::common::bin();
         let args = format!(
             "{bin} apply --color never -m {} --root {} --home {} --state-dir {}",
             e.base.join("mcpconf.toml").display(),
@@ -755,28 +739,27 @@ fn a_symlinked_manifest_is_read() {
 #[test]
 fn usage_errors_exit_2() {
     use predicates::prelude::*;
-    let bin = env!("CARGO_BIN_EXE_mcpconf");
-    assert_cmd::Command::new(bin)
+    assert_cmd::Command::from_std(mcpconf_cmd())
         .arg("aply")
         .assert()
         .code(2)
         .stderr(predicate::str::contains("apply"));
-    assert_cmd::Command::new(bin)
+    assert_cmd::Command::from_std(mcpconf_cmd())
         .args(["plan", "--format", "yaml"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("possible values"));
-    assert_cmd::Command::new(bin)
+    assert_cmd::Command::from_std(mcpconf_cmd())
         .args(["plan", "--format", "sarif"])
         .env("MCPCONF_MANIFEST", "/nonexistent/mcpconf.toml")
         .assert()
         .code(2)
         .stderr(predicate::str::contains("lint"));
-    assert_cmd::Command::new(bin)
+    assert_cmd::Command::from_std(mcpconf_cmd())
         .args(["plan", "--lock-timeout", "-1"])
         .assert()
         .code(2);
-    assert_cmd::Command::new(bin)
+    assert_cmd::Command::from_std(mcpconf_cmd())
         .args([
             "plan",
             "-m",
@@ -794,7 +777,6 @@ fn usage_errors_exit_2() {
 /// is closed before the child starts, so every write it makes fails.
 #[test]
 fn a_closed_stdout_ends_quietly() {
-    let bin = env!("CARGO_BIN_EXE_mcpconf");
     for args in [
         &["schema"][..],
         &["clients"],
@@ -804,7 +786,7 @@ fn a_closed_stdout_ends_quietly() {
     ] {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let out = Command::new(bin)
+        let out = mcpconf_cmd()
             .args(args)
             .stdout(writer)
             .stderr(std::process::Stdio::piped())
@@ -825,11 +807,7 @@ fn a_failing_stdout_is_an_io_error() {
         eprintln!("SKIPPED: no /dev/full here");
         return;
     };
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
-        .arg("schema")
-        .stdout(full)
-        .output()
-        .unwrap();
+    let out = mcpconf_cmd().arg("schema").stdout(full).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");

@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-mod common;
-use common::Env;
+use crate::common::{Env, codes, mcpconf_cmd};
 
 const SERVERS: &str = r#"owner = "openab"
 
@@ -27,15 +26,6 @@ args = ["mcp", "--tools", "core"]
 
 fn target(client: &str, extra: &str) -> String {
     format!("{SERVERS}\n[[targets]]\nclient = \"{client}\"\n{extra}\n")
-}
-
-fn codes(doc: &Value) -> Vec<String> {
-    doc["errors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["code"].as_str().unwrap().to_string())
-        .collect()
 }
 
 fn stderr(out: &std::process::Output) -> String {
@@ -102,7 +92,7 @@ fn a_foreign_client_lock_is_never_removed_and_times_out() {
         let before = tree(&home);
         let start = Instant::now();
         // Bounded: the old behaviour spun forever at 100% CPU.
-        let out = common::run_bounded(
+        let out = crate::common::run_bounded(
             e.cmd(&["apply", "--yes", "--lock-timeout", "2", "--format", "json"]),
             Duration::from_secs(60),
         );
@@ -259,7 +249,7 @@ fn a_directory_swapped_for_a_link_during_apply_and_prune_never_leads_outside_the
     let mut outcomes = std::collections::BTreeMap::new();
     for i in 0..150 {
         let sub = if i % 2 == 0 { "apply" } else { "prune" };
-        let out = common::run_bounded(
+        let out = crate::common::run_bounded(
             e.cmd(&[sub, "--yes", "--lock-timeout", "5"]),
             Duration::from_secs(60),
         );
@@ -349,7 +339,7 @@ fn a_missing_root_or_home_is_a_usage_error_and_is_never_created() {
     let missing = e.base.join("no/such/root");
     for flag in ["--root", "--home"] {
         for sub in [vec!["plan"], vec!["apply", "--yes"]] {
-            let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+            let out = mcpconf_cmd()
                 .args(&sub)
                 .arg("-m")
                 .arg(e.base.join("mcpconf.toml"))
@@ -391,7 +381,7 @@ fn a_saved_plan_is_not_applied_under_another_root() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let other = e.base.join("other");
     fs::create_dir(&other).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+    let out = mcpconf_cmd()
         .args(["apply", "--yes"])
         .arg(&plan)
         .arg("--root")
@@ -402,7 +392,7 @@ fn a_saved_plan_is_not_applied_under_another_root() {
     assert!(stderr(&out).contains("plan-mismatch"), "{}", stderr(&out));
     assert!(!e.path(".cursor").exists() && tree(&other).is_empty());
     // Without --root it is applied where it was made.
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpconf"))
+    let out = mcpconf_cmd()
         .args(["apply", "--yes"])
         .arg(&plan)
         .output()

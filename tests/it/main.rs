@@ -1,0 +1,42 @@
+//! The integration tests, as one test binary: `cargo test --test it [FILTER]`.
+//!
+//! Each module is one area (its file says what it covers); `common` holds what they share:
+//! the binary under test and its scratch environments (`common::Env`, `common::Scratch`),
+//! bounded process runs, strace helpers and the one snapshot helper (`common::snapshot`,
+//! `MCPCONF_BLESS=1` rewrites snapshots). One binary builds and links once, and a failing
+//! area no longer hides the areas cargo would have run after it.
+//!
+//! New integration tests go into `tests/it/<area>.rs` (a module listed here), not into new
+//! `tests/*.rs` binaries.
+
+mod common;
+
+mod action;
+mod ansible;
+mod cli;
+mod client_refusals;
+mod concurrency;
+mod crash;
+mod dialects;
+mod embed;
+mod fixtures;
+mod foreign_writer;
+mod fs_safety;
+mod fuzz_corpus;
+mod getting_started;
+mod io_errors;
+mod lint;
+mod openab;
+mod operator;
+mod permissions;
+mod probe;
+mod probe_real;
+mod probe_tls;
+mod readme;
+mod real_clients;
+mod real_fs_errors;
+mod scale;
+mod secrets;
+mod trial;
+mod watch;
+mod workspaces;
