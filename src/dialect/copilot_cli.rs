@@ -2,7 +2,10 @@
 //! add` writes; `XDG_CONFIG_HOME` is not honoured by 1.0.x), workspace `.github/mcp.json` (also
 //! read: `.mcp.json`, which is Claude Code's project file; mcpconf writes `.github/mcp.json`).
 //! Strict JSON under `mcpServers`; `type` is `stdio` (alias `local`), `http` or `sse`; `cwd` is
-//! read; a tool pin is the `tools` list (absent means all tools). References: since 1.0.10 the
+//! read; a tool pin is the `tools` list, and a server without a pin gets `"tools": ["*"]` (all
+//! tools), as `copilot mcp add` writes it: Copilot CLI 1.0.102 adds that field to every entry
+//! that lacks it whenever it saves the user file. The workspace file is read only in a folder
+//! listed in `trusted_folders` of `~/.copilot/config.json`. References: since 1.0.10 the
 //! `env` block is shell-expanded (`$VAR`, `${VAR}`, `${VAR:-default}`: github/copilot-cli#903,
 //! #1403); elsewhere nothing is expanded, so a reference there is refused. A literal `$NAME` or
 //! `${…}` in an env value is refused too (it would be expanded).
@@ -31,6 +34,7 @@ pub static COPILOT_CLI: McpServers = McpServers {
     hazard: Hazard::Dollar,
     cwd: true,
     pin_field: Some("tools"),
+    pin_all: true,
     known_fields: &[
         "type", "command", "args", "env", "cwd", "url", "headers", "tools", "timeout",
     ],

@@ -132,6 +132,9 @@ pub struct McpServers {
     pub cwd: bool,
     /// The entry field that takes a tool allow-list, if any.
     pub pin_field: Option<&'static str>,
+    /// Whether an entry without a pin spells out the pin field as `["*"]` (every tool), as the
+    /// client itself writes it (Copilot CLI rewrites entries that lack it when it saves).
+    pub pin_all: bool,
     /// Entry fields the client documents.
     pub known_fields: &'static [&'static str],
     /// Scopes whose file the client also guards with a `<file>.lock` lock directory.
@@ -162,6 +165,7 @@ pub const BASE: McpServers = McpServers {
     hazard_everywhere: false,
     cwd: false,
     pin_field: None,
+    pin_all: false,
     known_fields: &["command", "args", "env", "url", "headers", "type"],
     lock_scopes: &[],
     per_project_scopes: &[],
@@ -324,6 +328,8 @@ impl McpServers {
                 }
                 None => notes.push(pin_note(self.id, &server.name)),
             }
+        } else if let (Some(f), true) = (self.pin_field, self.pin_all) {
+            m.insert(f.into(), Value::Array(vec![Value::String("*".into())]));
         }
         Ok(Rendered {
             value: Value::Object(m),

@@ -1,5 +1,5 @@
-//! The real clients as oracles: pinned releases of Claude Code, Codex CLI, Gemini CLI and
-//! opencode (installed by `scripts/install-clients` into `target/clients`) read what `mcpconf
+//! The real clients as oracles: pinned releases of Claude Code, Codex CLI, Gemini CLI, opencode,
+//! Qwen Code and GitHub Copilot CLI (installed by `scripts/install-clients` into `target/clients`) read what `mcpconf
 //! apply` wrote, and must see exactly the declared servers, transports, commands, arguments,
 //! URLs and environment references.
 //!
@@ -78,7 +78,7 @@ fn clients() -> &'static Clients {
         if unreachable.exists() {
             return Clients::Unreachable(fs::read_to_string(unreachable).unwrap_or_default());
         }
-        for b in ["claude", "codex", "gemini", "opencode"] {
+        for b in ["claude", "codex", "gemini", "opencode", "qwen", "copilot"] {
             assert!(
                 dir.join("bin").join(b).exists(),
                 "scripts/install-clients succeeded but {b} is missing from {}",
@@ -269,6 +269,11 @@ impl World {
 
     /// The same manifest with `extra` server tables.
     fn manifest_with(&self, extra: &str, targets: &str) {
+        self.manifest_headers("Authorization = \"Bearer ${REMOTE_TOKEN}\"", extra, targets)
+    }
+
+    /// The same manifest with other headers for `remote-api` (inline-table body).
+    fn manifest_headers(&self, headers: &str, extra: &str, targets: &str) {
         let args = ARGS
             .iter()
             .map(|a| format!("{a:?}"))
@@ -282,7 +287,7 @@ impl World {
              env = {{ API_KEY = \"${{API_KEY}}\", MODE = \"fast\" }}\n\n\
              [servers.remote-api]\n\
              url = {:?}\n\
-             headers = {{ Authorization = \"Bearer ${{REMOTE_TOKEN}}\" }}\n\
+             headers = {{ {headers} }}\n\
              tools = [\"search\", \"fetch\"]\n\n\
              {extra}\n\n\
              {targets}\n",
@@ -1018,4 +1023,206 @@ fn opencode_user_scope() {
     assert_eq!(keys, vec!["theirs".to_string()]);
     let out = w.client("opencode", &["mcp", "list"]);
     assert_eq!(opencode_names(&out), set(&["theirs"]), "{out}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Qwen Code
+
+/// `qwen mcp list` prints what Qwen Code read: each server's command line (references in
+/// `args` expanded) or URL, and the transport it will use (`httpUrl` is streamable HTTP).
+fn qwen_check_list(w: &World) -> String {
+    let out = w.client("qwen", &["mcp", "list"]);
+    assert_eq!(
+        gemini_list(&out),
+        vec![
+            (
+                "local-tool".to_string(),
+                format!("{} serve --label two words", w.command()),
+                "stdio".to_string()
+            ),
+            ("remote-api".to_string(), w.http.url(), "http".to_string()),
+        ],
+        "{out}"
+    );
+    out
+}
+
+#[test]
+fn qwen_project_scope() {
+    let Some(bin) = bin_dir("qwen_project_scope") else {
+        return;
+    };
+    let w = World::new(bin);
+    w.manifest("[[targets]]\nclient = \"qwen\"\n");
+    w.mcpconf_ok(&["apply", "--yes"]);
+    let file = w.root().join(".qwen/settings.json");
+    let doc = w.read_json(&file);
+    assert_eq!(
+        doc["mcpServers"]["remote-api"],
+        json!({"httpUrl": w.http.url(),
+               "headers": {"Authorization": "Bearer ${REMOTE_TOKEN}"},
+               "includeTools": ["search", "fetch"]})
+    );
+    assert_eq!(
+        doc["mcpServers"]["local-tool"]["env"],
+        json!({"API_KEY": "${API_KEY}", "MODE": "fast"})
+    );
+    // Project servers wait for the user's approval, so Qwen Code lists them unstarted.
+    let out = qwen_check_list(&w);
+    assert!(out.contains("Pending approval"), "{out}");
+    assert_eq!(w.status(), ours_intact("qwen"));
+    w.mcpconf_ok(&["prune", "--yes"]);
+    let out = w.client("qwen", &["mcp", "list"]);
+    assert!(gemini_list(&out).is_empty(), "{out}");
+}
+
+#[test]
+fn qwen_user_scope() {
+    let Some(bin) = bin_dir("qwen_user_scope") else {
+        return;
+    };
+    let w = World::new(bin);
+    w.manifest("[[targets]]\nclient = \"qwen\"\nscope = \"user\"\n");
+    w.mcpconf_ok(&["apply", "--yes"]);
+    // User servers are connected while listing: the stdio server is started with the
+    // declared arguments and the expanded `${API_KEY}`, the remote one gets the expanded
+    // bearer token.
+    qwen_check_list(&w);
+    w.assert_stdio_started("qwen");
+    w.assert_remote_contacted("qwen");
+    // `qwen mcp add` (like `gemini mcp add`, which it forks) rewrites the user file from its
+    // loaded settings, in which every reference is already expanded: the secrets land in the
+    // file in clear text. Our entries no longer hash to what we wrote, so they are drifted
+    // and prune refuses, writing nothing and printing neither secret.
+    let file = w.home().join(".qwen/settings.json");
+    w.client("qwen", &["mcp", "add", "--scope", "user", "theirs", "true"]);
+    let doc = w.read_json(&file);
+    assert!(doc["mcpServers"].get("theirs").is_some(), "{doc:#}");
+    assert_eq!(
+        doc["mcpServers"]["local-tool"]["env"]["API_KEY"],
+        json!(API_KEY),
+        "Qwen Code no longer writes expanded references back: update docs/clients/qwen.md"
+    );
+    assert_eq!(
+        w.status(),
+        vec![
+            ("qwen".into(), "local-tool".into(), "drifted".into()),
+            ("qwen".into(), "remote-api".into(), "drifted".into()),
+        ]
+    );
+    let before = fs::read(&file).unwrap();
+    let out = w.mcpconf(&["prune", "--yes", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert_eq!(fs::read(&file).unwrap(), before, "a refused prune wrote");
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(!printed.contains(API_KEY) && !printed.contains(REMOTE_TOKEN));
+}
+
+// ---------------------------------------------------------------------------------------------
+// GitHub Copilot CLI
+
+/// The manifest for Copilot CLI: it expands references only in `env`, so the remote server
+/// carries a literal header here (a header reference is refused, see `client_refusals`).
+fn copilot_manifest(w: &World, targets: &str) {
+    w.manifest_headers("X-Client = \"oracle\"", "", targets);
+}
+
+/// `copilot mcp list --json`: the servers as Copilot CLI loaded them, with their source.
+fn copilot_list(w: &World) -> serde_json::Map<String, Value> {
+    let out = w.client("copilot", &["mcp", "list", "--json"]);
+    let start = out
+        .find('{')
+        .unwrap_or_else(|| panic!("no JSON in:\n{out}"));
+    let end = out
+        .rfind('}')
+        .unwrap_or_else(|| panic!("no JSON in:\n{out}"));
+    let v: Value =
+        serde_json::from_str(&out[start..=end]).unwrap_or_else(|e| panic!("{e}:\n{out}"));
+    v["mcpServers"].as_object().cloned().unwrap_or_default()
+}
+
+fn copilot_check(w: &World, source: &str) {
+    let list = copilot_list(w);
+    let names: BTreeSet<String> = list.keys().cloned().collect();
+    assert_eq!(names, set(&["local-tool", "remote-api"]), "{list:#?}");
+    let mut local = list["local-tool"].clone();
+    assert_eq!(local["source"], json!(source), "{local:#}");
+    for k in ["source", "sourcePath", "enabled"] {
+        local.as_object_mut().unwrap().remove(k);
+    }
+    assert_eq!(
+        local,
+        json!({"type": "stdio", "command": w.command(), "args": ARGS,
+               "env": {"API_KEY": "${API_KEY}", "MODE": "fast"}, "tools": ["*"]})
+    );
+    let mut remote = list["remote-api"].clone();
+    assert_eq!(remote["enabled"], json!(true), "{remote:#}");
+    for k in ["source", "sourcePath", "enabled"] {
+        remote.as_object_mut().unwrap().remove(k);
+    }
+    assert_eq!(
+        remote,
+        json!({"type": "http", "url": w.http.url(), "headers": {"X-Client": "oracle"},
+               "tools": ["search", "fetch"]})
+    );
+    let out = w.client("copilot", &["mcp", "list"]);
+    assert!(
+        out.contains("local-tool (local)") && out.contains("remote-api (http)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn copilot_user_scope() {
+    let Some(bin) = bin_dir("copilot_user_scope") else {
+        return;
+    };
+    let w = World::new(bin);
+    copilot_manifest(
+        &w,
+        "[[targets]]\nclient = \"copilot-cli\"\nscope = \"user\"\n",
+    );
+    w.mcpconf_ok(&["apply", "--yes"]);
+    copilot_check(&w, "user");
+    // `copilot mcp add` rewrites the user file (adding `tools: ["*"]` to any entry without
+    // it, which mcpconf already wrote); our entries stay intact and prune removes only them.
+    let file = w.home().join(".copilot/mcp-config.json");
+    w.client("copilot", &["mcp", "add", "theirs", "--", "true"]);
+    assert!(w.read_json(&file)["mcpServers"].get("theirs").is_some());
+    assert_eq!(w.status(), ours_intact("copilot-cli"));
+    w.mcpconf_ok(&["prune", "--yes"]);
+    let keys: Vec<String> = w.read_json(&file)["mcpServers"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(keys, vec!["theirs".to_string()]);
+    let names: BTreeSet<String> = copilot_list(&w).keys().cloned().collect();
+    assert_eq!(names, set(&["theirs"]));
+}
+
+#[test]
+fn copilot_project_scope_in_a_trusted_folder() {
+    let Some(bin) = bin_dir("copilot_project_scope") else {
+        return;
+    };
+    let w = World::new(bin);
+    copilot_manifest(
+        &w,
+        "[[targets]]\nclient = \"copilot-cli\"\nscope = \"project\"\n",
+    );
+    w.mcpconf_ok(&["apply", "--yes"]);
+    assert!(w.root().join(".github/mcp.json").exists());
+    // Copilot CLI reads a workspace's `.github/mcp.json` only in a trusted folder.
+    assert!(copilot_list(&w).is_empty());
+    fs::create_dir_all(w.home().join(".copilot")).unwrap();
+    fs::write(
+        w.home().join(".copilot/config.json"),
+        json!({"trusted_folders": [w.root()]}).to_string(),
+    )
+    .unwrap();
+    copilot_check(&w, "workspace");
+    w.mcpconf_ok(&["prune", "--yes"]);
+    assert!(copilot_list(&w).is_empty());
 }
