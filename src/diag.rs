@@ -120,6 +120,12 @@ codes! {
     InvalidLedger = "invalid-ledger",
     /// A workspace that is not a valid name.
     InvalidWorkspace = "invalid-workspace",
+    /// A lint rule id that does not exist.
+    UnknownRule = "unknown-rule",
+    /// A `${VAR}` reference whose variable is not set (when references are resolved).
+    UnsetVariable = "unset-variable",
+    /// A saved plan file that is not a saved plan of this version.
+    InvalidPlan = "invalid-plan",
 }
 
 impl Code {
@@ -186,6 +192,43 @@ impl fmt::Display for Diagnostic {
 }
 
 impl std::error::Error for Diagnostic {}
+
+/// A refusal with a stable code and one sentence but no position of its own: an unknown lint
+/// rule, a saved plan that no longer matches, a ledger that cannot be read. The caller that
+/// knows the file adds it (usually as a [`Diagnostic`]).
+///
+/// ```
+/// use mcpconf::diag::Code;
+///
+/// let e = mcpconf::lint::check_rule("literal-secrets").unwrap_err();
+/// assert_eq!(e.code, Code::UnknownRule);
+/// assert!(e.to_string().contains("did you mean `literal-secret`?"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// The stable code.
+    pub code: Code,
+    /// One sentence (never a secret value).
+    pub message: String,
+}
+
+impl Error {
+    /// An error with this code and sentence.
+    pub fn new(code: Code, message: impl Into<String>) -> Error {
+        Error {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
 
 /// A refusal to read a file, with a stable code and a 1-based position.
 #[derive(Debug, Clone, PartialEq)]

@@ -31,7 +31,7 @@ impl Vocabulary for Known {
         })
     }
 
-    fn check_lint_rule(&self, id: &str) -> Result<(), String> {
+    fn check_lint_rule(&self, id: &str) -> Result<(), crate::diag::Error> {
         crate::lint::check_rule(id).map(|_| ())
     }
 }

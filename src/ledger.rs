@@ -277,22 +277,26 @@ impl Ledger {
         self.records.retain(|r| !mine(r) || r.digest.is_some());
     }
 
-    /// Parse a ledger file; `Err` is a sentence.
-    pub fn from_json(text: &str) -> Result<Ledger, String> {
-        let mut l: Ledger = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    /// Parse a ledger file; a text that is not a ledger this version reads is a
+    /// `ledger-corrupt` error.
+    pub fn from_json(text: &str) -> Result<Ledger, crate::diag::Error> {
+        let corrupt = |m: String| crate::diag::Error::new(crate::diag::Code::LedgerCorrupt, m);
+        let mut l: Ledger = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
         match l.format_version {
             // Before workspaces: every record waits to be claimed (see [`Ledger::claim`]).
             1 => {
                 if l.records.iter().any(|r| r.workspace.is_some()) {
-                    return Err("a format_version 1 ledger cannot name workspaces".into());
+                    return Err(corrupt(
+                        "a format_version 1 ledger cannot name workspaces".into(),
+                    ));
                 }
                 l.format_version = 2;
             }
             2 => {}
             v => {
-                return Err(format!(
+                return Err(corrupt(format!(
                     "ledger format_version {v} is not supported by this mcpconf"
-                ));
+                )));
             }
         }
         Ok(l)

@@ -147,8 +147,8 @@ pub trait Vocabulary {
     fn client_ids(&self) -> Vec<&'static str>;
     /// What the manifest needs to know about a client, or `None` for an unknown id.
     fn client(&self, id: &str) -> Option<ClientFacts>;
-    /// `Ok` for a lint rule id, else one sentence naming the closest rule.
-    fn check_lint_rule(&self, id: &str) -> Result<(), String>;
+    /// `Ok` for a lint rule id, else an error (`unknown-rule`) naming the closest rule.
+    fn check_lint_rule(&self, id: &str) -> Result<(), crate::diag::Error>;
 }
 
 /// What the manifest checks about a client's targets.

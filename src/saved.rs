@@ -115,49 +115,52 @@ impl SavedPlan {
             .collect()
     }
 
-    /// Whether plans made now are exactly the saved ones; `Err` names the first difference.
-    pub fn check(&self, plans: &[FilePlan]) -> Result<(), String> {
+    /// Whether plans made now are exactly the saved ones; `Err` (`stale-plan`) names the
+    /// first difference.
+    pub fn check(&self, plans: &[FilePlan]) -> Result<(), crate::diag::Error> {
+        let stale = |m: String| crate::diag::Error::new(crate::diag::Code::StalePlan, m);
         let now = Self::files_of(plans);
         for f in &self.files {
             let Some(n) = now.iter().find(|n| n.path == f.path) else {
-                return Err(format!(
+                return Err(stale(format!(
                     "`{}` is no longer part of the plan",
                     f.path.display()
-                ));
+                )));
             };
             if n.before != f.before {
-                return Err(format!(
+                return Err(stale(format!(
                     "`{}` changed since the plan was made",
                     f.path.display()
-                ));
+                )));
             }
             if n.after != f.after || n.actions != f.actions {
-                return Err(format!(
+                return Err(stale(format!(
                     "the plan for `{}` is no longer the same",
                     f.path.display()
-                ));
+                )));
             }
         }
         if let Some(extra) = now
             .iter()
             .find(|n| !self.files.iter().any(|f| f.path == n.path))
         {
-            return Err(format!(
+            return Err(stale(format!(
                 "`{}` is now part of the plan but was not when it was saved",
                 extra.path.display()
-            ));
+            )));
         }
         Ok(())
     }
 
-    /// Parse a saved plan.
-    pub fn from_json(text: &str) -> Result<SavedPlan, String> {
-        let p: SavedPlan = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    /// Parse a saved plan; a text that is not one this version reads is `invalid-plan`.
+    pub fn from_json(text: &str) -> Result<SavedPlan, crate::diag::Error> {
+        let invalid = |m: String| crate::diag::Error::new(crate::diag::Code::InvalidPlan, m);
+        let p: SavedPlan = serde_json::from_str(text).map_err(|e| invalid(e.to_string()))?;
         if p.format_version != 1 {
-            return Err(format!(
+            return Err(invalid(format!(
                 "plan format_version {} is not supported",
                 p.format_version
-            ));
+            )));
         }
         Ok(p)
     }

@@ -2,6 +2,80 @@
 //!
 //! A [`Template`] is the neutral form; each client dialect spells the references in its own
 //! syntax (`${VAR}`, `${env:VAR}`, `{env:VAR}`, …) or refuses when it cannot express them.
+//!
+//! ```
+//! use mcpconf::template::{Template, TemplateErrorKind};
+//!
+//! let t = Template::parse("Bearer ${TOKEN}").unwrap();
+//! assert_eq!(t.vars().collect::<Vec<_>>(), ["TOKEN"]);
+//! assert_eq!(t.render(|v| format!("${{env:{v}}}")), "Bearer ${env:TOKEN}");
+//! assert_eq!(t.resolve(|_| Some("abc".into())).unwrap(), "Bearer abc");
+//!
+//! let unset = t.resolve(|_| None).unwrap_err();
+//! assert_eq!(unset.kind, TemplateErrorKind::Unset { name: "TOKEN".into() });
+//! assert!(Template::parse("${1X}").is_err());
+//! ```
+
+use std::fmt;
+
+use crate::diag::Code;
+
+/// Why a template was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateError {
+    /// What is wrong.
+    pub kind: TemplateErrorKind,
+}
+
+/// What is wrong with a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TemplateErrorKind {
+    /// A `${` without its `}`.
+    Unclosed,
+    /// `${name}` where `name` is not an environment variable name.
+    InvalidName {
+        /// The text between the braces.
+        name: String,
+    },
+    /// [`Template::resolve`]: the variable is not set.
+    Unset {
+        /// The variable.
+        name: String,
+    },
+}
+
+impl TemplateError {
+    /// The stable code: `manifest-error` for the syntax, `unset-variable` for a resolve.
+    pub fn code(&self) -> Code {
+        match self.kind {
+            TemplateErrorKind::Unclosed | TemplateErrorKind::InvalidName { .. } => {
+                Code::ManifestError
+            }
+            TemplateErrorKind::Unset { .. } => Code::UnsetVariable,
+        }
+    }
+}
+
+/// One sentence without location (the manifest adds the field and position).
+impl fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            TemplateErrorKind::Unclosed => f.write_str(
+                "a `${` reference is not closed with `}` (write `$${` for a literal `${`)",
+            ),
+            TemplateErrorKind::InvalidName { name } => write!(
+                f,
+                "`${{{name}}}` is not a valid environment reference: use letters, digits and `_`, not starting with a digit (write `$${{` for a literal `${{`)"
+            ),
+            TemplateErrorKind::Unset { name } => {
+                write!(f, "`${{{name}}}` is not set in the environment")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TemplateError {}
 
 /// One piece of a template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,8 +96,8 @@ pub struct Template {
 }
 
 impl Template {
-    /// Parse `${VAR}` references; `$${` is a literal `${`. Errors are sentences without location.
-    pub fn parse(s: &str) -> Result<Template, String> {
+    /// Parse `${VAR}` references; `$${` is a literal `${`.
+    pub fn parse(s: &str) -> Result<Template, TemplateError> {
         let mut parts: Vec<Part> = Vec::new();
         let mut lit = String::new();
         let mut rest = s;
@@ -35,16 +109,17 @@ impl Template {
                 rest = tail;
             } else if let Some(tail) = after.strip_prefix("${") {
                 let Some(end) = tail.find('}') else {
-                    return Err(
-                        "a `${` reference is not closed with `}` (write `$${` for a literal `${`)"
-                            .into(),
-                    );
+                    return Err(TemplateError {
+                        kind: TemplateErrorKind::Unclosed,
+                    });
                 };
                 let name = &tail[..end];
                 if !valid_var(name) {
-                    return Err(format!(
-                        "`${{{name}}}` is not a valid environment reference: use letters, digits and `_`, not starting with a digit (write `$${{` for a literal `${{`)"
-                    ));
+                    return Err(TemplateError {
+                        kind: TemplateErrorKind::InvalidName {
+                            name: name.to_string(),
+                        },
+                    });
                 }
                 if !lit.is_empty() {
                     parts.push(Part::Lit(std::mem::take(&mut lit)));
@@ -123,15 +198,23 @@ impl Template {
         out
     }
 
-    /// Substitute references from an environment lookup (for `probe`); `None` if one is unset.
-    pub fn resolve(&self, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+    /// Substitute references from an environment lookup (for `probe`); the first unset one is
+    /// an error ([`TemplateErrorKind::Unset`]).
+    pub fn resolve(
+        &self,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<String, TemplateError> {
         let mut out = String::new();
         for p in &self.parts {
             match p {
                 Part::Lit(l) => out.push_str(l),
                 Part::Var(v) => match lookup(v) {
                     Some(val) => out.push_str(&val),
-                    None => return Err(v.clone()),
+                    None => {
+                        return Err(TemplateError {
+                            kind: TemplateErrorKind::Unset { name: v.clone() },
+                        });
+                    }
                 },
             }
         }
@@ -170,6 +253,9 @@ mod tests {
     fn resolve_reports_missing() {
         let t = Template::parse("${A}-${B}").unwrap();
         let r = t.resolve(|v| (v == "A").then(|| "1".to_string()));
-        assert_eq!(r, Err("B".to_string()));
+        assert_eq!(
+            r.unwrap_err().kind,
+            TemplateErrorKind::Unset { name: "B".into() }
+        );
     }
 }

@@ -69,6 +69,7 @@ pub(super) fn run_probe(
             .and_then(|r| String::from_utf8(r.bytes).map_err(|e| e.to_string()))
             .and_then(|t| {
                 probe::pins_diff(&t, &settings.manifest, &outcomes, &crate::known::Known)
+                    .map_err(|e| e.message)
             });
         match text {
             Ok(d) => Some(d),
@@ -136,7 +137,7 @@ pub(super) fn run_lint(cli: &Cli, args: &LintArgs, style: Style) -> u8 {
         ] {
             for rule in list {
                 if let Err(e) = config.set(rule, level) {
-                    return usage(&e);
+                    return usage(&e.message);
                 }
             }
         }
@@ -149,7 +150,7 @@ pub(super) fn run_lint(cli: &Cli, args: &LintArgs, style: Style) -> u8 {
     ] {
         for rule in list {
             if let Err(e) = config.set(rule, level) {
-                return usage(&e);
+                return usage(&e.message);
             }
             if given.contains(&rule.as_str()) {
                 return usage(&format!(
@@ -189,7 +190,7 @@ pub(super) fn run_lint(cli: &Cli, args: &LintArgs, style: Style) -> u8 {
     drop(progress);
     let report = match linted {
         Ok(r) => r,
-        Err(m) => return usage(&m),
+        Err(e) => return usage(&e.message),
     };
     let text = match g.format {
         Format::Text => render::text(&report, style.color),

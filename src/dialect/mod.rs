@@ -126,6 +126,21 @@ pub struct RenderError {
     pub message: String,
 }
 
+impl RenderError {
+    /// The stable code: always `cannot-express`.
+    pub fn code(&self) -> crate::diag::Code {
+        crate::diag::Code::CannotExpress
+    }
+}
+
+impl std::fmt::Display for RenderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RenderError {}
+
 /// A grant a client needs beside the entry: strings in an array of the same file that make
 /// the server usable (Kiro agents' `tools` / `allowedTools`).
 #[derive(Debug, Clone, PartialEq)]

@@ -110,6 +110,24 @@ pub struct Report {
     pub applied: bool,
 }
 
+/// A report used as an error (e.g. [`load_manifest`]'s): its errors, one per line.
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.errors.is_empty() {
+            return write!(f, "no errors (exit {})", self.exit as u8);
+        }
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "error[{}]: {e}", e.code)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Report {}
+
 impl Report {
     pub(crate) fn failed(
         owner: &str,

@@ -158,8 +158,8 @@ pub fn rule(id: &str) -> Option<&'static RuleInfo> {
     RULES.iter().find(|r| r.id == id)
 }
 
-/// A rule id, or a sentence naming the closest one.
-pub fn check_rule(id: &str) -> Result<&'static str, String> {
+/// A rule id, or an `unknown-rule` error naming the closest one.
+pub fn check_rule(id: &str) -> Result<&'static str, crate::diag::Error> {
     match rule(id) {
         Some(r) => Ok(r.id),
         None => {
@@ -174,7 +174,10 @@ pub fn check_rule(id: &str) -> Result<&'static str, String> {
                         .join(", ")
                 ),
             };
-            Err(format!("unknown lint rule `{id}`; {hint}"))
+            Err(crate::diag::Error::new(
+                crate::diag::Code::UnknownRule,
+                format!("unknown lint rule `{id}`; {hint}"),
+            ))
         }
     }
 }
@@ -187,7 +190,7 @@ pub struct Config {
 
 impl Config {
     /// Set a rule's severity; an unknown rule is an error naming the closest one.
-    pub fn set(&mut self, id: &str, level: Severity) -> Result<(), String> {
+    pub fn set(&mut self, id: &str, level: Severity) -> Result<(), crate::diag::Error> {
         let id = check_rule(id)?;
         self.levels.insert(id, level);
         Ok(())
@@ -273,9 +276,10 @@ impl LintReport {
     }
 }
 
-/// Lint; `Err` is a usage error (a path whose client cannot be told).
-pub fn lint(req: &Request) -> Result<LintReport, String> {
-    let inputs = discover::inputs(req)?;
+/// Lint; `Err` is a usage error (`unknown-client`: a path whose client cannot be told).
+pub fn lint(req: &Request) -> Result<LintReport, crate::diag::Error> {
+    let inputs = discover::inputs(req)
+        .map_err(|m| crate::diag::Error::new(crate::diag::Code::UnknownClient, m))?;
     Ok(run::run(req, inputs))
 }
 
@@ -306,7 +310,8 @@ mod tests {
         c.set("literal-secret", Severity::Off).unwrap();
         assert_eq!(c.level("literal-secret"), Severity::Off);
         let e = c.set("literal-secrets", Severity::Off).unwrap_err();
-        assert!(e.contains("did you mean `literal-secret`?"), "{e}");
+        assert!(e.message.contains("did you mean `literal-secret`?"), "{e}");
+        assert_eq!(e.code, crate::diag::Code::UnknownRule);
     }
 
     #[test]

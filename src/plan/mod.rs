@@ -140,6 +140,15 @@ impl PlanError {
     }
 }
 
+/// `line:column: message` (the caller knows the file).
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for PlanError {}
+
 impl From<ReadError> for PlanError {
     fn from(e: ReadError) -> PlanError {
         PlanError {

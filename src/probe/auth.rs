@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::FailureCode;
 use super::http::{HttpConn, Response, Url};
 use super::{Failure, fail};
 
@@ -171,7 +172,7 @@ pub(super) fn needs_auth(
         "; mcpconf does not run an OAuth flow: declare a token in `headers` \
          (`Authorization = \"Bearer ${TOKEN}\"`)",
     );
-    let mut f = fail("needs-auth", msg);
+    let mut f = fail(FailureCode::NeedsAuth, msg);
     f.auth = Some(Box::new(info));
     f
 }

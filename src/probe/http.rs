@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::FailureCode;
 use super::auth::needs_auth;
 use super::resolve::Headers;
 use super::scrub::Secrets;
@@ -83,7 +84,7 @@ pub(super) fn parse_url(url: &str) -> Result<Url, Failure> {
         Some((s, rest)) if s.eq_ignore_ascii_case("https") => (true, rest),
         _ => {
             return Err(fail(
-                "invalid-config",
+                FailureCode::InvalidConfig,
                 "the url does not start with `http://` or `https://`",
             ));
         }
@@ -102,13 +103,16 @@ pub(super) fn parse_url(url: &str) -> Result<Url, Failure> {
     };
     if authority.contains('@') {
         return Err(fail(
-            "invalid-config",
+            FailureCode::InvalidConfig,
             "credentials in the url are not supported; use `headers`",
         ));
     }
     let (host, port) = if let Some(h) = authority.strip_prefix('[') {
         let Some((h, after)) = h.split_once(']') else {
-            return Err(fail("invalid-config", "the url's IPv6 host has no `]`"));
+            return Err(fail(
+                FailureCode::InvalidConfig,
+                "the url's IPv6 host has no `]`",
+            ));
         };
         (h.to_string(), after.strip_prefix(':'))
     } else {
@@ -122,11 +126,11 @@ pub(super) fn parse_url(url: &str) -> Result<Url, Failure> {
         None | Some("") => 80,
         Some(p) => p
             .parse::<u16>()
-            .map_err(|_| fail("invalid-config", "the url's port is not a number"))?,
+            .map_err(|_| fail(FailureCode::InvalidConfig, "the url's port is not a number"))?,
     };
     if host.is_empty() || target.bytes().any(|b| b <= b' ' || b == 0x7f) {
         return Err(fail(
-            "invalid-config",
+            FailureCode::InvalidConfig,
             "the url has no host, or has spaces or control characters",
         ));
     }
@@ -374,14 +378,14 @@ impl<'a> HttpConn<'a> {
             io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
         ) {
             fail(
-                "timeout",
+                FailureCode::Timeout,
                 format!(
                     "no answer to {what} within the {} timeout",
                     secs(self.timeout)
                 ),
             )
         } else {
-            fail("io-error", format!("{what}: {e}"))
+            fail(FailureCode::IoError, format!("{what}: {e}"))
         }
     }
 
@@ -390,7 +394,7 @@ impl<'a> HttpConn<'a> {
             .to_socket_addrs()
             .map_err(|e| {
                 fail(
-                    "connect-failed",
+                    FailureCode::ConnectFailed,
                     format!("cannot resolve `{}`: {e}", url.host),
                 )
             })?;
@@ -399,7 +403,7 @@ impl<'a> HttpConn<'a> {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return Err(fail(
-                    "timeout",
+                    FailureCode::Timeout,
                     format!(
                         "could not connect within the {} timeout",
                         secs(self.timeout)
@@ -413,7 +417,7 @@ impl<'a> HttpConn<'a> {
             }
         }
         Err(fail(
-            "connect-failed",
+            FailureCode::ConnectFailed,
             match last {
                 Some(e) if e.kind() == io::ErrorKind::TimedOut => format!(
                     "could not connect to {}:{} within the {} timeout",
@@ -494,13 +498,18 @@ impl<'a> HttpConn<'a> {
             .and_then(|_| s2.flush())
             .map_err(|e| self.io_failure(&e, &format!("sending {what}")))?;
         let mut r = BufReader::new(DeadlineStream { s: s2, deadline });
-        let bad = |m: &str| fail("protocol", format!("{m} in the HTTP response to {what}"));
+        let bad = |m: &str| {
+            fail(
+                FailureCode::Protocol,
+                format!("{m} in the HTTP response to {what}"),
+            )
+        };
         loop {
             let status_line = match read_line_capped(&mut r, 8192) {
                 Ok(Some(l)) => l,
                 Ok(None) => {
                     return Err(fail(
-                        "protocol",
+                        FailureCode::Protocol,
                         format!("the server closed the connection without answering {what}"),
                     ));
                 }
@@ -514,7 +523,7 @@ impl<'a> HttpConn<'a> {
             let reason = parts.next().unwrap_or("").to_string();
             let Some(status) = status.filter(|_| proto.starts_with("HTTP/1.")) else {
                 return Err(fail(
-                    "protocol",
+                    FailureCode::Protocol,
                     format!(
                         "the answer to {what} is not HTTP/1.x: `{}`",
                         self.secrets.snippet(&status_line, 80)
@@ -567,7 +576,7 @@ impl<'a> HttpConn<'a> {
                     .map_err(|_| bad("a bad Content-Length"))?;
                 if n > MAX_TOTAL {
                     return Err(fail(
-                        "output-too-large",
+                        FailureCode::OutputTooLarge,
                         format!(
                             "the response to {what} is larger than {} MiB",
                             MAX_TOTAL >> 20
@@ -628,13 +637,13 @@ impl<'a> HttpConn<'a> {
         } else if self.session.is_none() && !self.legacy && matches!(resp.status, 404 | 405) {
             msg.push_str("; if this is a legacy HTTP+SSE server, declare `transport = \"sse\"`");
         }
-        fail("http-error", msg)
+        fail(FailureCode::HttpError, msg)
     }
 
     pub(super) fn body_failure(&self, body: &Body, e: &io::Error, what: &str) -> Failure {
         if body.too_large {
             fail(
-                "output-too-large",
+                FailureCode::OutputTooLarge,
                 format!(
                     "the response to {what} is larger than {} MiB",
                     MAX_TOTAL >> 20
@@ -664,7 +673,7 @@ impl<'a> HttpConn<'a> {
         {
             if sid.is_empty() || !sid.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
                 return Err(fail(
-                    "protocol",
+                    FailureCode::Protocol,
                     "the server sent an invalid Mcp-Session-Id",
                 ));
             }
@@ -675,7 +684,7 @@ impl<'a> HttpConn<'a> {
         };
         if resp.status == 202 || resp.status == 204 {
             return Err(fail(
-                "protocol",
+                FailureCode::Protocol,
                 format!(
                     "the server accepted {what} (HTTP {}) but sent no answer",
                     resp.status
@@ -698,7 +707,7 @@ impl<'a> HttpConn<'a> {
                 }
                 let v: Value = serde_json::from_slice(&buf).map_err(|_| {
                     fail(
-                        "invalid-output",
+                        FailureCode::InvalidOutput,
                         format!(
                             "the answer to {what} is not JSON: `{}`",
                             self.secrets.snippet(&buf, 120)
@@ -717,13 +726,13 @@ impl<'a> HttpConn<'a> {
                     }
                 }
                 Err(fail(
-                    "protocol",
+                    FailureCode::Protocol,
                     format!("the JSON answer to {what} holds no response with its id"),
                 ))
             }
             "text/event-stream" => self.read_events(resp, want, method, deadline),
             other => Err(fail(
-                "protocol",
+                FailureCode::Protocol,
                 format!(
                     "the answer to {what} has Content-Type `{}`, neither application/json nor text/event-stream",
                     self.secrets.snippet(other.as_bytes(), 60)
@@ -746,13 +755,13 @@ impl<'a> HttpConn<'a> {
                 Ok(Some(ev)) => ev,
                 Ok(None) => {
                     return Err(fail(
-                        "protocol",
+                        FailureCode::Protocol,
                         format!("the event stream ended without an answer to {what}"),
                     ));
                 }
                 Err(EventError::TooLong) => {
                     return Err(fail(
-                        "output-too-large",
+                        FailureCode::OutputTooLarge,
                         format!(
                             "an event in the answer to {what} is longer than {} MiB",
                             MAX_LINE >> 20
@@ -766,7 +775,7 @@ impl<'a> HttpConn<'a> {
             }
             let v: Value = serde_json::from_slice(&ev.data).map_err(|_| {
                 fail(
-                    "invalid-output",
+                    FailureCode::InvalidOutput,
                     format!(
                         "an event in the answer to {what} is not JSON: `{}`",
                         self.secrets.snippet(&ev.data, 120)
@@ -817,7 +826,10 @@ impl Rpc for HttpConn<'_> {
         let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         match self.post(&msg, Some(&id), method, deadline)? {
             Some(v) => Ok(v),
-            None => Err(fail("protocol", format!("no answer to `{method}`"))),
+            None => Err(fail(
+                FailureCode::Protocol,
+                format!("no answer to `{method}`"),
+            )),
         }
     }
 
@@ -880,7 +892,7 @@ mod tests {
         ] {
             assert_eq!(
                 parse_url(bad).err().map(|f| f.code),
-                Some("invalid-config"),
+                Some(FailureCode::InvalidConfig),
                 "{bad}"
             );
         }

@@ -16,6 +16,7 @@
 //! redacted from the error messages and stderr tails this module returns.
 
 mod auth;
+mod code;
 mod http;
 mod reap;
 mod report;
@@ -37,6 +38,7 @@ use serde::Serialize;
 use crate::manifest::{RemoteKind, Server, Transport};
 
 pub use auth::AuthInfo;
+pub use code::FailureCode;
 pub use reap::{kill_running, kill_servers_on_signal};
 pub use report::{pins_diff, report_json, report_text};
 
@@ -115,8 +117,8 @@ pub struct Outcome {
     pub pinned: bool,
     /// Why the probe failed (redacted).
     pub error: Option<String>,
-    /// A stable kebab-case id for the failure (`timeout`, `exited`, `invalid-output`, …).
-    pub code: Option<&'static str>,
+    /// Why it failed, as a stable id (`timeout`, `exited`, `invalid-output`, …).
+    pub code: Option<FailureCode>,
     /// For `needs-auth`: where to log in (the protected-resource metadata's authorization
     /// servers) and the scopes asked for.
     #[serde(rename = "login", skip_serializing_if = "Option::is_none")]
@@ -137,13 +139,13 @@ impl Outcome {
 /// Why a probe failed: a stable code and one sentence.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Failure {
-    code: &'static str,
+    code: FailureCode,
     message: String,
     /// For `needs-auth`.
     auth: Option<Box<AuthInfo>>,
 }
 
-fn fail(code: &'static str, message: impl Into<String>) -> Failure {
+fn fail(code: FailureCode, message: impl Into<String>) -> Failure {
     Failure {
         code,
         message: message.into(),
@@ -188,7 +190,7 @@ pub fn probe_all(servers: &[&Server], opts: &Options, lookup: Lookup<'_>) -> Vec
                 .unwrap_or_else(|e| e.into_inner())
                 .unwrap_or_else(|| Outcome {
                     error: Some("the probe did not run".into()),
-                    code: Some("internal"),
+                    code: Some(FailureCode::Internal),
                     ..empty_outcome(s, "stdio")
                 })
         })

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::FailureCode;
 use super::Outcome;
 use crate::redact::Redactor;
 
@@ -54,7 +55,7 @@ pub fn report_text(outcomes: &[Outcome], red: &Redactor) -> String {
             if o.ok {
                 "ok".into()
             } else {
-                format!("FAIL ({})", o.code.unwrap_or("error"))
+                format!("FAIL ({})", o.code.map_or("error", FailureCode::as_str))
             },
             o.protocol_version.clone().unwrap_or_else(|| "-".into()),
             o.server
@@ -139,21 +140,23 @@ pub fn report_text(outcomes: &[Outcome], red: &Redactor) -> String {
 
 /// The manifest with `tools = [...]` set to what each reachable server exposes, as a unified
 /// diff (empty when every pin already matches). The manifest is never written; the proposal
-/// must pass [`crate::manifest::parse`] against `names`.
+/// must pass [`crate::manifest::parse`] against `names`; a manifest that does not, or has no
+/// `[servers]`, is a `manifest-error`.
 pub fn pins_diff(
     manifest_text: &str,
     manifest_path: &Path,
     outcomes: &[Outcome],
     names: &dyn crate::manifest::Vocabulary,
-) -> Result<String, String> {
+) -> Result<String, crate::diag::Error> {
+    let invalid = |m: String| crate::diag::Error::new(crate::diag::Code::ManifestError, m);
     let mut doc: toml_edit::DocumentMut = manifest_text
         .parse()
-        .map_err(|e: toml_edit::TomlError| format!("the manifest does not parse: {e}"))?;
+        .map_err(|e: toml_edit::TomlError| invalid(format!("the manifest does not parse: {e}")))?;
     let Some(servers) = doc
         .get_mut("servers")
         .and_then(toml_edit::Item::as_table_like_mut)
     else {
-        return Err("the manifest has no `servers` table".into());
+        return Err(invalid("the manifest has no `servers` table".into()));
     };
     let mut changed = false;
     for o in outcomes.iter().filter(|o| o.ok) {
@@ -205,8 +208,11 @@ pub fn pins_diff(
         return Ok(String::new());
     }
     let new = doc.to_string();
-    crate::manifest::parse(&new, names)
-        .map_err(|e| format!("the proposed manifest would not be valid ({e}); not shown"))?;
+    crate::manifest::parse(&new, names).map_err(|e| {
+        invalid(format!(
+            "the proposed manifest would not be valid ({e}); not shown"
+        ))
+    })?;
     let path = manifest_path.display().to_string();
     Ok(similar::TextDiff::from_lines(manifest_text, &new)
         .unified_diff()

@@ -3,9 +3,10 @@
 
 use std::path::PathBuf;
 
+use super::FailureCode;
 use super::scrub::Secrets;
 use super::{Failure, Lookup, Options, fail};
-use crate::template::{Part, Template};
+use crate::template::{Part, Template, TemplateErrorKind};
 
 /// Substitute references; every substituted value becomes a secret to redact.
 pub(super) fn resolve(
@@ -20,18 +21,19 @@ pub(super) fn resolve(
                 Some(val) => red.add(&val),
                 None => {
                     return Err(fail(
-                        "unset-variable",
+                        FailureCode::UnsetVariable,
                         format!("`${{{v}}}` (in `{field}`) is not set in the environment"),
                     ));
                 }
             }
         }
     }
-    t.resolve(lookup).map_err(|v| {
-        fail(
-            "unset-variable",
+    t.resolve(lookup).map_err(|e| match e.kind {
+        TemplateErrorKind::Unset { name: v } => fail(
+            FailureCode::UnsetVariable,
             format!("`${{{v}}}` (in `{field}`) is not set in the environment"),
-        )
+        ),
+        _ => fail(FailureCode::InvalidConfig, format!("`{field}`: {e}")),
     })
 }
 
@@ -98,13 +100,13 @@ pub(super) fn resolve_remote(
         red.add(&val);
         if k.is_empty() || !k.bytes().all(is_token_byte) {
             return Err(fail(
-                "invalid-config",
+                FailureCode::InvalidConfig,
                 format!("header name `{k}` is not a valid HTTP header name"),
             ));
         }
         if val.bytes().any(|b| b == b'\r' || b == b'\n' || b == 0) {
             return Err(fail(
-                "invalid-config",
+                FailureCode::InvalidConfig,
                 format!("the value of header `{k}` contains a line break or NUL"),
             ));
         }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::FailureCode;
 use super::scrub::Secrets;
 use super::{Discovery, Failure, MAX_PAGES, PROTOCOL_VERSION, ServerInfo, fail};
 
@@ -36,7 +37,7 @@ pub(super) fn converse(c: &mut dyn Rpc, deadline: Instant) -> Result<Discovery, 
         .and_then(Value::as_str)
         .ok_or_else(|| {
             fail(
-                "protocol",
+                FailureCode::Protocol,
                 "the `initialize` result has no `protocolVersion` string",
             )
         })?
@@ -72,7 +73,7 @@ pub(super) fn converse(c: &mut dyn Rpc, deadline: Instant) -> Result<Discovery, 
     for page in 1.. {
         if page > MAX_PAGES {
             return Err(fail(
-                "protocol",
+                FailureCode::Protocol,
                 format!("`tools/list` did not end after {MAX_PAGES} pages"),
             ));
         }
@@ -83,14 +84,14 @@ pub(super) fn converse(c: &mut dyn Rpc, deadline: Instant) -> Result<Discovery, 
         let r = c.request("tools/list", params, deadline)?;
         let list = r.get("tools").and_then(Value::as_array).ok_or_else(|| {
             fail(
-                "protocol",
+                FailureCode::Protocol,
                 format!("page {page} of `tools/list` has no `tools` array"),
             )
         })?;
         for t in list {
             let name = t.get("name").and_then(Value::as_str).ok_or_else(|| {
                 fail(
-                    "protocol",
+                    FailureCode::Protocol,
                     format!("page {page} of `tools/list` has a tool without a `name` string"),
                 )
             })?;
@@ -102,7 +103,7 @@ pub(super) fn converse(c: &mut dyn Rpc, deadline: Instant) -> Result<Discovery, 
             Some(Value::String(s)) if !s.is_empty() => {
                 if !seen_cursors.insert(s.clone()) {
                     return Err(fail(
-                        "protocol",
+                        FailureCode::Protocol,
                         format!(
                             "`tools/list` page {page} repeats an earlier `nextCursor`; the listing would never end"
                         ),
@@ -154,7 +155,7 @@ pub(super) fn take_result(msg: &Value, method: &str, secrets: &Secrets) -> Resul
             .unwrap_or_else(|| "?".into());
         let text = e.get("message").and_then(Value::as_str).unwrap_or("");
         return Err(fail(
-            "jsonrpc-error",
+            FailureCode::JsonrpcError,
             format!(
                 "the server answered `{method}` with JSON-RPC error {code}: {}",
                 secrets.snippet(text.as_bytes(), 300)
@@ -164,7 +165,7 @@ pub(super) fn take_result(msg: &Value, method: &str, secrets: &Secrets) -> Resul
     match msg.get("result") {
         Some(r) if r.is_object() => Ok(r.clone()),
         _ => Err(fail(
-            "protocol",
+            FailureCode::Protocol,
             format!("the answer to `{method}` has no `result` object"),
         )),
     }

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
+use super::FailureCode;
 use super::http::{Body, Ctx, HttpConn, parse_url};
 use super::resolve::Headers;
 use super::session::{
@@ -39,7 +40,7 @@ pub(super) fn run_sse(
         .eq_ignore_ascii_case("text/event-stream")
     {
         return Err(fail(
-            "protocol",
+            FailureCode::Protocol,
             format!(
                 "the answer to {what} is not an event stream (Content-Type `{}`); \
                  a streamable HTTP server is declared with `transport = \"http\"`",
@@ -59,13 +60,13 @@ pub(super) fn run_sse(
             let text = String::from_utf8_lossy(&ev.data).trim().to_string();
             let e = url.join(&text).map_err(|_| {
                 fail(
-                    "protocol",
+                    FailureCode::Protocol,
                     "the server's `endpoint` event does not hold a usable URL",
                 )
             })?;
             if e.origin() != url.origin() {
                 return Err(fail(
-                    "protocol",
+                    FailureCode::Protocol,
                     "the server's `endpoint` event names another origin; not followed",
                 ));
             }
@@ -90,11 +91,11 @@ impl SseConn<'_> {
         match next_event(&mut self.events) {
             Ok(Some(ev)) => Ok(ev),
             Ok(None) => Err(fail(
-                "protocol",
+                FailureCode::Protocol,
                 format!("the event stream ended before the answer to {what}"),
             )),
             Err(EventError::TooLong) => Err(fail(
-                "output-too-large",
+                FailureCode::OutputTooLarge,
                 format!(
                     "an event on the stream is longer than {} MiB",
                     MAX_LINE >> 20
@@ -128,7 +129,7 @@ impl Rpc for SseConn<'_> {
             }
             let v: Value = serde_json::from_slice(&ev.data).map_err(|_| {
                 fail(
-                    "invalid-output",
+                    FailureCode::InvalidOutput,
                     format!(
                         "an event on the stream is not JSON: `{}`",
                         self.http.secrets().snippet(&ev.data, 120)

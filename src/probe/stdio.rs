@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::FailureCode;
 use super::reap::{kill_tree, register, resume, unregister};
 use super::resolve::StdioSpec;
 use super::scrub::Secrets;
@@ -43,7 +44,7 @@ pub(super) fn run_stdio(
     {
         return (
             Err(fail(
-                "spawn-failed",
+                FailureCode::SpawnFailed,
                 format!("the working directory `{}` does not exist", dir.display()),
             )),
             None,
@@ -69,7 +70,7 @@ pub(super) fn run_stdio(
             };
             return (
                 Err(fail(
-                    "spawn-failed",
+                    FailureCode::SpawnFailed,
                     format!("cannot start `{}`: {why}", spec.command),
                 )),
                 None,
@@ -184,7 +185,7 @@ impl StdioConn<'_> {
         line.push('\n');
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(fail(
-                "exited",
+                FailureCode::Exited,
                 format!("stdin is closed; cannot send {what}"),
             ));
         };
@@ -211,10 +212,13 @@ impl StdioConn<'_> {
         }
         match self.status {
             Some(s) => fail(
-                "exited",
+                FailureCode::Exited,
                 format!("the server exited ({}) {when}", describe(s)),
             ),
-            None => fail("exited", format!("the server closed its stdout {when}")),
+            None => fail(
+                FailureCode::Exited,
+                format!("the server closed its stdout {when}"),
+            ),
         }
     }
 
@@ -293,7 +297,7 @@ impl Rpc for StdioConn<'_> {
                 Ok(ev) => ev,
                 Err(RecvTimeoutError::Timeout) => {
                     return Err(fail(
-                        "timeout",
+                        FailureCode::Timeout,
                         format!(
                             "no answer to `{method}` within the {} timeout",
                             secs(self.timeout)
@@ -307,13 +311,13 @@ impl Rpc for StdioConn<'_> {
                 OutEvent::Eof => return Err(self.gone(&format!("before answering `{method}`"))),
                 OutEvent::Garbage(s) => {
                     return Err(fail(
-                        "invalid-output",
+                        FailureCode::InvalidOutput,
                         format!("the server wrote something that is not JSON-RPC to stdout: `{s}`"),
                     ));
                 }
                 OutEvent::TooLong => {
                     return Err(fail(
-                        "output-too-large",
+                        FailureCode::OutputTooLarge,
                         format!(
                             "the server wrote a stdout line longer than {} MiB",
                             MAX_LINE >> 20
@@ -322,7 +326,7 @@ impl Rpc for StdioConn<'_> {
                 }
                 OutEvent::TooMuch => {
                     return Err(fail(
-                        "output-too-large",
+                        FailureCode::OutputTooLarge,
                         format!(
                             "the server wrote more than {} MiB to stdout",
                             MAX_TOTAL >> 20
@@ -331,7 +335,7 @@ impl Rpc for StdioConn<'_> {
                 }
                 OutEvent::Error(e) => {
                     return Err(fail(
-                        "io-error",
+                        FailureCode::IoError,
                         format!("reading the server's stdout: {e}"),
                     ));
                 }

@@ -12,6 +12,7 @@ use std::time::Instant;
 use rustls::pki_types::ServerName;
 use rustls::{CertificateError, ClientConfig, ClientConnection, RootCertStore, StreamOwned};
 
+use super::FailureCode;
 use super::{Failure, fail};
 
 /// The system CA bundles, first found wins (the list Go's `crypto/x509` reads on Linux and the
@@ -46,7 +47,7 @@ impl Tls {
         self.config
             .get_or_init(|| build_config(self.cacert.as_deref()).map(Arc::new))
             .clone()
-            .map_err(|m| fail("tls", m))
+            .map_err(|m| fail(FailureCode::Tls, m))
     }
 
     /// Run the TLS handshake over a connected socket, within the deadline.
@@ -57,14 +58,21 @@ impl Tls {
         deadline: Instant,
     ) -> Result<Stream, Failure> {
         let config = self.config()?;
-        let name = ServerName::try_from(host.to_string())
-            .map_err(|_| fail("invalid-config", "the url's host is not a valid TLS name"))?;
+        let name = ServerName::try_from(host.to_string()).map_err(|_| {
+            fail(
+                FailureCode::InvalidConfig,
+                "the url's host is not a valid TLS name",
+            )
+        })?;
         let mut conn = ClientConnection::new(config, name)
-            .map_err(|e| fail("tls", format!("cannot start TLS: {e}")))?;
+            .map_err(|e| fail(FailureCode::Tls, format!("cannot start TLS: {e}")))?;
         while conn.is_handshaking() {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(fail("timeout", "the TLS handshake did not finish in time"));
+                return Err(fail(
+                    FailureCode::Timeout,
+                    "the TLS handshake did not finish in time",
+                ));
             }
             let r = tcp
                 .set_read_timeout(Some(left))
@@ -84,11 +92,14 @@ fn handshake_failure(host: &str, e: &io::Error) -> Failure {
         e.kind(),
         io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
     ) {
-        return fail("timeout", "the TLS handshake did not finish in time");
+        return fail(
+            FailureCode::Timeout,
+            "the TLS handshake did not finish in time",
+        );
     }
     let Some(err) = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) else {
         return fail(
-            "tls",
+            FailureCode::Tls,
             format!("the TLS handshake with `{host}` failed: {e} (is it an https server?)"),
         );
     };
@@ -112,7 +123,7 @@ fn handshake_failure(host: &str, e: &io::Error) -> Failure {
         },
         other => format!("the TLS handshake failed: {other}"),
     };
-    fail("tls", format!("`{host}`: {why}"))
+    fail(FailureCode::Tls, format!("`{host}`: {why}"))
 }
 
 fn build_config(cacert: Option<&Path>) -> Result<ClientConfig, String> {

@@ -19,7 +19,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use mcpconf::manifest::{self, Manifest};
-use mcpconf::probe::{self, Options, Outcome};
+use mcpconf::probe::{self, FailureCode, Options, Outcome};
 use serde_json::{Value, json};
 
 use crate::common::{mcpconf_cmd, probe_manifest};
@@ -187,7 +187,7 @@ fn only(mut v: Vec<Outcome>) -> Outcome {
 
 fn fails(o: &Outcome, code: &str) {
     assert!(!o.ok, "{o:?}");
-    assert_eq!(o.code, Some(code), "{o:?}");
+    assert_eq!(o.code.map(FailureCode::as_str), Some(code), "{o:?}");
     assert!(o.tools.is_empty() && o.unpinned.is_empty() && o.missing.is_empty());
 }
 
@@ -832,7 +832,10 @@ fn http_errors_are_redacted_and_silence_times_out() {
     assert_eq!(out[3].transport, "http");
     for o in &out[2..] {
         assert!(
-            matches!(o.code, Some("connect-failed") | Some("timeout")),
+            matches!(
+                o.code,
+                Some(FailureCode::ConnectFailed | FailureCode::Timeout)
+            ),
             "{o:?}"
         );
     }
