@@ -37,6 +37,8 @@ impl Syntax {
 
 pub use crate::diag::ReadError;
 
+pub use crate::keyed::{BAD_KEYED_LIST, get_path, keyed_segment, keyed_view};
+
 /// A parsed document.
 #[derive(Debug, Clone)]
 pub enum Doc {
@@ -111,7 +113,7 @@ impl Doc {
     pub fn get(&self, path: &[String]) -> Option<Value> {
         match self {
             Doc::Json(d) => d.get(path),
-            Doc::Toml(d) => d.get(path).cloned(),
+            Doc::Toml(d) => d.get(path),
         }
     }
 
@@ -119,7 +121,10 @@ impl Doc {
     pub fn kind(&self, path: &[String]) -> Option<&'static str> {
         match self {
             Doc::Json(d) => d.kind(path),
-            Doc::Toml(d) => d.get(path).map(kind_of),
+            Doc::Toml(d) => match get_path(d.value(), path)? {
+                Ok(v) => Some(kind_of(&v)),
+                Err(bad) => Some(bad),
+            },
         }
     }
 

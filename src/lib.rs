@@ -42,6 +42,7 @@ pub mod import;
 /// Splice edits of string elements in a JSON array (now part of [`jsondoc`]).
 pub use jsondoc::array as jsonarray;
 pub mod jsondoc;
+pub mod keyed;
 pub mod known;
 pub mod ledger;
 pub mod lint;

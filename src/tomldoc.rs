@@ -16,6 +16,7 @@ use serde_json::Value;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike};
 
 use crate::diag::ReadError;
+use crate::keyed::keyed_segment;
 
 const BOM: &str = "\u{feff}";
 
@@ -130,13 +131,11 @@ impl TomlDoc {
         &self.root
     }
 
-    /// The value at a path of table keys.
-    pub fn get(&self, path: &[String]) -> Option<&Value> {
-        let mut cur = &self.root;
-        for k in path {
-            cur = cur.as_object()?.get(k)?;
-        }
-        Some(cur)
+    /// The value at a path of table keys; a keyed-list segment (`mcp_servers[name]`, see
+    /// [`crate::keyed`]) shows its list as an object, and one that is not a keyed list as
+    /// nothing.
+    pub fn get(&self, path: &[String]) -> Option<Value> {
+        crate::keyed::get_path(&self.root, path)?.ok()
     }
 
     fn render(&self) -> String {
@@ -181,6 +180,13 @@ impl TomlDoc {
             ));
         };
         let before = self.root.clone();
+        if let Some((last, (key, field))) = container
+            .split_last()
+            .and_then(|(l, rest)| Some((rest, keyed_segment(l)?)))
+        {
+            self.upsert_keyed(last, key, field, name, obj)?;
+            return self.verify(before, container, name, Some(value));
+        }
         let parent = self.container_mut(container)?;
         match parent {
             Item::Table(parent) => match parent.get_mut(name) {
@@ -193,20 +199,7 @@ impl TomlDoc {
                             t.remove(&k);
                         }
                     }
-                    for (k, v) in obj {
-                        let mut new = json_to_value(v);
-                        match t.get_mut(k) {
-                            // Replace in place: the key keeps its own decoration (comments
-                            // above it), the value keeps its (a trailing comment).
-                            Some(Item::Value(old)) => {
-                                *new.decor_mut() = old.decor().clone();
-                                *old = new;
-                            }
-                            _ => {
-                                t.insert(k, Item::Value(new));
-                            }
-                        }
-                    }
+                    set_fields(t, obj);
                 }
                 Some(other) => {
                     *other = Item::Value(toml_edit::Value::InlineTable(json_to_inline(obj)))
@@ -230,6 +223,13 @@ impl TomlDoc {
     /// Remove `[<container>.<name>]`; an implicit container left empty disappears with it.
     pub fn remove(&mut self, container: &[String], name: &str) -> Result<(), ReadError> {
         let before = self.root.clone();
+        if let Some((parents, (key, field))) = container
+            .split_last()
+            .and_then(|(l, rest)| Some((rest, keyed_segment(l)?)))
+        {
+            self.remove_keyed(parents, key, field, name)?;
+            return self.verify(before, container, name, None);
+        }
         let removed = match self.container_mut(container)? {
             Item::Table(t) => t.remove(name).is_some(),
             Item::Value(toml_edit::Value::InlineTable(t)) => t.remove(name).is_some(),
@@ -244,6 +244,123 @@ impl TomlDoc {
             ));
         }
         self.verify(before, container, name, None)
+    }
+
+    /// The keyed list `<parents>.<key>` as an array of tables (created when absent), after
+    /// checking it is a keyed list; and the index of the table whose `field` is `name`.
+    fn keyed_list(
+        &mut self,
+        parents: &[String],
+        key: &str,
+        field: &str,
+        name: &str,
+        create: bool,
+    ) -> Result<(&mut toml_edit::ArrayOfTables, Option<usize>), ReadError> {
+        let mut path = parents.to_vec();
+        path.push(format!("{key}[{field}]"));
+        let whole = path.join(".");
+        if let Some(Err(bad)) = crate::keyed::get_path(&self.root, &path) {
+            return Err(err(
+                Code::NotAnObject,
+                format!("`{whole}` must be a list of server tables, but it is {bad}"),
+                1,
+                1,
+            ));
+        }
+        let parent = self.container_mut(parents)?;
+        let Some(t) = parent.as_table_like_mut() else {
+            return Err(not_a_table(parents));
+        };
+        if t.get(key).is_none() {
+            if !create {
+                return Err(err(
+                    Code::NotFound,
+                    format!("there is no entry `{name}` in `{whole}`"),
+                    1,
+                    1,
+                ));
+            }
+            t.insert(key, Item::ArrayOfTables(toml_edit::ArrayOfTables::new()));
+        }
+        match t.get_mut(key) {
+            Some(Item::ArrayOfTables(a)) => {
+                let at = a
+                    .iter()
+                    .position(|e| e.get(field).and_then(|v| v.as_str()) == Some(name));
+                Ok((a, at))
+            }
+            // An inline array `key = [{…}]`: toml_edit would not keep its layout on edit.
+            _ => Err(err(
+                Code::CannotPreserve,
+                format!(
+                    "mcpconf edits `{whole}` only as `[[{key}]]` tables, not as an inline array; write the list as `[[{key}]]` tables and try again"
+                ),
+                1,
+                1,
+            )),
+        }
+    }
+
+    fn upsert_keyed(
+        &mut self,
+        parents: &[String],
+        key: &str,
+        field: &str,
+        name: &str,
+        obj: &serde_json::Map<String, Value>,
+    ) -> Result<(), ReadError> {
+        let (list, at) = self.keyed_list(parents, key, field, name, true)?;
+        match at.and_then(|i| list.get_mut(i)) {
+            Some(t) => {
+                // Keep the table's position, its `field` and the comments above it.
+                let keys: Vec<String> = t.iter().map(|(k, _)| k.to_string()).collect();
+                for k in keys {
+                    if k != field && !obj.contains_key(&k) {
+                        t.remove(&k);
+                    }
+                }
+                set_fields(t, obj);
+            }
+            None => {
+                let mut t = Table::new();
+                t.insert(field, Item::Value(name.into()));
+                for (k, v) in obj {
+                    t.insert(k, Item::Value(json_to_value(v)));
+                }
+                list.push(t);
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_keyed(
+        &mut self,
+        parents: &[String],
+        key: &str,
+        field: &str,
+        name: &str,
+    ) -> Result<(), ReadError> {
+        let whole = format!(
+            "{}{key}[{field}]",
+            parents.iter().map(|p| format!("{p}.")).collect::<String>()
+        );
+        let (list, at) = self.keyed_list(parents, key, field, name, false)?;
+        let Some(i) = at else {
+            return Err(err(
+                Code::NotFound,
+                format!("there is no entry `{name}` in `{whole}`"),
+                1,
+                1,
+            ));
+        };
+        list.remove(i);
+        if list.is_empty() {
+            // The list was ours alone: it goes with its last entry, as it came.
+            if let Some(t) = self.container_mut(parents)?.as_table_like_mut() {
+                t.remove(key);
+            }
+        }
+        Ok(())
     }
 
     fn container_mut(&mut self, container: &[String]) -> Result<&mut Item, ReadError> {
@@ -302,6 +419,23 @@ impl TomlDoc {
     }
 }
 
+/// Set each field of `obj` in a table, replacing values in place: the key keeps its own
+/// decoration (comments above it), the value keeps its (a trailing comment).
+fn set_fields(t: &mut Table, obj: &serde_json::Map<String, Value>) {
+    for (k, v) in obj {
+        let mut new = json_to_value(v);
+        match t.get_mut(k) {
+            Some(Item::Value(old)) => {
+                *new.decor_mut() = old.decor().clone();
+                *old = new;
+            }
+            _ => {
+                t.insert(k, Item::Value(new));
+            }
+        }
+    }
+}
+
 fn not_a_table(container: &[String]) -> ReadError {
     err(
         Code::NotAnObject,
@@ -316,6 +450,48 @@ fn not_a_table(container: &[String]) -> ReadError {
 
 fn set_json(root: &mut Value, container: &[String], name: &str, value: Option<Value>) {
     let mut cur = root;
+    if let Some((parents, (key, field))) = container
+        .split_last()
+        .and_then(|(l, rest)| Some((rest, keyed_segment(l)?)))
+    {
+        for seg in parents {
+            let Some(obj) = cur.as_object_mut() else {
+                return;
+            };
+            cur = obj
+                .entry(seg.clone())
+                .or_insert_with(|| Value::Object(Default::default()));
+        }
+        let Some(obj) = cur.as_object_mut() else {
+            return;
+        };
+        let list = obj
+            .entry(key.to_string())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        let Some(items) = list.as_array_mut() else {
+            return;
+        };
+        let at = items
+            .iter()
+            .position(|e| e.get(field).and_then(Value::as_str) == Some(name));
+        match (value, at) {
+            (Some(Value::Object(mut m)), at) => {
+                m.insert(field.to_string(), Value::String(name.to_string()));
+                match at {
+                    Some(i) => items[i] = Value::Object(m),
+                    None => items.push(Value::Object(m)),
+                }
+            }
+            (None, Some(i)) => {
+                items.remove(i);
+            }
+            _ => {}
+        }
+        if items.is_empty() {
+            obj.remove(key);
+        }
+        return;
+    }
     for seg in container {
         let Some(obj) = cur.as_object_mut() else {
             return;
@@ -459,7 +635,7 @@ mod tests {
                 );
             }
             let re = TomlDoc::parse(added.as_bytes()).unwrap();
-            assert_eq!(re.get(&[c()[0].clone(), "ours".into()]), Some(&entry()));
+            assert_eq!(re.get(&[c()[0].clone(), "ours".into()]), Some(entry()));
             d.remove(&c(), "ours").unwrap();
             assert_eq!(
                 String::from_utf8(d.to_bytes()).unwrap(),
@@ -522,9 +698,110 @@ mod tests {
         let re = TomlDoc::parse(&d.to_bytes()).unwrap();
         assert_eq!(
             re.get(&[c()[0].clone(), "b".into()]),
-            Some(&json!({"command": "b"}))
+            Some(json!({"command": "b"}))
         );
         d.remove(&c(), "b").unwrap();
         assert_eq!(d.to_bytes(), input.as_bytes());
+    }
+
+    fn k() -> Vec<String> {
+        vec!["mcp_servers[name]".to_string()]
+    }
+
+    fn vibe_entry() -> Value {
+        json!({"transport": "stdio", "command": "npx", "args": ["-y", "srv"], "env": {"K": "v"}})
+    }
+
+    #[test]
+    fn keyed_list_upsert_then_remove_is_identity() {
+        let inputs = [
+            "# Vibe\nactive_model = \"devstral\"\n\n[[mcp_servers]]\nname = \"fetch\" # theirs\ntransport = \"stdio\"\ncommand = \"uvx\"\n\n# linear\n[[mcp_servers]]\nname = \"linear\"\ntransport = \"streamable-http\"\nurl = \"https://mcp.linear.app/mcp\"\n\n[mcp_servers.auth]\ntype = \"oauth\"\nscopes = []\n\n[tools.fetch_get]\npermission = \"always\"\n",
+            "active_model = \"devstral\"\n",
+            "active_model = \"devstral\"",
+            "a = 1\r\n[x]\r\ny = 2\r\n",
+            "[[mcp_servers]]\nname = \"a\"\ntransport = \"stdio\"\ncommand = \"a\"\n",
+        ];
+        for input in inputs {
+            let mut d = TomlDoc::parse(input.as_bytes()).unwrap();
+            d.upsert(&k(), "ours", &vibe_entry()).unwrap();
+            let added = String::from_utf8(d.to_bytes()).unwrap();
+            assert!(
+                added.contains("[[mcp_servers]]\nname = \"ours\"")
+                    || added.contains("[[mcp_servers]]\r\nname = \"ours\""),
+                "{added}"
+            );
+            let re = TomlDoc::parse(added.as_bytes()).unwrap();
+            assert_eq!(re.get(&[k()[0].clone(), "ours".into()]), Some(vibe_entry()));
+            // Everything else is still there, byte for byte, before our table.
+            let cut = added.find("name = \"ours\"").unwrap();
+            assert!(
+                input.starts_with(
+                    added[..cut]
+                        .trim_end_matches("[[mcp_servers]]\n")
+                        .trim_end_matches("[[mcp_servers]]\r\n")
+                        .trim_end()
+                ),
+                "{added}"
+            );
+            // An update in place keeps the table where it is.
+            let mut u = re.clone();
+            u.upsert(
+                &k(),
+                "ours",
+                &json!({"transport": "stdio", "command": "new"}),
+            )
+            .unwrap();
+            let updated = String::from_utf8(u.to_bytes()).unwrap();
+            assert_eq!(updated.find("name = \"ours\""), Some(cut), "{updated}");
+            assert!(!updated.contains("args"), "{updated}");
+            d.remove(&k(), "ours").unwrap();
+            assert_eq!(
+                String::from_utf8(d.to_bytes()).unwrap(),
+                input,
+                "identity {input:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn keyed_list_view_and_refusals() {
+        let input = "[[mcp_servers]]\nname = \"a\"\ncommand = \"x\"\n[[mcp_servers]]\nname = \"b\"\nurl = \"u\"\n";
+        let d = TomlDoc::parse(input.as_bytes()).unwrap();
+        assert_eq!(
+            d.get(&k()),
+            Some(json!({"a": {"command": "x"}, "b": {"url": "u"}}))
+        );
+        assert_eq!(
+            d.get(&[k()[0].clone(), "b".into()]),
+            Some(json!({"url": "u"}))
+        );
+        assert_eq!(d.get(&[k()[0].clone(), "c".into()]), None);
+        // Not a keyed list: a duplicate name, an element without one, a scalar: refused, the
+        // document untouched; the view shows nothing.
+        for bad in [
+            "[[mcp_servers]]\nname = \"a\"\n[[mcp_servers]]\nname = \"a\"\n",
+            "[[mcp_servers]]\ncommand = \"x\"\n",
+            "[[mcp_servers]]\nname = 1\n",
+            "mcp_servers = 1\n",
+        ] {
+            let mut d = TomlDoc::parse(bad.as_bytes()).unwrap();
+            assert_eq!(d.get(&k()), None, "{bad}");
+            let e = d.upsert(&k(), "ours", &vibe_entry()).unwrap_err();
+            assert_eq!(e.code, "not-an-object", "{bad}");
+            assert_eq!(d.to_bytes(), bad.as_bytes());
+        }
+        // An inline array is not edited (toml_edit would not keep its layout).
+        let inline = "mcp_servers = [{ name = \"a\", command = \"x\" }]\n";
+        let mut d = TomlDoc::parse(inline.as_bytes()).unwrap();
+        assert_eq!(
+            d.get(&[k()[0].clone(), "a".into()]),
+            Some(json!({"command": "x"}))
+        );
+        assert_eq!(
+            d.upsert(&k(), "ours", &vibe_entry()).unwrap_err().code,
+            "cannot-preserve"
+        );
+        let mut d = TomlDoc::parse(input.as_bytes()).unwrap();
+        assert_eq!(d.remove(&k(), "zz").unwrap_err().code, "not-found");
     }
 }

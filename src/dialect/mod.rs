@@ -33,6 +33,7 @@ mod kiro;
 mod kiro_agent;
 mod lm_studio;
 mod mcp_servers;
+mod mistral_vibe;
 mod opencode;
 mod qwen;
 mod roo;
@@ -270,6 +271,7 @@ pub static ALL: &[&dyn Dialect] = &[
     &augment::AUGMENT,
     &jetbrains::JETBRAINS,
     &devin::DEVIN,
+    &mistral_vibe::MISTRAL_VIBE,
 ];
 
 /// A dialect by id.

@@ -77,6 +77,9 @@ fn every_client_refuses_what_it_cannot_express() {
         ("jetbrains", "", SSE.into(), "SSE"),
         ("jetbrains", "", ENV_REF.into(), "env.TOKEN"),
         ("devin", "", ENV_REF.into(), "env.TOKEN"),
+        ("mistral-vibe", "", SSE.into(), "SSE"),
+        ("mistral-vibe", "", ENV_REF.into(), "env.TOKEN"),
+        ("mistral-vibe", "", ARG_REF.into(), "args"),
         // Fixes to existing dialects.
         ("kiro", "", SSE.into(), "SSE"),
         ("claude-code", "", dollar_brace.clone(), "args"),

@@ -558,6 +558,7 @@ fn clients_lists_every_dialect() {
         "augment",
         "jetbrains",
         "devin",
+        "mistral-vibe",
     ] {
         assert!(ids.contains(&id), "{id}");
     }
