@@ -14,7 +14,7 @@ pub fn keyed_segment(seg: &str) -> Option<(&str, &str)> {
     (!key.is_empty() && !field.is_empty() && !field.contains(['[', ']'])).then_some((key, field))
 }
 
-/// What [`Doc::kind`] says of a keyed list that is not one: an element that is not a table,
+/// What [`crate::document::Doc::kind`] says of a keyed list that is not one: an element that is not a table,
 /// lacks a string `field`, or repeats another's (clients reject those lists, and which copy
 /// an edit would mean is unknowable).
 pub const BAD_KEYED_LIST: &str =
