@@ -80,6 +80,9 @@ codes! {
     MixedClients = "mixed-clients",
     /// A TOML file that cannot be re-rendered byte for byte.
     CannotPreserve = "cannot-preserve",
+    /// Valid YAML outside the subset mcpconf edits byte for byte (anchors, aliases, tags,
+    /// merge keys, several documents, multi-line plain scalars, flow-style containers).
+    UnsupportedYaml = "unsupported-yaml",
     /// The manifest is not valid.
     ManifestError = "manifest-error",
     /// There is no manifest.

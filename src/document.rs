@@ -2,13 +2,15 @@
 //!
 //! Values cross this boundary as `serde_json::Value` (the neutral form), built only for the
 //! paths asked for; each syntax keeps its own format-preserving editor behind it:
-//! [`crate::jsondoc`] for JSON and JSONC, [`crate::tomldoc`] for TOML. Pure: no I/O.
+//! [`crate::jsondoc`] for JSON and JSONC, [`crate::tomldoc`] for TOML, [`crate::yamldoc`] for
+//! YAML. Pure: no I/O.
 
 use crate::diag::Code;
 use serde_json::Value;
 
 use crate::jsondoc::{self, JsonDoc, UndoHint};
 use crate::tomldoc::TomlDoc;
+use crate::yamldoc::{UndoHint as YamlHint, YamlDoc};
 
 /// File syntax a client reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +23,11 @@ pub enum Syntax {
     Jsonc,
     /// TOML.
     Toml,
+    /// YAML (the block-style subset [`crate::yamldoc`] edits), servers in a mapping.
+    Yaml,
+    /// YAML whose server containers are lists of mappings identified by their `name`
+    /// (Continue).
+    YamlList,
 }
 
 impl Syntax {
@@ -31,6 +38,16 @@ impl Syntax {
             Syntax::JsonComments => "JSON with comments",
             Syntax::Jsonc => "JSON with comments and trailing commas",
             Syntax::Toml => "TOML",
+            Syntax::Yaml => "YAML",
+            Syntax::YamlList => "YAML, servers in a list identified by `name`",
+        }
+    }
+
+    /// The key naming the items of a server list, for list-shaped containers.
+    pub fn list_key(self) -> Option<&'static str> {
+        match self {
+            Syntax::YamlList => Some("name"),
+            _ => None,
         }
     }
 }
@@ -46,11 +63,17 @@ pub enum Doc {
     Json(JsonDoc),
     /// TOML.
     Toml(Box<TomlDoc>),
+    /// YAML.
+    Yaml(Box<YamlDoc>),
 }
+
+/// A new YAML file: empty, or (Continue, whose config and block files must name themselves)
+/// the header Continue requires.
+const EMPTY_YAML: [&str; 2] = ["", "name: mcpconf\nversion: 0.0.1\nschema: v1\n"];
 
 fn json_syntax(s: Syntax) -> jsondoc::Syntax {
     match s {
-        Syntax::Json | Syntax::Toml => jsondoc::Syntax::Json,
+        Syntax::Json | Syntax::Toml | Syntax::Yaml | Syntax::YamlList => jsondoc::Syntax::Json,
         Syntax::JsonComments => jsondoc::Syntax::JsonComments,
         Syntax::Jsonc => jsondoc::Syntax::Jsonc,
     }
@@ -88,6 +111,9 @@ impl Doc {
         if syntax == Syntax::Toml {
             return TomlDoc::parse(&bytes).map(|d| Doc::Toml(Box::new(d)));
         }
+        if matches!(syntax, Syntax::Yaml | Syntax::YamlList) {
+            return YamlDoc::parse(bytes, syntax.list_key()).map(|d| Doc::Yaml(Box::new(d)));
+        }
         JsonDoc::parse_vec(bytes, json_syntax(syntax))
             .map(Doc::Json)
             .map_err(read_error)
@@ -97,6 +123,11 @@ impl Doc {
     pub fn empty(syntax: Syntax) -> Result<Doc, ReadError> {
         match syntax {
             Syntax::Toml => Ok(Doc::Toml(Box::new(TomlDoc::empty()))),
+            Syntax::Yaml | Syntax::YamlList => YamlDoc::empty(
+                EMPTY_YAML[usize::from(syntax == Syntax::YamlList)],
+                syntax.list_key(),
+            )
+            .map(|d| Doc::Yaml(Box::new(d))),
             other => Doc::parse(b"{}\n", other),
         }
     }
@@ -106,6 +137,7 @@ impl Doc {
         match self {
             Doc::Json(d) => d.value(),
             Doc::Toml(d) => d.value().clone(),
+            Doc::Yaml(d) => d.value(),
         }
     }
 
@@ -114,6 +146,7 @@ impl Doc {
         match self {
             Doc::Json(d) => d.get(path),
             Doc::Toml(d) => d.get(path),
+            Doc::Yaml(d) => d.get(path),
         }
     }
 
@@ -125,6 +158,7 @@ impl Doc {
                 Ok(v) => Some(kind_of(&v)),
                 Err(bad) => Some(bad),
             },
+            Doc::Yaml(d) => d.kind(path),
         }
     }
 
@@ -138,6 +172,7 @@ impl Doc {
                 .as_object()?
                 .keys()
                 .position(|k| k == name),
+            Doc::Yaml(d) => d.position(container, name),
         }
     }
 
@@ -146,6 +181,7 @@ impl Doc {
         match self {
             Doc::Json(d) => d.location(path),
             Doc::Toml(_) => None,
+            Doc::Yaml(d) => d.location(path),
         }
     }
 
@@ -166,6 +202,14 @@ impl Doc {
                 })
             }
             Doc::Toml(d) => d.upsert(container, name, value).map(|()| None),
+            Doc::Yaml(d) => {
+                let hints = d.upsert(container, name, value)?;
+                Ok(if hints.is_empty() {
+                    None
+                } else {
+                    serde_json::to_value(hints).ok()
+                })
+            }
         }
     }
 
@@ -184,6 +228,18 @@ impl Doc {
                 d.remove(container, name, &hints).map_err(edit_error)
             }
             Doc::Toml(d) => d.remove(container, name),
+            Doc::Yaml(d) => {
+                let hints: Vec<YamlHint> = match hints {
+                    Some(h) => serde_json::from_value(h.clone()).map_err(|_| ReadError {
+                        code: Code::InvalidHint,
+                        message: format!("the undo hints of `{name}` are not YAML undo hints"),
+                        line: 1,
+                        column: 1,
+                    })?,
+                    None => Vec::new(),
+                };
+                d.remove(container, name, &hints)
+            }
         }
     }
 
@@ -251,6 +307,7 @@ impl Doc {
         match self {
             Doc::Json(d) => d.bytes(),
             Doc::Toml(d) => d.bytes(),
+            Doc::Yaml(d) => d.bytes(),
         }
     }
 
@@ -259,6 +316,7 @@ impl Doc {
         match self {
             Doc::Json(d) => d.to_bytes(),
             Doc::Toml(d) => d.to_bytes(),
+            Doc::Yaml(d) => d.bytes().to_vec(),
         }
     }
 
@@ -267,6 +325,7 @@ impl Doc {
         match self {
             Doc::Json(d) => d.into_bytes(),
             Doc::Toml(d) => d.to_bytes(),
+            Doc::Yaml(d) => d.bytes().to_vec(),
         }
     }
 

@@ -59,6 +59,7 @@ pub mod text;
 pub mod tomldoc;
 #[cfg(feature = "cli")]
 pub mod watch;
+pub mod yamldoc;
 
 #[cfg(feature = "cli")]
 pub use commands::run;

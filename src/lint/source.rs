@@ -9,6 +9,7 @@ use crate::dialect::Syntax;
 use crate::document::ReadError;
 use crate::jsondoc::{self, JsonDoc};
 use crate::text::line_col;
+use crate::yamldoc::YamlDoc;
 
 /// A parsed document.
 pub(crate) struct Source {
@@ -23,6 +24,8 @@ enum Kind {
     /// The document and its root value (lint reads the whole tree, so it is built once).
     Json(Box<JsonDoc>, Value),
     Toml(Box<toml_edit::Document<String>>, Value),
+    /// YAML: in list mode, lists of named items read as objects keyed by name.
+    Yaml(Box<YamlDoc>, Value),
 }
 
 impl Source {
@@ -31,10 +34,19 @@ impl Source {
         if syntax == Syntax::Toml {
             return parse_toml(&bytes);
         }
+        if matches!(syntax, Syntax::Yaml | Syntax::YamlList) {
+            let d = YamlDoc::parse(bytes, syntax.list_key())?;
+            let root = d.keyed_value();
+            return Ok(Source {
+                text: String::new(),
+                kind: Kind::Yaml(Box::new(d), root),
+                lines: Default::default(),
+            });
+        }
         let jsyntax = match syntax {
             Syntax::JsonComments => jsondoc::Syntax::JsonComments,
             Syntax::Jsonc => jsondoc::Syntax::Jsonc,
-            Syntax::Json | Syntax::Toml => jsondoc::Syntax::Json,
+            _ => jsondoc::Syntax::Json,
         };
         // Lint only reads: the strict parse, without the second opinion that guards edits.
         let d = JsonDoc::parse_for_reading(bytes, jsyntax).map_err(|e| ReadError {
@@ -54,7 +66,7 @@ impl Source {
     /// The root value.
     pub fn root(&self) -> &Value {
         match &self.kind {
-            Kind::Json(_, v) | Kind::Toml(_, v) => v,
+            Kind::Json(_, v) | Kind::Toml(_, v) | Kind::Yaml(_, v) => v,
         }
     }
 
@@ -81,6 +93,7 @@ impl Source {
     fn key_location(&self, path: &[String]) -> Option<(usize, usize)> {
         match &self.kind {
             Kind::Json(d, _) => d.location(path),
+            Kind::Yaml(d, _) => d.location(path),
             Kind::Toml(d, _) => {
                 let (last, parents) = path.split_last()?;
                 let mut table: &dyn toml_edit::TableLike = d.as_table();
@@ -130,6 +143,7 @@ impl Source {
     fn text(&self) -> &str {
         match &self.kind {
             Kind::Json(d, _) => d.text(),
+            Kind::Yaml(d, _) => d.text(),
             Kind::Toml(..) => &self.text,
         }
     }

@@ -49,3 +49,8 @@ fn json_edit_seeds() {
 fn manifest_seeds() {
     replay("manifest", mcpconf::fuzzing::manifest);
 }
+
+#[test]
+fn yaml_edit_seeds() {
+    replay("yaml_edit", mcpconf::fuzzing::yaml_edit);
+}

@@ -1,0 +1,598 @@
+//! [`YamlDoc::upsert`] and [`YamlDoc::remove`]: splices planned from the parsed spans, applied
+//! to a copy, and proven by parsing the result again.
+
+use serde_json::{Map, Value};
+
+use super::parse::{Entry, Kind, Node, Parser};
+use super::{UndoHint, YamlDoc, emit, err, item_name};
+use crate::diag::{Code, ReadError};
+use crate::text::line_col;
+
+/// Where the container stands in the file.
+enum Place<'d> {
+    /// A block collection with at least one child.
+    Block(&'d Node),
+    /// An empty flow collection after its key (`key: {}`).
+    Flow(&'d Entry),
+    /// A key with nothing after it (`key:`); `missing` levels of the path below it are absent.
+    Null(&'d Entry, usize),
+    /// The key of level `at` is absent from this mapping.
+    Missing(&'d Node, usize),
+}
+
+/// One child of a container: where its text starts (its key or `-`), where its line starts,
+/// where its content ends.
+struct Child {
+    at: usize,
+    line_start: usize,
+    end: usize,
+}
+
+fn children(n: &Node) -> Vec<Child> {
+    match &n.kind {
+        Kind::Map(es) => es
+            .iter()
+            .map(|e| Child {
+                at: e.key_at,
+                line_start: e.line_start,
+                end: e.end,
+            })
+            .collect(),
+        Kind::Seq(items) => items
+            .iter()
+            .map(|i| Child {
+                at: i.at,
+                line_start: i.line_start,
+                end: i.end,
+            })
+            .collect(),
+        Kind::Scalar(_) => Vec::new(),
+    }
+}
+
+impl YamlDoc {
+    fn internal(&self, message: impl Into<String>) -> ReadError {
+        err(Code::InternalEditError, message, 1, 1)
+    }
+
+    fn at_error(&self, code: Code, at: usize, message: String) -> ReadError {
+        let (line, column) = line_col(self.text(), at);
+        err(code, message, line, column)
+    }
+
+    fn nl(&self) -> &'static str {
+        if self.text().contains("\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        }
+    }
+
+    /// The indentation unit: the smallest indentation of a content line, else 2.
+    fn unit(&self) -> usize {
+        self.text()
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            .map(|l| l.len() - l.trim_start_matches(' ').len())
+            .filter(|&n| n > 0)
+            .min()
+            .unwrap_or(2)
+            .clamp(1, 8)
+    }
+
+    fn line_end(&self, at: usize) -> usize {
+        let t = self.text().as_bytes();
+        let mut k = at.min(t.len());
+        while k < t.len() && t[k] != b'\n' {
+            k += 1;
+        }
+        if k > 0 && k <= t.len() && t.get(k) == Some(&b'\n') && t[k - 1] == b'\r' {
+            k -= 1;
+        }
+        k
+    }
+
+    /// The start of the line holding `at`.
+    fn line_start(&self, at: usize) -> usize {
+        let t = self.text().as_bytes();
+        let mut k = at.min(t.len());
+        while k > 0 && t[k - 1] != b'\n' {
+            k -= 1;
+        }
+        k
+    }
+
+    /// The byte range that deletes the lines from `start` (a line start) through the line of
+    /// `end`: with the following newline, or, on the last line without one, with the newline
+    /// before.
+    fn lines_range(&self, start: usize, end: usize) -> (usize, usize) {
+        let t = self.text().as_bytes();
+        let e = self.line_end(end);
+        if e < t.len() {
+            let after = if t[e] == b'\r' { e + 2 } else { e + 1 };
+            (start, after.min(t.len()))
+        } else {
+            let nl = self.nl().len();
+            (start.saturating_sub(nl), t.len())
+        }
+    }
+
+    fn locate(&self, container: &[String]) -> Result<Place<'_>, ReadError> {
+        let list = self.list_key.is_some();
+        let mut cur = &self.root;
+        for (i, k) in container.iter().enumerate() {
+            let Kind::Map(entries) = &cur.kind else {
+                return Err(self.at_error(
+                    Code::NotAnObject,
+                    cur.start,
+                    format!("`{}` is not a mapping", container[..i].join(".")),
+                ));
+            };
+            if cur.flow && !entries.is_empty() {
+                return Err(self.at_error(
+                    Code::UnsupportedYaml,
+                    cur.start,
+                    format!(
+                        "`{}` is a flow mapping (`{{…}}`); mcpconf edits only block style, so the file is not edited (write it in block style)",
+                        container[..i].join(".")
+                    ),
+                ));
+            }
+            let Some(e) = entries.iter().find(|e| &e.key == k) else {
+                return Ok(Place::Missing(cur, i));
+            };
+            let last = i + 1 == container.len();
+            let v = &e.value;
+            let empty_null = matches!(v.kind, Kind::Scalar(Value::Null)) && v.start == v.end;
+            if empty_null {
+                return Ok(Place::Null(e, container.len() - i - 1));
+            }
+            let here = container[..=i].join(".");
+            match (&v.kind, last) {
+                (Kind::Map(es), false) if !v.flow || es.is_empty() => {
+                    if v.flow {
+                        return Err(self.at_error(
+                            Code::UnsupportedYaml,
+                            v.start,
+                            format!("`{here}` is an empty flow mapping on the way to the servers; write it in block style"),
+                        ));
+                    }
+                    cur = v;
+                }
+                (Kind::Map(es), true) if !list => {
+                    return match (v.flow, es.is_empty()) {
+                        (false, _) => Ok(Place::Block(v)),
+                        (true, true) => Ok(Place::Flow(e)),
+                        (true, false) => Err(self.at_error(
+                            Code::UnsupportedYaml,
+                            v.start,
+                            format!("`{here}` is a flow mapping (`{{…}}`); mcpconf edits only block style, so the file is not edited (write it in block style)"),
+                        )),
+                    };
+                }
+                (Kind::Seq(items), true) if list => {
+                    return match (v.flow, items.is_empty()) {
+                        (false, _) => Ok(Place::Block(v)),
+                        (true, true) => Ok(Place::Flow(e)),
+                        (true, false) => Err(self.at_error(
+                            Code::UnsupportedYaml,
+                            v.start,
+                            format!("`{here}` is a flow sequence (`[…]`); mcpconf edits only block style, so the file is not edited (write it in block style)"),
+                        )),
+                    };
+                }
+                _ => {
+                    let want = if last && list { "a list" } else { "an object" };
+                    return Err(self.at_error(
+                        Code::NotAnObject,
+                        e.key_at,
+                        format!(
+                            "`{here}` is {}, not {want}",
+                            super::kind_of(&super::to_value(v))
+                        ),
+                    ));
+                }
+            }
+        }
+        Err(self.internal("the container path is empty"))
+    }
+
+    /// The text of the entry (or list item) at `indent`, ending with a newline.
+    fn entry_text(&self, indent: usize, name: &str, value: &Value) -> String {
+        let mut out = String::new();
+        if self.list_key.is_some() {
+            emit::item(&mut out, indent, value, self.unit(), self.nl());
+        } else {
+            emit::entry(&mut out, indent, name, value, self.unit(), self.nl());
+        }
+        out
+    }
+
+    /// Missing levels then the entry, starting at `indent`, ending with a newline.
+    fn nested_text(&self, levels: &[String], indent: usize, name: &str, value: &Value) -> String {
+        let nl = self.nl();
+        let unit = self.unit();
+        let mut out = String::new();
+        let mut ind = indent;
+        for k in levels {
+            for _ in 0..ind {
+                out.push(' ');
+            }
+            out.push_str(&emit::string(k));
+            out.push(':');
+            out.push_str(nl);
+            ind += unit;
+        }
+        out.push_str(&self.entry_text(ind, name, value));
+        out
+    }
+
+    /// Set an entry, creating the containers; returns the undo hints.
+    pub fn upsert(
+        &mut self,
+        container: &[String],
+        name: &str,
+        value: &Value,
+    ) -> Result<Vec<UndoHint>, ReadError> {
+        if let Some(k) = self.list_key
+            && value.get(k).and_then(Value::as_str) != Some(name)
+        {
+            return Err(self.internal(format!(
+                "a list entry must carry its name in `{k}`; this is a bug"
+            )));
+        }
+        let nl = self.nl();
+        let mut splices: Vec<(usize, usize, String)> = Vec::new();
+        let mut hints = Vec::new();
+        match self.locate(container)? {
+            Place::Block(n) => {
+                let kids = children(n);
+                let first = kids.first().ok_or_else(|| self.internal("empty block"))?;
+                let indent = first.at - self.line_start(first.at);
+                let existing = match (&n.kind, self.list_key) {
+                    (Kind::Map(es), None) => es.iter().position(|e| e.key == name),
+                    (Kind::Seq(items), Some(k)) => {
+                        items.iter().position(|i| item_name(i, k) == Some(name))
+                    }
+                    _ => None,
+                };
+                let text = self.entry_text(indent, name, value);
+                let body = text.trim_end_matches(['\n', '\r']);
+                match existing {
+                    Some(j) => {
+                        let c = &kids[j];
+                        splices.push((c.at, c.end, body[indent.min(body.len())..].to_string()));
+                    }
+                    None => {
+                        let last = kids.last().ok_or_else(|| self.internal("empty block"))?;
+                        let at = self.line_end(last.end);
+                        splices.push((at, at, format!("{nl}{body}")));
+                    }
+                }
+            }
+            Place::Flow(e) => {
+                let after = e.colon + 1;
+                let indent = e.key_at - self.line_start(e.key_at) + self.unit();
+                hints.push(UndoHint::FlowEmpty {
+                    text: self.text()[after..e.value.end].to_string(),
+                });
+                let text = self.entry_text(indent, name, value);
+                let at = self.line_end(e.value.end);
+                splices.push((
+                    at,
+                    at,
+                    format!("{nl}{}", text.trim_end_matches(['\n', '\r'])),
+                ));
+                splices.push((after, e.value.end, String::new()));
+            }
+            Place::Null(e, missing) => {
+                let indent = e.key_at - self.line_start(e.key_at) + self.unit();
+                let levels = &container[container.len() - missing..];
+                let text = self.nested_text(levels, indent, name, value);
+                let at = self.line_end(e.colon);
+                splices.push((
+                    at,
+                    at,
+                    format!("{nl}{}", text.trim_end_matches(['\n', '\r'])),
+                ));
+                hints.push(if missing > 0 {
+                    UndoHint::Created { levels: missing }
+                } else {
+                    UndoHint::FilledNull
+                });
+            }
+            Place::Missing(p, i) => {
+                let levels = &container[i..];
+                hints.push(UndoHint::Created {
+                    levels: levels.len(),
+                });
+                let kids = children(p);
+                match kids.last() {
+                    Some(last) => {
+                        let first = &kids[0];
+                        let indent = first.at - self.line_start(first.at);
+                        let text = self.nested_text(levels, indent, name, value);
+                        let at = self.line_end(last.end);
+                        splices.push((
+                            at,
+                            at,
+                            format!("{nl}{}", text.trim_end_matches(['\n', '\r'])),
+                        ));
+                    }
+                    None => {
+                        let text = self.nested_text(levels, 0, name, value);
+                        let t = self.text();
+                        let at = t.len();
+                        let ins = if t.is_empty() || t.ends_with('\n') {
+                            text
+                        } else {
+                            format!("{nl}{}", text.trim_end_matches(['\n', '\r']))
+                        };
+                        splices.push((at, at, ins));
+                    }
+                }
+            }
+        }
+        let mut want = self.value();
+        expect_upsert(&mut want, container, name, value, self.list_key);
+        self.commit(splices, &want)?;
+        Ok(hints)
+    }
+
+    /// Remove an entry, undoing what its upsert's hints say it created.
+    pub fn remove(
+        &mut self,
+        container: &[String],
+        name: &str,
+        hints: &[UndoHint],
+    ) -> Result<(), ReadError> {
+        let Place::Block(n) = self.locate(container)? else {
+            return Err(self.internal(format!("no entry `{name}` to remove")));
+        };
+        let (j, kids) = match (&n.kind, self.list_key) {
+            (Kind::Map(es), None) => (es.iter().position(|e| e.key == name), children(n)),
+            (Kind::Seq(items), Some(k)) => (
+                items.iter().position(|i| item_name(i, k) == Some(name)),
+                children(n),
+            ),
+            _ => (None, Vec::new()),
+        };
+        let j = j.ok_or_else(|| self.internal(format!("no entry `{name}` to remove")))?;
+        let c = &kids[j];
+        if c.line_start != self.line_start(c.at) {
+            return Err(self.at_error(
+                Code::UnsupportedYaml,
+                c.at,
+                format!(
+                    "the entry `{name}` shares its line with other text; mcpconf does not remove it"
+                ),
+            ));
+        }
+        let mut splices = Vec::new();
+        let mut want = self.value();
+        let last = kids.len() == 1;
+        let created = hints.iter().find_map(|h| match h {
+            UndoHint::Created { levels } => Some(*levels),
+            _ => None,
+        });
+        // The container's own key.
+        let (parent_path, key) = container
+            .split_at_checked(container.len().saturating_sub(1))
+            .ok_or_else(|| self.internal("the container path is empty"))?;
+        let ckey = self
+            .entry_at(parent_path, &key[0])
+            .ok_or_else(|| self.internal("the container has no key"))?;
+        match (last, created) {
+            (true, Some(levels)) if levels >= 1 && levels <= container.len() => {
+                let top = container.len() - levels;
+                let t = self
+                    .entry_at(&container[..top], &container[top])
+                    .ok_or_else(|| self.internal("the created key is gone"))?;
+                if t.line_start != self.line_start(t.key_at) {
+                    return Err(self.internal("the created key shares its line"));
+                }
+                let (s, e) = self.lines_range(t.line_start, c.end);
+                splices.push((s, e, String::new()));
+                remove_path(&mut want, &container[..=top]);
+            }
+            (true, _) => {
+                let (s, e) = self.lines_range(c.line_start, c.end);
+                splices.push((s, e, String::new()));
+                let restore = hints.iter().find_map(|h| match h {
+                    UndoHint::FlowEmpty { text } => Some(text.clone()),
+                    _ => None,
+                });
+                let filled_null = hints.contains(&UndoHint::FilledNull);
+                let empty = if self.list_key.is_some() {
+                    Value::Array(Vec::new())
+                } else {
+                    Value::Object(Map::new())
+                };
+                let (text, v) = match (restore, filled_null) {
+                    (Some(t), _) => (t, empty),
+                    (None, true) => (String::new(), Value::Null),
+                    (None, false) => {
+                        let t = if self.list_key.is_some() {
+                            " []"
+                        } else {
+                            " {}"
+                        };
+                        (t.to_string(), empty)
+                    }
+                };
+                if text.contains(['\n', '\r']) {
+                    return Err(self.internal("an undo hint with a line break"));
+                }
+                let at = ckey.colon + 1;
+                let line_rest = &self.text()[at..self.line_end(at)];
+                if !line_rest.trim().is_empty() && !text.is_empty() {
+                    // `key:  # comment`: the flow collection goes before the comment.
+                    splices.push((at, at, text));
+                } else if !text.is_empty() {
+                    splices.push((at, at + line_rest.len(), text));
+                }
+                set_path(&mut want, container, v);
+            }
+            (false, _) => {
+                let (s, e) = self.lines_range(c.line_start, c.end);
+                splices.push((s, e, String::new()));
+                expect_remove(&mut want, container, name, self.list_key);
+            }
+        }
+        self.commit(splices, &want)
+    }
+
+    fn entry_at(&self, parent: &[String], key: &str) -> Option<&Entry> {
+        let mut cur = &self.root;
+        for k in parent {
+            let Kind::Map(es) = &cur.kind else {
+                return None;
+            };
+            cur = &es.iter().find(|e| &e.key == k)?.value;
+        }
+        let Kind::Map(es) = &cur.kind else {
+            return None;
+        };
+        es.iter().find(|e| e.key == key)
+    }
+
+    /// Apply splices (non-overlapping) to the text, parse the result, and keep it only if its
+    /// value is `want`.
+    fn commit(
+        &mut self,
+        mut splices: Vec<(usize, usize, String)>,
+        want: &Value,
+    ) -> Result<(), ReadError> {
+        splices.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+        let mut text = self.text().to_string();
+        let mut prev = usize::MAX;
+        for (s, e, t) in &splices {
+            if s > e
+                || *e > text.len()
+                || *e > prev
+                || !text.is_char_boundary(*s)
+                || !text.is_char_boundary(*e)
+            {
+                return Err(self.internal("the edit's splices overlap; this is a bug"));
+            }
+            text.replace_range(*s..*e, t);
+            prev = *s;
+        }
+        let root = Parser::parse(&text).map_err(|e| {
+            self.internal(format!(
+                "the edited text does not parse ({}); this is a bug, nothing was written",
+                e.message
+            ))
+        })?;
+        if super::to_value(&root) != *want {
+            return Err(self.internal(
+                "the edit did not verify (the new text does not read as the intended value); this is a bug, nothing was written",
+            ));
+        }
+        let mut bytes = self.bytes[..self.bom].to_vec();
+        bytes.extend_from_slice(text.as_bytes());
+        let new = YamlDoc {
+            bytes,
+            bom: self.bom,
+            root,
+            list_key: self.list_key,
+        };
+        if let Some(k) = self.list_key {
+            new.check_lists(&new.root, k)
+                .map_err(|e| self.internal(format!("the edit did not verify: {}", e.message)))?;
+        }
+        *self = new;
+        Ok(())
+    }
+}
+
+/// The container on `path`, created (or a null turned into an empty collection) as needed.
+fn container_mut<'v>(root: &'v mut Value, path: &[String], list: bool) -> Option<&'v mut Value> {
+    let mut cur = root;
+    for (i, k) in path.iter().enumerate() {
+        let last = i + 1 == path.len();
+        let obj = cur.as_object_mut()?;
+        let slot = obj.entry(k.clone()).or_insert(Value::Null);
+        if slot.is_null() {
+            *slot = if last && list {
+                Value::Array(Vec::new())
+            } else {
+                Value::Object(Map::new())
+            };
+        }
+        cur = slot;
+    }
+    Some(cur)
+}
+
+fn expect_upsert(root: &mut Value, path: &[String], name: &str, value: &Value, key: Option<&str>) {
+    let Some(c) = container_mut(root, path, key.is_some()) else {
+        return;
+    };
+    match (c, key) {
+        (Value::Object(m), None) => {
+            m.insert(name.to_string(), value.clone());
+        }
+        (Value::Array(a), Some(k)) => {
+            match a
+                .iter()
+                .position(|i| i.get(k).and_then(Value::as_str) == Some(name))
+            {
+                Some(j) => a[j] = value.clone(),
+                None => a.push(value.clone()),
+            }
+        }
+        _ => {}
+    }
+}
+
+fn expect_remove(root: &mut Value, path: &[String], name: &str, key: Option<&str>) {
+    let Some(c) = container_mut(root, path, key.is_some()) else {
+        return;
+    };
+    match (c, key) {
+        (Value::Object(m), None) => {
+            m.shift_remove(name);
+        }
+        (Value::Array(a), Some(k)) => {
+            a.retain(|i| i.get(k).and_then(Value::as_str) != Some(name));
+        }
+        _ => {}
+    }
+}
+
+fn set_path(root: &mut Value, path: &[String], v: Value) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut cur = root;
+    for k in parents {
+        match cur.get_mut(k) {
+            Some(n) => cur = n,
+            None => return,
+        }
+    }
+    if let Some(m) = cur.as_object_mut() {
+        m.insert(last.clone(), v);
+    }
+}
+
+fn remove_path(root: &mut Value, path: &[String]) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut cur = root;
+    for k in parents {
+        match cur.get_mut(k) {
+            Some(n) => cur = n,
+            None => return,
+        }
+    }
+    if let Some(m) = cur.as_object_mut() {
+        m.shift_remove(last);
+        // A key left with nothing below it reads as null.
+        if m.is_empty() && !parents.is_empty() {
+            *cur = Value::Null;
+        }
+    }
+}

@@ -1,0 +1,274 @@
+use serde_json::{Value, json};
+
+use super::{UndoHint, YamlDoc};
+
+fn path(p: &[&str]) -> Vec<String> {
+    p.iter().map(|s| s.to_string()).collect()
+}
+
+fn parse(s: &str) -> YamlDoc {
+    YamlDoc::parse(s.as_bytes().to_vec(), None).unwrap_or_else(|e| panic!("{s:?}: {e:?}"))
+}
+
+fn refused(s: &[u8]) -> (String, usize, usize) {
+    match YamlDoc::parse(s.to_vec(), None) {
+        Ok(d) => panic!(
+            "{:?} was accepted as {}",
+            String::from_utf8_lossy(s),
+            d.value()
+        ),
+        Err(e) => (e.code.to_string(), e.line, e.column),
+    }
+}
+
+#[test]
+fn reads_what_config_files_hold() {
+    let d = parse(
+        "# goose\nGOOSE_PROVIDER: openai\nextensions:\n  developer:\n    enabled: true\n    type: builtin\n    timeout: 300\n    bundled: null\n    env_keys: []\n    args: [\"-y\", 'a''b', x]\n    envs: {A: \"1\", B: x}\n  other:\n    description: |\n      line one\n      line two\n    folded: >-\n      a\n      b\n\n      c\nlist:\n- a\n- b: 1\n  c: 2\n- - x\n  - y\nempty:\nq: \"\\u00e9\\t\\x41\"\nn: [1, -2, 0x1f, 0o17, 1.5, .5, 1e3, ~, True]\n",
+    );
+    assert_eq!(
+        d.value(),
+        json!({
+            "GOOSE_PROVIDER": "openai",
+            "extensions": {
+                "developer": {"enabled": true, "type": "builtin", "timeout": 300, "bundled": null,
+                    "env_keys": [], "args": ["-y", "a'b", "x"], "envs": {"A": "1", "B": "x"}},
+                "other": {"description": "line one\nline two\n", "folded": "a b\nc"}
+            },
+            "list": ["a", {"b": 1, "c": 2}, ["x", "y"]],
+            "empty": null,
+            "q": "é\tA",
+            "n": [1, -2, 31, 15, 1.5, 0.5, 1000.0, null, true]
+        })
+    );
+}
+
+#[test]
+fn refuses_what_it_cannot_keep_with_positions() {
+    for (text, code, line, col) in [
+        (&b"a: 1\na: 2\n"[..], "duplicate-key", 2, 1),
+        (b"x:\n  k: 1\n  k: 2\n", "duplicate-key", 3, 3),
+        (b"a: {k: 1, k: 2}\n", "duplicate-key", 1, 11),
+        (b"a: &x 1\nb: *x\n", "unsupported-yaml", 1, 4),
+        (b"a: 1\nb:\n  <<: {c: 1}\n", "unsupported-yaml", 3, 3),
+        (b"a: !!str 1\n", "unsupported-yaml", 1, 4),
+        (b"a: 1\n---\nb: 2\n", "unsupported-yaml", 2, 1),
+        (b"%YAML 1.2\n---\na: 1\n", "unsupported-yaml", 1, 1),
+        (b"a: 1\n...\n", "unsupported-yaml", 2, 1),
+        (b"a: b\n  c\n", "unsupported-yaml", 2, 3),
+        (b"a: \"b\n  c\"\n", "unsupported-yaml", 1, 4),
+        (b"? a\n: b\n", "unsupported-yaml", 1, 1),
+        (b"a: 1\n\xff: 2\n", "invalid-utf8", 2, 1),
+        (b"a:\n\tb: 1\n", "parse-error", 2, 1),
+        (b"a: b: c\n", "parse-error", 1, 5),
+        (b"a: [1, 2\n", "unsupported-yaml", 1, 8),
+        (b"a: [1, 2", "parse-error", 1, 9),
+        (b"a: 1\n b: 2\n", "unsupported-yaml", 2, 2),
+        (b"  \n\n", "empty-file", 1, 1),
+        (b"a: \"\\q\"\n", "parse-error", 1, 5),
+        (b"a: 1\r\nb: 2\n", "cannot-preserve", 1, 1),
+        (b"a: @x\n", "parse-error", 1, 4),
+    ] {
+        let got = refused(text);
+        assert_eq!(
+            got,
+            (code.to_string(), line, col),
+            "{:?}",
+            String::from_utf8_lossy(text)
+        );
+    }
+}
+
+#[test]
+fn depth_and_alias_bombs_are_refused() {
+    let deep = "a:\n".to_string()
+        + &(1..200)
+            .map(|i| format!("{}a:\n", " ".repeat(i)))
+            .collect::<String>()
+        + &" ".repeat(200)
+        + "x\n";
+    assert_eq!(refused(deep.as_bytes()).0, "too-deep");
+    let flow = format!("a: {}{}\n", "[".repeat(300), "]".repeat(300));
+    assert_eq!(refused(flow.as_bytes()).0, "too-deep");
+    let laughs = "a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n";
+    assert_eq!(
+        refused(laughs.as_bytes()),
+        ("unsupported-yaml".into(), 1, 4)
+    );
+}
+
+fn roundtrip(original: &str, container: &[&str], name: &str, value: Value, expected: &str) {
+    let c = path(container);
+    let mut d = parse(original);
+    let hints = d.upsert(&c, name, &value).unwrap();
+    assert_eq!(std::str::from_utf8(d.bytes()).unwrap(), expected);
+    let mut want = c.clone();
+    want.push(name.to_string());
+    assert_eq!(d.get(&want), Some(value));
+    d.remove(&c, name, &hints).unwrap();
+    assert_eq!(std::str::from_utf8(d.bytes()).unwrap(), original);
+}
+
+#[test]
+fn adds_after_the_last_sibling_and_removes_exactly() {
+    roundtrip(
+        "# mine\nextensions:\n  dev:   # keep\n    enabled: true # x\n\n# tail\nother: 1\n",
+        &["extensions"],
+        "fs",
+        json!({"cmd": "npx", "args": ["-y", "pkg"], "envs": {}, "enabled": true, "timeout": 300}),
+        "# mine\nextensions:\n  dev:   # keep\n    enabled: true # x\n  fs:\n    cmd: npx\n    args:\n      - \"-y\"\n      - pkg\n    envs: {}\n    enabled: true\n    timeout: 300\n\n# tail\nother: 1\n",
+    );
+}
+
+#[test]
+fn creates_the_container_and_takes_it_away() {
+    roundtrip(
+        "a: 1",
+        &["mcp_servers"],
+        "x",
+        json!({"url": "https://h/mcp"}),
+        "a: 1\nmcp_servers:\n  x:\n    url: https://h/mcp",
+    );
+    roundtrip(
+        "# only a comment\n",
+        &["mcp_servers"],
+        "x",
+        json!({"command": "yes"}),
+        "# only a comment\nmcp_servers:\n  x:\n    command: \"yes\"\n",
+    );
+    roundtrip(
+        "top:\n    deep: 1\n",
+        &["top", "m"],
+        "x",
+        json!({"k": "v"}),
+        "top:\n    deep: 1\n    m:\n        x:\n            k: v\n",
+    );
+}
+
+#[test]
+fn fills_an_empty_container_and_restores_it() {
+    roundtrip(
+        "extensions: {}  # none yet\nb: 2\n",
+        &["extensions"],
+        "x",
+        json!({"k": 1}),
+        "extensions:  # none yet\n  x:\n    k: 1\nb: 2\n",
+    );
+    roundtrip(
+        "extensions:\nb: 2\n",
+        &["extensions"],
+        "x",
+        json!({"k": 1}),
+        "extensions:\n  x:\n    k: 1\nb: 2\n",
+    );
+    roundtrip(
+        "a:\r\n  b: 1\r\n",
+        &["c"],
+        "x",
+        json!({"k": "v"}),
+        "a:\r\n  b: 1\r\nc:\r\n  x:\r\n    k: v\r\n",
+    );
+}
+
+#[test]
+fn replaces_an_entry_in_place() {
+    let mut d = parse("m:\n  a: 1\n  x:\n    old: true  # c\n  z: 2\n");
+    d.upsert(&path(&["m"]), "x", &json!({"new": [1, {"k": "v"}]}))
+        .unwrap();
+    assert_eq!(
+        std::str::from_utf8(d.bytes()).unwrap(),
+        "m:\n  a: 1\n  x:\n    new:\n      - 1\n      - k: v  # c\n  z: 2\n"
+    );
+    d.remove(&path(&["m"]), "x", &[]).unwrap();
+    d.remove(&path(&["m"]), "a", &[]).unwrap();
+    d.remove(&path(&["m"]), "z", &[]).unwrap();
+    // The last entry of a container mcpconf did not create leaves an empty mapping.
+    assert_eq!(std::str::from_utf8(d.bytes()).unwrap(), "m: {}\n");
+}
+
+#[test]
+fn refuses_containers_it_cannot_edit() {
+    for (text, code) in [
+        ("m: {a: 1}\n", "unsupported-yaml"),
+        ("m: 3\n", "not-an-object"),
+        ("m: [1]\n", "not-an-object"),
+        ("- a\n", "not-an-object"),
+    ] {
+        let mut d = parse(text);
+        let e = d.upsert(&path(&["m"]), "x", &json!({})).unwrap_err();
+        assert_eq!(e.code, code, "{text}");
+        assert_eq!(std::str::from_utf8(d.bytes()).unwrap(), text);
+    }
+}
+
+fn list(s: &str) -> YamlDoc {
+    YamlDoc::parse(s.as_bytes().to_vec(), Some("name")).unwrap()
+}
+
+#[test]
+fn list_containers_are_addressed_by_name() {
+    let original = "name: Local\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: a\n    command: x\n  - uses: org/block\nmodels: []\n";
+    let mut d = list(original);
+    let c = path(&["mcpServers"]);
+    assert_eq!(d.get(&c), Some(json!({"a": {"name": "a", "command": "x"}})));
+    assert_eq!(d.kind(&c), Some("an object"));
+    assert_eq!(d.location(&path(&["mcpServers", "a"])), Some((5, 3)));
+    let v = json!({"name": "b", "command": "npx", "args": ["-y"]});
+    let hints = d.upsert(&c, "b", &v).unwrap();
+    assert_eq!(
+        std::str::from_utf8(d.bytes()).unwrap(),
+        "name: Local\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: a\n    command: x\n  - uses: org/block\n  - name: b\n    command: npx\n    args:\n      - \"-y\"\nmodels: []\n"
+    );
+    let v2 = json!({"name": "a", "url": "https://h"});
+    d.upsert(&c, "a", &v2).unwrap();
+    assert_eq!(d.get(&path(&["mcpServers", "a"])), Some(v2));
+    d.remove(&c, "b", &hints).unwrap();
+    d.upsert(&c, "a", &json!({"name": "a", "command": "x"}))
+        .unwrap();
+    assert_eq!(std::str::from_utf8(d.bytes()).unwrap(), original);
+    // Two items of one name cannot be addressed.
+    let e = YamlDoc::parse(b"s:\n- name: a\n- name: a\n".to_vec(), Some("name")).unwrap_err();
+    assert_eq!((e.code.as_str(), e.line, e.column), ("duplicate-key", 3, 1));
+}
+
+#[test]
+fn list_container_created_and_removed() {
+    let original = "name: x\nversion: 0.0.1\nschema: v1\n";
+    let mut d = list(original);
+    let c = path(&["mcpServers"]);
+    let v = json!({"name": "s", "command": "c"});
+    let hints = d.upsert(&c, "s", &v).unwrap();
+    assert_eq!(hints, vec![UndoHint::Created { levels: 1 }]);
+    assert_eq!(
+        std::str::from_utf8(d.bytes()).unwrap(),
+        "name: x\nversion: 0.0.1\nschema: v1\nmcpServers:\n  - name: s\n    command: c\n"
+    );
+    d.remove(&c, "s", &hints).unwrap();
+    assert_eq!(std::str::from_utf8(d.bytes()).unwrap(), original);
+    let mut e = list("mcpServers: []\n");
+    let h = e.upsert(&c, "s", &v).unwrap();
+    e.remove(&c, "s", &h).unwrap();
+    assert_eq!(std::str::from_utf8(e.bytes()).unwrap(), "mcpServers: []\n");
+}
+
+#[test]
+fn a_new_document_is_built_from_nothing() {
+    let mut d = YamlDoc::empty("", None).unwrap();
+    d.upsert(
+        &path(&["extensions"]),
+        "x",
+        &json!({"name": "x", "enabled": true}),
+    )
+    .unwrap();
+    assert_eq!(
+        std::str::from_utf8(d.bytes()).unwrap(),
+        "extensions:\n  x:\n    name: x\n    enabled: true\n"
+    );
+}
+
+#[test]
+fn a_bom_is_kept() {
+    let mut d = parse("\u{feff}a: 1\n");
+    d.upsert(&path(&["m"]), "x", &json!({"k": 1})).unwrap();
+    assert!(d.bytes().starts_with("\u{feff}a: 1\nm:\n".as_bytes()));
+}
