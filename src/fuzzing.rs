@@ -132,7 +132,12 @@ pub fn yaml_edit(data: &[u8]) {
     };
     let list = mx & 1 == 1;
     let key = list.then_some("name");
-    let paths: [&[&str]; 4] = [&["mcpServers"], &["extensions"], &["a", "b"], &["mcp_servers"]];
+    let paths: [&[&str]; 4] = [
+        &["mcpServers"],
+        &["extensions"],
+        &["a", "b"],
+        &["mcp_servers"],
+    ];
     let container: Vec<String> = paths[usize::from(*mx >> 1) % paths.len()]
         .iter()
         .map(|s| (*s).to_owned())
@@ -144,7 +149,7 @@ pub fn yaml_edit(data: &[u8]) {
         json!({"url": "http://h/mcp", "headers": {"Authorization": "Bearer ${T}"}, "n": 1.5}),
         json!({"s": "a\nb\u{1}\"'", "t": [[], {}, null, true, "no"]}),
     ][usize::from(*vx) % 4]
-    .clone();
+        .clone();
     if list && let Some(m) = value.as_object_mut() {
         m.insert("name".into(), json!(name));
     }
@@ -164,7 +169,11 @@ pub fn yaml_edit(data: &[u8]) {
         }
         Ok(hints) => {
             let re = YamlDoc::parse(d.bytes().to_vec(), key).expect("the edited document parses");
-            assert_eq!(re.get(&path).as_ref(), Some(&value), "the entry holds the value");
+            assert_eq!(
+                re.get(&path).as_ref(),
+                Some(&value),
+                "the entry holds the value"
+            );
             if !existed {
                 d.remove(&container, name, &hints)
                     .expect("remove after upsert");

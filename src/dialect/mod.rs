@@ -18,6 +18,7 @@ mod claude_code;
 mod claude_desktop;
 mod cline;
 mod codex;
+mod continue_dev;
 mod copilot_cli;
 mod crush;
 mod cursor;
@@ -25,7 +26,9 @@ mod devin;
 mod factory;
 mod gemini;
 mod generic;
+mod goose;
 mod grok;
+mod hermes;
 mod jetbrains;
 mod junie;
 mod kimi;
@@ -272,6 +275,9 @@ pub static ALL: &[&dyn Dialect] = &[
     &jetbrains::JETBRAINS,
     &devin::DEVIN,
     &mistral_vibe::MISTRAL_VIBE,
+    &goose::GOOSE,
+    &continue_dev::CONTINUE,
+    &hermes::HERMES,
 ];
 
 /// A dialect by id.

@@ -1050,7 +1050,8 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
         && as_left
         && kept_records == 0
         && input.others.is_empty()
-        && only_empty_objects(&doc.root())
+        && (only_empty_objects(&doc.root())
+            || Doc::empty(input.syntax).is_ok_and(|e| as_created(&doc.root(), &e.root())))
     {
         fp.delete = true;
         fp.status = Status::Changed;
@@ -1132,6 +1133,18 @@ fn check_containers(doc: &Doc, container: &[String]) -> Result<(), PlanError> {
 fn only_empty_objects(v: &Value) -> bool {
     v.as_object()
         .is_some_and(|m| m.values().all(only_empty_objects))
+}
+
+/// Whether a root holds only what a new file of its syntax starts with (Continue's header)
+/// plus empty containers.
+fn as_created(v: &Value, empty: &Value) -> bool {
+    let (Some(m), Some(e)) = (v.as_object(), empty.as_object()) else {
+        return false;
+    };
+    e.iter().all(|(k, x)| m.get(k) == Some(x))
+        && m.iter().all(|(k, x)| {
+            e.contains_key(k) || only_empty_objects(x) || x.as_array().is_some_and(Vec::is_empty)
+        })
 }
 
 /// Hints of several records as one list (each record's hints are a JSON array).

@@ -197,13 +197,54 @@ impl YamlDoc {
         Err(self.internal("the container path is empty"))
     }
 
+    /// Whether the file writes a sequence under a key at the key's own column (as Goose's
+    /// serde_yaml does): the first such sequence decides.
+    fn flush_seq(&self) -> bool {
+        fn walk(d: &YamlDoc, n: &Node) -> Option<bool> {
+            match &n.kind {
+                Kind::Map(es) => es.iter().find_map(|e| {
+                    if let Kind::Seq(items) = &e.value.kind
+                        && !e.value.flow
+                        && let Some(first) = items.first()
+                    {
+                        let col = |at: usize| at - d.line_start(at);
+                        return Some(col(first.at) == col(e.key_at));
+                    }
+                    walk(d, &e.value)
+                }),
+                Kind::Seq(items) => items.iter().find_map(|i| walk(d, &i.value)),
+                Kind::Scalar(_) => None,
+            }
+        }
+        walk(self, &self.root).unwrap_or(false)
+    }
+
+    /// The indentation of a container's children relative to its key: a list in a file that
+    /// writes sequences flush with their key gets none.
+    fn step(&self, container_level: bool) -> usize {
+        if container_level && self.list_key.is_some() && self.flush_seq() {
+            0
+        } else {
+            self.unit()
+        }
+    }
+
+    fn style(&self) -> emit::Style {
+        emit::Style {
+            unit: self.unit(),
+            nl: self.nl(),
+            flush_seq: self.flush_seq(),
+        }
+    }
+
     /// The text of the entry (or list item) at `indent`, ending with a newline.
     fn entry_text(&self, indent: usize, name: &str, value: &Value) -> String {
         let mut out = String::new();
+        let st = self.style();
         if self.list_key.is_some() {
-            emit::item(&mut out, indent, value, self.unit(), self.nl());
+            emit::item(&mut out, indent, value, &st);
         } else {
-            emit::entry(&mut out, indent, name, value, self.unit(), self.nl());
+            emit::entry(&mut out, indent, name, value, &st);
         }
         out
     }
@@ -211,17 +252,16 @@ impl YamlDoc {
     /// Missing levels then the entry, starting at `indent`, ending with a newline.
     fn nested_text(&self, levels: &[String], indent: usize, name: &str, value: &Value) -> String {
         let nl = self.nl();
-        let unit = self.unit();
         let mut out = String::new();
         let mut ind = indent;
-        for k in levels {
+        for (i, k) in levels.iter().enumerate() {
             for _ in 0..ind {
                 out.push(' ');
             }
             out.push_str(&emit::string(k));
             out.push(':');
             out.push_str(nl);
-            ind += unit;
+            ind += self.step(i + 1 == levels.len());
         }
         out.push_str(&self.entry_text(ind, name, value));
         out
@@ -272,7 +312,7 @@ impl YamlDoc {
             }
             Place::Flow(e) => {
                 let after = e.colon + 1;
-                let indent = e.key_at - self.line_start(e.key_at) + self.unit();
+                let indent = e.key_at - self.line_start(e.key_at) + self.step(true);
                 hints.push(UndoHint::FlowEmpty {
                     text: self.text()[after..e.value.end].to_string(),
                 });
@@ -286,7 +326,7 @@ impl YamlDoc {
                 splices.push((after, e.value.end, String::new()));
             }
             Place::Null(e, missing) => {
-                let indent = e.key_at - self.line_start(e.key_at) + self.unit();
+                let indent = e.key_at - self.line_start(e.key_at) + self.step(missing == 0);
                 let levels = &container[container.len() - missing..];
                 let text = self.nested_text(levels, indent, name, value);
                 let at = self.line_end(e.colon);

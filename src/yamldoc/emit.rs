@@ -89,8 +89,20 @@ fn scalar(v: &Value) -> Option<String> {
     }
 }
 
-/// Lines of `key: value` at `indent` (each line followed by `nl`).
-pub(crate) fn entry(out: &mut String, indent: usize, key: &str, v: &Value, unit: usize, nl: &str) {
+/// How new text is laid out, after the file's own.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Style {
+    /// Indentation step.
+    pub unit: usize,
+    /// Line ending.
+    pub nl: &'static str,
+    /// A sequence under a key starts at the key's own column (`key:\n- a`).
+    pub flush_seq: bool,
+}
+
+/// Lines of `key: value` at `indent` (each line followed by the newline).
+pub(crate) fn entry(out: &mut String, indent: usize, key: &str, v: &Value, st: &Style) {
+    let nl = st.nl;
     pad(out, indent);
     out.push_str(&string(key));
     out.push(':');
@@ -102,22 +114,27 @@ pub(crate) fn entry(out: &mut String, indent: usize, key: &str, v: &Value, unit:
         }
         None => {
             out.push_str(nl);
-            body(out, indent + unit, v, unit, nl);
+            let step = if st.flush_seq && v.is_array() {
+                0
+            } else {
+                st.unit
+            };
+            body(out, indent + step, v, st);
         }
     }
 }
 
 /// The lines of a non-empty collection at `indent`.
-fn body(out: &mut String, indent: usize, v: &Value, unit: usize, nl: &str) {
+fn body(out: &mut String, indent: usize, v: &Value, st: &Style) {
     match v {
         Value::Object(m) => {
             for (k, x) in m {
-                entry(out, indent, k, x, unit, nl);
+                entry(out, indent, k, x, st);
             }
         }
         Value::Array(a) => {
             for x in a {
-                item(out, indent, x, unit, nl);
+                item(out, indent, x, st);
             }
         }
         _ => {}
@@ -125,7 +142,8 @@ fn body(out: &mut String, indent: usize, v: &Value, unit: usize, nl: &str) {
 }
 
 /// A `- value` item at `indent`; a collection continues on the `- ` line (compact form).
-pub(crate) fn item(out: &mut String, indent: usize, v: &Value, unit: usize, nl: &str) {
+pub(crate) fn item(out: &mut String, indent: usize, v: &Value, st: &Style) {
+    let nl = st.nl;
     pad(out, indent);
     out.push('-');
     match scalar(v) {
@@ -136,7 +154,7 @@ pub(crate) fn item(out: &mut String, indent: usize, v: &Value, unit: usize, nl: 
         }
         None => {
             let mut inner = String::new();
-            body(&mut inner, indent + 2, v, unit, nl);
+            body(&mut inner, indent + 2, v, st);
             // The first line's indentation becomes the `- `.
             out.push(' ');
             out.push_str(inner.get(indent + 2..).unwrap_or(""));
@@ -218,7 +236,12 @@ mod tests {
     fn items_of_mappings_are_compact() {
         let mut out = String::new();
         let v = serde_json::json!({"name": "x", "args": ["-y", "p"], "env": {}});
-        item(&mut out, 2, &v, 2, "\n");
+        let st = Style {
+            unit: 2,
+            nl: "\n",
+            flush_seq: false,
+        };
+        item(&mut out, 2, &v, &st);
         assert_eq!(
             out,
             "  - name: x\n    args:\n      - \"-y\"\n      - p\n    env: {}\n"

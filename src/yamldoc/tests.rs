@@ -272,3 +272,23 @@ fn a_bom_is_kept() {
     d.upsert(&path(&["m"]), "x", &json!({"k": 1})).unwrap();
     assert!(d.bytes().starts_with("\u{feff}a: 1\nm:\n".as_bytes()));
 }
+
+#[test]
+fn new_text_follows_the_files_sequence_style() {
+    // serde_yaml (Goose) writes a sequence under a key at the key's column.
+    roundtrip(
+        "extensions:\n  dev:\n    args:\n    - a\n    enabled: true\n",
+        &["extensions"],
+        "fs",
+        json!({"args": ["-y", "p"], "envs": {}}),
+        "extensions:\n  dev:\n    args:\n    - a\n    enabled: true\n  fs:\n    args:\n    - \"-y\"\n    - p\n    envs: {}\n",
+    );
+    let mut d = YamlDoc::parse(b"models:\n- name: m\n".to_vec(), Some("name")).unwrap();
+    let c = path(&["mcpServers"]);
+    d.upsert(&c, "s", &json!({"name": "s", "args": ["x"]}))
+        .unwrap();
+    assert_eq!(
+        std::str::from_utf8(d.bytes()).unwrap(),
+        "models:\n- name: m\nmcpServers:\n- name: s\n  args:\n  - x\n"
+    );
+}

@@ -80,6 +80,42 @@ fn every_client_refuses_what_it_cannot_express() {
         ("mistral-vibe", "", SSE.into(), "SSE"),
         ("mistral-vibe", "", ENV_REF.into(), "env.TOKEN"),
         ("mistral-vibe", "", ARG_REF.into(), "args"),
+        // YAML clients.
+        ("goose", "", SSE.into(), "SSE"),
+        ("goose", "", ARG_REF.into(), "args"),
+        ("goose", "", CWD.into(), "cwd"),
+        (
+            "goose",
+            "",
+            "[servers.s]\ncommand = \"run\"\nenv = { TOKEN = \"${OTHER}\" }\n".into(),
+            "env.TOKEN",
+        ),
+        (
+            "goose",
+            "",
+            "[servers.s]\ncommand = \"run\"\nenv = { PATH = \"/opt/bin\" }\n".into(),
+            "env.PATH",
+        ),
+        (
+            "goose",
+            "",
+            "[servers.s]\nurl = \"https://h/mcp\"\nheaders = { X = \"a$PLANTED_SECRET\" }\n".into(),
+            "headers.X",
+        ),
+        (
+            "continue",
+            "",
+            arg("$${{ secrets.PLANTED_SECRET }}"),
+            "args",
+        ),
+        (
+            "continue",
+            "project",
+            arg("$${{ inputs.PLANTED_SECRET }}"),
+            "args",
+        ),
+        ("hermes", "", CWD.into(), "cwd"),
+        ("hermes", "", dollar_brace.clone(), "args"),
         // Fixes to existing dialects.
         ("kiro", "", SSE.into(), "SSE"),
         ("claude-code", "", dollar_brace.clone(), "args"),

@@ -559,6 +559,9 @@ fn clients_lists_every_dialect() {
         "jetbrains",
         "devin",
         "mistral-vibe",
+        "goose",
+        "continue",
+        "hermes",
     ] {
         assert!(ids.contains(&id), "{id}");
     }

@@ -1,0 +1,265 @@
+//! `goose`: Block's Goose. One user file, `~/.config/goose/config.yaml` (`$XDG_CONFIG_HOME`
+//! honoured; Windows `%APPDATA%\Block\goose\config\config.yaml`; `GOOSE_PATH_ROOT` moves it),
+//! no project file. Servers are entries of the YAML mapping `extensions`, keyed by
+//! Goose's `name_to_key(name)` (the name lower-cased, without whitespace), each
+//! `{enabled, type, name, description, …}` (goose `crates/goose/src/config/extensions.rs`,
+//! `crates/goose/src/agents/extension.rs`):
+//!
+//! - stdio: `type: stdio`, `cmd`, `args` (required, written even when empty), `envs`, `env_keys`,
+//!   `timeout` (300, Goose's default);
+//! - remote: `type: streamable_http`, `uri`, `headers`, `env_keys`, `timeout`. Goose no longer
+//!   runs SSE extensions, so SSE is refused.
+//!
+//! Goose expands nothing in `cmd`, `args`, `envs` or `uri`. An env value that is exactly
+//! `${NAME}` (same name) becomes `env_keys: [NAME]` (Goose takes the value from its secret store
+//! or the environment); header values may hold `${VAR}` (Goose substitutes `${VAR}` and `$VAR`
+//! from the extension's envs and env keys), and each such variable is added to `env_keys`. Any
+//! other reference is refused, as are literal `$NAME` / `${…}` in header values, env names Goose
+//! silently drops (`PATH`, `LD_PRELOAD`, …), a `cwd`, and a server name Goose would key
+//! differently. A tool pin is written as `available_tools`. Goose's own `builtin` and
+//! `platform` extensions never equal a rendered entry, so they are never adopted or changed.
+
+use serde_json::{Map, Value};
+
+use super::{
+    Base, Ctx, Dialect, Hazard, PinSupport, RenderError, Rendered, Scope, Syntax, expands_literal,
+};
+use crate::server::{RemoteKind, Server, Transport};
+use crate::template::{Part, Template};
+
+/// Goose.
+pub struct Goose;
+
+/// The one Goose dialect.
+pub static GOOSE: Goose = Goose;
+
+static SCOPES: &[Scope] = &[Scope::new("user", Base::Home, ".config/goose/config.yaml")];
+
+/// Env names Goose drops without a word (`Envs::DISALLOWED_KEYS`, compared ignoring case).
+const DROPPED: &[&str] = &[
+    "PATH",
+    "PATHEXT",
+    "SystemRoot",
+    "windir",
+    "LD_LIBRARY_PATH",
+    "LD_PRELOAD",
+    "LD_AUDIT",
+    "LD_DEBUG",
+    "LD_BIND_NOW",
+    "LD_ASSUME_KERNEL",
+    "DYLD_LIBRARY_PATH",
+    "DYLD_INSERT_LIBRARIES",
+    "DYLD_FRAMEWORK_PATH",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "NODE_OPTIONS",
+    "RUBYOPT",
+    "GEM_PATH",
+    "GEM_HOME",
+    "CLASSPATH",
+    "GO111MODULE",
+    "GOROOT",
+    "APPINIT_DLLS",
+    "SESSIONNAME",
+    "ComSpec",
+    "TEMP",
+    "TMP",
+    "LOCALAPPDATA",
+    "USERPROFILE",
+    "HOMEDRIVE",
+    "HOMEPATH",
+];
+
+fn refuse(server: &Server, field: &str, why: &str) -> RenderError {
+    RenderError {
+        field: field.to_string(),
+        message: format!(
+            "client `goose` cannot express `{field}` of server `{}`: {why}; mcpconf never writes a literal in its place",
+            server.name
+        ),
+    }
+}
+
+fn literal(t: &Template, server: &Server, field: &str) -> Result<String, RenderError> {
+    t.as_literal().ok_or_else(|| {
+        refuse(
+            server,
+            field,
+            "Goose expands no environment references there",
+        )
+    })
+}
+
+fn strings(v: Vec<String>) -> Value {
+    Value::Array(v.into_iter().map(Value::String).collect())
+}
+
+impl Dialect for Goose {
+    fn id(&self) -> &'static str {
+        "goose"
+    }
+    fn description(&self) -> &'static str {
+        "Goose `config.yaml` (`extensions`)"
+    }
+    fn scopes(&self) -> &'static [Scope] {
+        SCOPES
+    }
+    fn syntax(&self) -> Syntax {
+        Syntax::Yaml
+    }
+    fn placeholder(&self) -> String {
+        "`env_keys` for env values; `${VAR}` in header values".to_string()
+    }
+    fn pin_support(&self) -> PinSupport {
+        PinSupport::Field("available_tools")
+    }
+    fn known_fields(&self) -> &'static [&'static str] {
+        &[
+            "enabled",
+            "type",
+            "name",
+            "description",
+            "display_name",
+            "cmd",
+            "args",
+            "envs",
+            "env_keys",
+            "timeout",
+            "bundled",
+            "available_tools",
+            "uri",
+            "headers",
+            "socket",
+            "tools",
+            "instructions",
+            "code",
+            "dependencies",
+            "version",
+        ]
+    }
+    fn container(&self, _scope: &str, _ctx: &Ctx) -> Vec<String> {
+        vec!["extensions".to_string()]
+    }
+
+    fn render(&self, server: &Server) -> Result<Rendered, RenderError> {
+        let key: String = server
+            .name
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+            .to_lowercase();
+        if key != server.name {
+            return Err(refuse(
+                server,
+                "name",
+                "Goose keys an extension by its name lower-cased and without whitespace, so it would not find the entry under this name (name the server in lower case)",
+            ));
+        }
+        let mut m = Map::new();
+        m.insert("enabled".into(), Value::Bool(true));
+        let mut env_keys: Vec<String> = Vec::new();
+        match &server.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                if cwd.is_some() {
+                    return Err(refuse(
+                        server,
+                        "cwd",
+                        "Goose has no working-directory field (wrap the command)",
+                    ));
+                }
+                m.insert("type".into(), "stdio".into());
+                m.insert("name".into(), server.name.clone().into());
+                m.insert("description".into(), "".into());
+                m.insert("cmd".into(), literal(command, server, "command")?.into());
+                let mut out = Vec::new();
+                for a in args {
+                    out.push(literal(a, server, "args")?);
+                }
+                m.insert("args".into(), strings(out));
+                let mut envs = Map::new();
+                for (k, t) in env {
+                    let field = format!("env.{k}");
+                    if DROPPED.iter().any(|d| d.eq_ignore_ascii_case(k)) {
+                        return Err(refuse(
+                            server,
+                            &field,
+                            "Goose drops this variable from an extension's environment without a word",
+                        ));
+                    }
+                    match (t.as_literal(), t.sole_var()) {
+                        (Some(l), _) => {
+                            envs.insert(k.clone(), l.into());
+                        }
+                        (None, Some(v)) if v == k => env_keys.push(k.clone()),
+                        _ => {
+                            return Err(refuse(
+                                server,
+                                &field,
+                                &format!(
+                                    "Goose takes a variable from its environment or secret store only under its own name (`env_keys`), and the value is not exactly `${{{k}}}`"
+                                ),
+                            ));
+                        }
+                    }
+                }
+                m.insert("envs".into(), Value::Object(envs));
+            }
+            Transport::Remote { url, headers, kind } => {
+                if *kind == RemoteKind::Sse {
+                    return Err(RenderError {
+                        field: "transport".into(),
+                        message: format!(
+                            "client `goose` no longer runs SSE extensions (only streamable HTTP), so server `{}` cannot be written there",
+                            server.name
+                        ),
+                    });
+                }
+                m.insert("type".into(), "streamable_http".into());
+                m.insert("name".into(), server.name.clone().into());
+                m.insert("description".into(), "".into());
+                m.insert("uri".into(), literal(url, server, "url")?.into());
+                let mut h = Map::new();
+                for (k, t) in headers {
+                    let field = format!("headers.{k}");
+                    let hit = t.parts.iter().any(|p| match p {
+                        Part::Lit(l) => Hazard::Dollar.hits(l),
+                        Part::Var(_) => false,
+                    });
+                    if hit {
+                        return Err(expands_literal(
+                            "goose",
+                            &server.name,
+                            &field,
+                            Hazard::Dollar,
+                        ));
+                    }
+                    for v in t.vars() {
+                        if !env_keys.iter().any(|e| e == v) {
+                            env_keys.push(v.to_string());
+                        }
+                    }
+                    h.insert(k.clone(), t.render(|v| format!("${{{v}}}")).into());
+                }
+                if !h.is_empty() {
+                    m.insert("headers".into(), Value::Object(h));
+                }
+            }
+        }
+        if !env_keys.is_empty() {
+            m.insert("env_keys".into(), strings(env_keys));
+        }
+        m.insert("timeout".into(), 300.into());
+        if let Some(tools) = &server.tools {
+            m.insert("available_tools".into(), strings(tools.clone()));
+        }
+        Ok(Rendered {
+            value: Value::Object(m),
+            notes: Vec::new(),
+        })
+    }
+}

@@ -1,0 +1,123 @@
+//! `hermes`: Nous Research's Hermes Agent. One user file, `~/.hermes/config.yaml` (the same on
+//! every OS; `$HERMES_HOME` moves it and is not followed here). Servers are entries of the YAML
+//! mapping `mcp_servers` (NousResearch/hermes-agent
+//! `website/docs/reference/mcp-config-reference.md`, `tools/mcp_tool.py`): stdio
+//! `{command, args, env}`, streamable HTTP `{url, headers}`, SSE the same with
+//! `transport: sse`. A tool pin is `tools: {include: [...]}`.
+//!
+//! Hermes resolves `${VAR}` (and `${env:VAR}`, and Cursor-style names such as
+//! `${workspaceFolder}`) in every string of an entry, so references are written `${VAR}`
+//! anywhere and a literal `${name…}` is refused. It has no working-directory field. Hermes reads
+//! YAML with PyYAML (YAML 1.1), so `yes`, `no`, `on` and `off` are quoted when written as
+//! strings (as `yamldoc` does for every string).
+
+use serde_json::{Map, Value};
+
+use super::{
+    BASE, Base, Ctx, Dialect, Hazard, McpServers, PinSupport, RenderError, Rendered, Scope, Syntax,
+    Ty, Types,
+};
+use crate::server::{RemoteKind, Server, Transport};
+
+/// Hermes Agent.
+pub struct Hermes;
+
+/// The one Hermes dialect.
+pub static HERMES: Hermes = Hermes;
+
+/// The shared rules; `transport` and `tools` are added after.
+static INNER: McpServers = McpServers {
+    id: "hermes",
+    description: "Hermes Agent `config.yaml` (`mcp_servers`)",
+    scopes: &[Scope::new("user", Base::Home, ".hermes/config.yaml")],
+    syntax: Syntax::Yaml,
+    container_key: "mcp_servers",
+    types: Types {
+        stdio: Ty::Omit,
+        http: Ty::Omit,
+        sse: Ty::Omit,
+    },
+    hazard: Hazard::DollarBrace,
+    known_fields: &[
+        "command",
+        "args",
+        "env",
+        "url",
+        "headers",
+        "transport",
+        "ssl_verify",
+        "client_cert",
+        "client_key",
+        "enabled",
+        "timeout",
+        "connect_timeout",
+        "protocol",
+        "supports_parallel_tool_calls",
+        "skip_preflight",
+        "keepalive_interval",
+        "idle_timeout_seconds",
+        "max_lifetime_seconds",
+        "lifecycle",
+        "tools",
+        "auth",
+        "oauth",
+        "sampling",
+        "elicitation",
+        "trust",
+    ],
+    ..BASE
+};
+
+impl Dialect for Hermes {
+    fn id(&self) -> &'static str {
+        INNER.id
+    }
+    fn description(&self) -> &'static str {
+        INNER.description
+    }
+    fn scopes(&self) -> &'static [Scope] {
+        INNER.scopes
+    }
+    fn syntax(&self) -> Syntax {
+        INNER.syntax
+    }
+    fn placeholder(&self) -> String {
+        INNER.placeholder()
+    }
+    fn pin_support(&self) -> PinSupport {
+        PinSupport::Field("tools.include")
+    }
+    fn known_fields(&self) -> &'static [&'static str] {
+        INNER.known_fields
+    }
+    fn container(&self, scope: &str, ctx: &Ctx) -> Vec<String> {
+        INNER.container(scope, ctx)
+    }
+
+    fn render(&self, server: &Server) -> Result<Rendered, RenderError> {
+        let unpinned = Server {
+            tools: None,
+            ..server.clone()
+        };
+        let mut r = INNER.render_entry(&unpinned)?;
+        let Value::Object(m) = &mut r.value else {
+            return Ok(r);
+        };
+        if let Transport::Remote {
+            kind: RemoteKind::Sse,
+            ..
+        } = &server.transport
+        {
+            m.insert("transport".into(), "sse".into());
+        }
+        if let Some(tools) = &server.tools {
+            let mut t = Map::new();
+            t.insert(
+                "include".into(),
+                Value::Array(tools.iter().map(|s| Value::String(s.clone())).collect()),
+            );
+            m.insert("tools".into(), Value::Object(t));
+        }
+        Ok(r)
+    }
+}
