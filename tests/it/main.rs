@@ -40,3 +40,4 @@ mod secrets;
 mod trial;
 mod watch;
 mod workspaces;
+mod yaml_clients;

@@ -6,8 +6,7 @@ use std::fs;
 
 use serde_json::Value;
 
-mod common;
-use common::Env;
+use crate::common::Env;
 
 const GOOSE: &str = ".config/goose/config.yaml";
 
