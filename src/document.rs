@@ -23,11 +23,8 @@ pub enum Syntax {
     Jsonc,
     /// TOML.
     Toml,
-    /// YAML (the block-style subset [`crate::yamldoc`] edits), servers in a mapping.
+    /// YAML (the block-style subset [`crate::yamldoc`] edits).
     Yaml,
-    /// YAML whose server containers are lists of mappings identified by their `name`
-    /// (Continue).
-    YamlList,
 }
 
 impl Syntax {
@@ -39,15 +36,6 @@ impl Syntax {
             Syntax::Jsonc => "JSON with comments and trailing commas",
             Syntax::Toml => "TOML",
             Syntax::Yaml => "YAML",
-            Syntax::YamlList => "YAML, servers in a list identified by `name`",
-        }
-    }
-
-    /// The key naming the items of a server list, for list-shaped containers.
-    pub fn list_key(self) -> Option<&'static str> {
-        match self {
-            Syntax::YamlList => Some("name"),
-            _ => None,
         }
     }
 }
@@ -67,13 +55,9 @@ pub enum Doc {
     Yaml(Box<YamlDoc>),
 }
 
-/// A new YAML file: empty, or (Continue, whose config and block files must name themselves)
-/// the header Continue requires.
-const EMPTY_YAML: [&str; 2] = ["", "name: mcpconf\nversion: 0.0.1\nschema: v1\n"];
-
 fn json_syntax(s: Syntax) -> jsondoc::Syntax {
     match s {
-        Syntax::Json | Syntax::Toml | Syntax::Yaml | Syntax::YamlList => jsondoc::Syntax::Json,
+        Syntax::Json | Syntax::Toml | Syntax::Yaml => jsondoc::Syntax::Json,
         Syntax::JsonComments => jsondoc::Syntax::JsonComments,
         Syntax::Jsonc => jsondoc::Syntax::Jsonc,
     }
@@ -111,8 +95,8 @@ impl Doc {
         if syntax == Syntax::Toml {
             return TomlDoc::parse(&bytes).map(|d| Doc::Toml(Box::new(d)));
         }
-        if matches!(syntax, Syntax::Yaml | Syntax::YamlList) {
-            return YamlDoc::parse(bytes, syntax.list_key()).map(|d| Doc::Yaml(Box::new(d)));
+        if syntax == Syntax::Yaml {
+            return YamlDoc::parse(bytes).map(|d| Doc::Yaml(Box::new(d)));
         }
         JsonDoc::parse_vec(bytes, json_syntax(syntax))
             .map(Doc::Json)
@@ -123,12 +107,18 @@ impl Doc {
     pub fn empty(syntax: Syntax) -> Result<Doc, ReadError> {
         match syntax {
             Syntax::Toml => Ok(Doc::Toml(Box::new(TomlDoc::empty()))),
-            Syntax::Yaml | Syntax::YamlList => YamlDoc::empty(
-                EMPTY_YAML[usize::from(syntax == Syntax::YamlList)],
-                syntax.list_key(),
-            )
-            .map(|d| Doc::Yaml(Box::new(d))),
+            Syntax::Yaml => Ok(Doc::Yaml(Box::new(YamlDoc::empty()))),
             other => Doc::parse(b"{}\n", other),
+        }
+    }
+
+    /// A new document of a syntax starting with `text` (a client's required header), or
+    /// [`Doc::empty`] when `text` is empty.
+    pub fn new_file(syntax: Syntax, text: &str) -> Result<Doc, ReadError> {
+        if text.is_empty() {
+            Doc::empty(syntax)
+        } else {
+            Doc::parse(text.as_bytes(), syntax)
         }
     }
 

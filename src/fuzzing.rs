@@ -120,7 +120,7 @@ pub fn json_edit(data: &[u8]) {
     }
 }
 
-/// The YAML editor: `data[0]` picks list mode and the container path, `data[1]` the entry
+/// The YAML editor: `data[0]` picks the container path (mappings, keyed lists), `data[1]` the entry
 /// name, `data[2]` the value, the rest is the document. The reader never panics; for an
 /// accepted document an upsert either fails without `internal-edit-error` and leaves the bytes
 /// unchanged, or its output parses and holds exactly the value; when the entry was new,
@@ -130,34 +130,30 @@ pub fn yaml_edit(data: &[u8]) {
     let [mx, nx, vx, doc @ ..] = data else {
         return;
     };
-    let list = mx & 1 == 1;
-    let key = list.then_some("name");
-    let paths: [&[&str]; 4] = [
-        &["mcpServers"],
+    let paths: [&[&str]; 5] = [
+        &["mcpServers[name]"],
         &["extensions"],
         &["a", "b"],
         &["mcp_servers"],
+        &["a", "s[name]"],
     ];
-    let container: Vec<String> = paths[usize::from(*mx >> 1) % paths.len()]
+    let container: Vec<String> = paths[usize::from(*mx) % paths.len()]
         .iter()
         .map(|s| (*s).to_owned())
         .collect();
     let name = ["srv", "a", "yes", "é: #\"", "-x"][usize::from(*nx) % 5];
-    let mut value = [
+    let value = [
         json!({"command": "npx", "args": ["-y", "x"], "env": {"K": "${K}"}}),
         json!({}),
         json!({"url": "http://h/mcp", "headers": {"Authorization": "Bearer ${T}"}, "n": 1.5}),
         json!({"s": "a\nb\u{1}\"'", "t": [[], {}, null, true, "no"]}),
     ][usize::from(*vx) % 4]
         .clone();
-    if list && let Some(m) = value.as_object_mut() {
-        m.insert("name".into(), json!(name));
-    }
-    let Ok(mut d) = YamlDoc::parse(doc.to_vec(), key) else {
+    let Ok(mut d) = YamlDoc::parse(doc.to_vec()) else {
         return;
     };
     assert_eq!(d.bytes(), doc, "parsing changed the bytes");
-    let again = YamlDoc::parse(doc.to_vec(), key).expect("accepted twice");
+    let again = YamlDoc::parse(doc.to_vec()).expect("accepted twice");
     assert_eq!(again.value(), d.value(), "the reader is deterministic");
     let mut path = container.clone();
     path.push(name.to_owned());
@@ -168,7 +164,7 @@ pub fn yaml_edit(data: &[u8]) {
             assert_eq!(d.bytes(), doc, "a failed upsert changed the document");
         }
         Ok(hints) => {
-            let re = YamlDoc::parse(d.bytes().to_vec(), key).expect("the edited document parses");
+            let re = YamlDoc::parse(d.bytes().to_vec()).expect("the edited document parses");
             assert_eq!(
                 re.get(&path).as_ref(),
                 Some(&value),

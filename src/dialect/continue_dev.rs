@@ -2,7 +2,8 @@
 //! `~/.continue/config.yaml` (Windows `%USERPROFILE%\.continue\config.yaml`; the default
 //! scope), project block files `.continue/mcpServers/*.yaml` (scope `project`, default file
 //! `.continue/mcpServers/mcpconf.yaml`; any other block file there is a target's `path`).
-//! Servers are a YAML **list** `mcpServers`, each item identified by its `name`
+//! Servers are a YAML **list** `mcpServers`, each item identified by its `name` (the keyed
+//! list `mcpServers[name]`, see [`crate::keyed`])
 //! (continuedev/continue `packages/config-yaml/src/schemas/mcp/index.ts`): stdio
 //! `{name, command, args, env, cwd}`, remote `{name, type: streamable-http | sse, url,
 //! requestOptions: {headers}}`. Both files must name themselves (`name`, `version`,
@@ -67,7 +68,10 @@ impl Dialect for Continue {
         SCOPES
     }
     fn syntax(&self) -> Syntax {
-        Syntax::YamlList
+        Syntax::Yaml
+    }
+    fn new_file(&self) -> &'static str {
+        "name: mcpconf\nversion: 0.0.1\nschema: v1\n"
     }
     fn placeholder(&self) -> String {
         "${{ secrets.VAR }}".to_string()
@@ -92,15 +96,14 @@ impl Dialect for Continue {
         ]
     }
     fn container(&self, _scope: &str, _ctx: &Ctx) -> Vec<String> {
-        vec!["mcpServers".to_string()]
+        vec!["mcpServers[name]".to_string()]
     }
 
     fn render(&self, server: &Server) -> Result<Rendered, RenderError> {
         let mut m = Map::new();
-        m.insert(
-            "name".into(),
-            spell(&Template::literal(&server.name), server, "name")?.into(),
-        );
+        // The item's `name` is the entry's name (the container is the keyed list
+        // `mcpServers[name]`); Continue renders templates in it too.
+        spell(&Template::literal(&server.name), server, "name")?;
         match &server.transport {
             Transport::Stdio {
                 command,

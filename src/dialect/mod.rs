@@ -189,6 +189,11 @@ pub trait Dialect: Sync {
     /// Render a server, or refuse.
     fn render(&self, server: &Server) -> Result<Rendered, RenderError>;
 
+    /// The text a new file of this client starts with (Continue's files must name
+    /// themselves); empty for most clients.
+    fn new_file(&self) -> &'static str {
+        ""
+    }
     /// Whether a target must give an explicit `path`.
     fn requires_path(&self) -> bool {
         self.scopes().iter().all(|s| s.path.is_empty())

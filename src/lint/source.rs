@@ -24,7 +24,7 @@ enum Kind {
     /// The document and its root value (lint reads the whole tree, so it is built once).
     Json(Box<JsonDoc>, Value),
     Toml(Box<toml_edit::Document<String>>, Value),
-    /// YAML: in list mode, lists of named items read as objects keyed by name.
+    /// YAML: lists of named items also read as objects under `<key>[name]`.
     Yaml(Box<YamlDoc>, Value),
 }
 
@@ -34,9 +34,9 @@ impl Source {
         if syntax == Syntax::Toml {
             return parse_toml(&bytes);
         }
-        if matches!(syntax, Syntax::Yaml | Syntax::YamlList) {
-            let d = YamlDoc::parse(bytes, syntax.list_key())?;
-            let root = d.keyed_value();
+        if syntax == Syntax::Yaml {
+            let d = YamlDoc::parse(bytes)?;
+            let root = d.lint_value();
             return Ok(Source {
                 text: String::new(),
                 kind: Kind::Yaml(Box::new(d), root),

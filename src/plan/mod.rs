@@ -404,7 +404,7 @@ fn plan_missing(input: &FileInput, mut fp: FilePlan) -> FilePlan {
             .push("the file does not exist and the target has `create = false`".into());
         return fp;
     }
-    let mut doc = match Doc::empty(input.syntax) {
+    let mut doc = match Doc::new_file(input.syntax, new_file_text(input)) {
         Ok(d) => d,
         Err(e) => {
             fp.status = Status::Refused;
@@ -1051,7 +1051,8 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
         && kept_records == 0
         && input.others.is_empty()
         && (only_empty_objects(&doc.root())
-            || Doc::empty(input.syntax).is_ok_and(|e| as_created(&doc.root(), &e.root())))
+            || Doc::new_file(input.syntax, new_file_text(input))
+                .is_ok_and(|e| as_created(&doc.root(), &e.root())))
     {
         fp.delete = true;
         fp.status = Status::Changed;
@@ -1135,7 +1136,12 @@ fn only_empty_objects(v: &Value) -> bool {
         .is_some_and(|m| m.values().all(only_empty_objects))
 }
 
-/// Whether a root holds only what a new file of its syntax starts with (Continue's header)
+/// The text a new file of the input's client starts with (Continue's header; usually none).
+fn new_file_text(input: &FileInput) -> &'static str {
+    crate::dialect::lookup(input.client).map_or("", |d| d.new_file())
+}
+
+/// Whether a root holds only what a new file of its client starts with (Continue's header)
 /// plus empty containers.
 fn as_created(v: &Value, empty: &Value) -> bool {
     let (Some(m), Some(e)) = (v.as_object(), empty.as_object()) else {

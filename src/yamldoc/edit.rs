@@ -117,8 +117,8 @@ impl YamlDoc {
         }
     }
 
-    fn locate(&self, container: &[String]) -> Result<Place<'_>, ReadError> {
-        let list = self.list_key.is_some();
+    fn locate(&self, container: &[String], key: Option<&str>) -> Result<Place<'_>, ReadError> {
+        let list = key.is_some();
         let mut cur = &self.root;
         for (i, k) in container.iter().enumerate() {
             let Kind::Map(entries) = &cur.kind else {
@@ -171,6 +171,9 @@ impl YamlDoc {
                     };
                 }
                 (Kind::Seq(items), true) if list => {
+                    if let Some(f) = key {
+                        self.distinct_names(items, f)?;
+                    }
                     return match (v.flow, items.is_empty()) {
                         (false, _) => Ok(Place::Block(v)),
                         (true, true) => Ok(Place::Flow(e)),
@@ -221,8 +224,8 @@ impl YamlDoc {
 
     /// The indentation of a container's children relative to its key: a list in a file that
     /// writes sequences flush with their key gets none.
-    fn step(&self, container_level: bool) -> usize {
-        if container_level && self.list_key.is_some() && self.flush_seq() {
+    fn step(&self, container_level: bool, list: bool) -> usize {
+        if container_level && list && self.flush_seq() {
             0
         } else {
             self.unit()
@@ -237,11 +240,30 @@ impl YamlDoc {
         }
     }
 
+    /// Two items of one keyed list with the same name cannot be told apart: refused at the
+    /// second.
+    fn distinct_names(&self, items: &[super::parse::Item], field: &str) -> Result<(), ReadError> {
+        let mut seen: Vec<&str> = Vec::new();
+        for i in items {
+            if let Some(name) = item_name(i, field) {
+                if seen.contains(&name) {
+                    return Err(self.at_error(
+                        Code::DuplicateKey,
+                        i.at,
+                        format!("two items of one list are named `{name}`"),
+                    ));
+                }
+                seen.push(name);
+            }
+        }
+        Ok(())
+    }
+
     /// The text of the entry (or list item) at `indent`, ending with a newline.
-    fn entry_text(&self, indent: usize, name: &str, value: &Value) -> String {
+    fn entry_text(&self, indent: usize, name: &str, value: &Value, list: bool) -> String {
         let mut out = String::new();
         let st = self.style();
-        if self.list_key.is_some() {
+        if list {
             emit::item(&mut out, indent, value, &st);
         } else {
             emit::entry(&mut out, indent, name, value, &st);
@@ -250,7 +272,14 @@ impl YamlDoc {
     }
 
     /// Missing levels then the entry, starting at `indent`, ending with a newline.
-    fn nested_text(&self, levels: &[String], indent: usize, name: &str, value: &Value) -> String {
+    fn nested_text(
+        &self,
+        levels: &[String],
+        indent: usize,
+        name: &str,
+        value: &Value,
+        list: bool,
+    ) -> String {
         let nl = self.nl();
         let mut out = String::new();
         let mut ind = indent;
@@ -261,42 +290,80 @@ impl YamlDoc {
             out.push_str(&emit::string(k));
             out.push(':');
             out.push_str(nl);
-            ind += self.step(i + 1 == levels.len());
+            ind += self.step(i + 1 == levels.len(), list);
         }
-        out.push_str(&self.entry_text(ind, name, value));
+        out.push_str(&self.entry_text(ind, name, value, list));
         out
     }
 
-    /// Set an entry, creating the containers; returns the undo hints.
+    /// A container path whose last segment may be a keyed-list segment (`mcpServers[name]`):
+    /// the plain path and the naming field. A keyed segment anywhere else is not supported.
+    fn plain(&self, container: &[String]) -> Result<(Vec<String>, Option<String>), ReadError> {
+        let mut out = container.to_vec();
+        let mut field = None;
+        for (i, seg) in container.iter().enumerate() {
+            if let Some((key, f)) = crate::keyed::keyed_segment(seg) {
+                if i + 1 != container.len() {
+                    return Err(self.internal("a keyed list inside another container path"));
+                }
+                out[i] = key.to_string();
+                field = Some(f.to_string());
+            }
+        }
+        Ok((out, field))
+    }
+
+    /// Set an entry, creating the containers; returns the undo hints. Under a keyed-list
+    /// segment the entry is written as an item `- <field>: <name>` followed by `value`.
     pub fn upsert(
         &mut self,
         container: &[String],
         name: &str,
         value: &Value,
     ) -> Result<Vec<UndoHint>, ReadError> {
-        if let Some(k) = self.list_key
-            && value.get(k).and_then(Value::as_str) != Some(name)
-        {
-            return Err(self.internal(format!(
-                "a list entry must carry its name in `{k}`; this is a bug"
-            )));
+        let (container, field) = self.plain(container)?;
+        match field {
+            None => self.upsert_in(&container, name, value, None),
+            Some(f) => {
+                let Value::Object(m) = value else {
+                    return Err(self.internal("a list entry must be a mapping; this is a bug"));
+                };
+                if m.contains_key(&f) {
+                    return Err(self.internal(format!(
+                        "a list entry must not carry its naming field `{f}`; this is a bug"
+                    )));
+                }
+                let mut item = Map::new();
+                item.insert(f.clone(), Value::String(name.to_string()));
+                item.extend(m.iter().map(|(k, v)| (k.clone(), v.clone())));
+                self.upsert_in(&container, name, &Value::Object(item), Some(&f))
+            }
         }
+    }
+
+    fn upsert_in(
+        &mut self,
+        container: &[String],
+        name: &str,
+        value: &Value,
+        list: Option<&str>,
+    ) -> Result<Vec<UndoHint>, ReadError> {
         let nl = self.nl();
         let mut splices: Vec<(usize, usize, String)> = Vec::new();
         let mut hints = Vec::new();
-        match self.locate(container)? {
+        match self.locate(container, list)? {
             Place::Block(n) => {
                 let kids = children(n);
                 let first = kids.first().ok_or_else(|| self.internal("empty block"))?;
                 let indent = first.at - self.line_start(first.at);
-                let existing = match (&n.kind, self.list_key) {
+                let existing = match (&n.kind, list) {
                     (Kind::Map(es), None) => es.iter().position(|e| e.key == name),
                     (Kind::Seq(items), Some(k)) => {
                         items.iter().position(|i| item_name(i, k) == Some(name))
                     }
                     _ => None,
                 };
-                let text = self.entry_text(indent, name, value);
+                let text = self.entry_text(indent, name, value, list.is_some());
                 let body = text.trim_end_matches(['\n', '\r']);
                 match existing {
                     Some(j) => {
@@ -312,11 +379,11 @@ impl YamlDoc {
             }
             Place::Flow(e) => {
                 let after = e.colon + 1;
-                let indent = e.key_at - self.line_start(e.key_at) + self.step(true);
+                let indent = e.key_at - self.line_start(e.key_at) + self.step(true, list.is_some());
                 hints.push(UndoHint::FlowEmpty {
                     text: self.text()[after..e.value.end].to_string(),
                 });
-                let text = self.entry_text(indent, name, value);
+                let text = self.entry_text(indent, name, value, list.is_some());
                 let at = self.line_end(e.value.end);
                 splices.push((
                     at,
@@ -326,9 +393,10 @@ impl YamlDoc {
                 splices.push((after, e.value.end, String::new()));
             }
             Place::Null(e, missing) => {
-                let indent = e.key_at - self.line_start(e.key_at) + self.step(missing == 0);
+                let indent =
+                    e.key_at - self.line_start(e.key_at) + self.step(missing == 0, list.is_some());
                 let levels = &container[container.len() - missing..];
-                let text = self.nested_text(levels, indent, name, value);
+                let text = self.nested_text(levels, indent, name, value, list.is_some());
                 let at = self.line_end(e.colon);
                 splices.push((
                     at,
@@ -351,7 +419,7 @@ impl YamlDoc {
                     Some(last) => {
                         let first = &kids[0];
                         let indent = first.at - self.line_start(first.at);
-                        let text = self.nested_text(levels, indent, name, value);
+                        let text = self.nested_text(levels, indent, name, value, list.is_some());
                         let at = self.line_end(last.end);
                         splices.push((
                             at,
@@ -360,7 +428,7 @@ impl YamlDoc {
                         ));
                     }
                     None => {
-                        let text = self.nested_text(levels, 0, name, value);
+                        let text = self.nested_text(levels, 0, name, value, list.is_some());
                         let t = self.text();
                         let at = t.len();
                         let ins = if t.is_empty() || t.ends_with('\n') {
@@ -374,7 +442,7 @@ impl YamlDoc {
             }
         }
         let mut want = self.value();
-        expect_upsert(&mut want, container, name, value, self.list_key);
+        expect_upsert(&mut want, container, name, value, list);
         self.commit(splices, &want)?;
         Ok(hints)
     }
@@ -386,10 +454,21 @@ impl YamlDoc {
         name: &str,
         hints: &[UndoHint],
     ) -> Result<(), ReadError> {
-        let Place::Block(n) = self.locate(container)? else {
+        let (container, field) = self.plain(container)?;
+        self.remove_in(&container, name, hints, field.as_deref())
+    }
+
+    fn remove_in(
+        &mut self,
+        container: &[String],
+        name: &str,
+        hints: &[UndoHint],
+        list: Option<&str>,
+    ) -> Result<(), ReadError> {
+        let Place::Block(n) = self.locate(container, list)? else {
             return Err(self.internal(format!("no entry `{name}` to remove")));
         };
-        let (j, kids) = match (&n.kind, self.list_key) {
+        let (j, kids) = match (&n.kind, list) {
             (Kind::Map(es), None) => (es.iter().position(|e| e.key == name), children(n)),
             (Kind::Seq(items), Some(k)) => (
                 items.iter().position(|i| item_name(i, k) == Some(name)),
@@ -443,7 +522,7 @@ impl YamlDoc {
                     _ => None,
                 });
                 let filled_null = hints.contains(&UndoHint::FilledNull);
-                let empty = if self.list_key.is_some() {
+                let empty = if list.is_some() {
                     Value::Array(Vec::new())
                 } else {
                     Value::Object(Map::new())
@@ -452,11 +531,7 @@ impl YamlDoc {
                     (Some(t), _) => (t, empty),
                     (None, true) => (String::new(), Value::Null),
                     (None, false) => {
-                        let t = if self.list_key.is_some() {
-                            " []"
-                        } else {
-                            " {}"
-                        };
+                        let t = if list.is_some() { " []" } else { " {}" };
                         (t.to_string(), empty)
                     }
                 };
@@ -476,7 +551,7 @@ impl YamlDoc {
             (false, _) => {
                 let (s, e) = self.lines_range(c.line_start, c.end);
                 splices.push((s, e, String::new()));
-                expect_remove(&mut want, container, name, self.list_key);
+                expect_remove(&mut want, container, name, list);
             }
         }
         self.commit(splices, &want)
@@ -531,17 +606,11 @@ impl YamlDoc {
         }
         let mut bytes = self.bytes[..self.bom].to_vec();
         bytes.extend_from_slice(text.as_bytes());
-        let new = YamlDoc {
+        *self = YamlDoc {
             bytes,
             bom: self.bom,
             root,
-            list_key: self.list_key,
         };
-        if let Some(k) = self.list_key {
-            new.check_lists(&new.root, k)
-                .map_err(|e| self.internal(format!("the edit did not verify: {}", e.message)))?;
-        }
-        *self = new;
         Ok(())
     }
 }

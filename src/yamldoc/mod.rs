@@ -17,8 +17,12 @@
 //!   deletes the entry's lines. Nothing else changes: comments, quoting, indentation, blank
 //!   lines, line endings, a missing final newline. New text follows the file's indentation and
 //!   newline and quotes every string a YAML 1.1 or 1.2 reader could take for something else.
-//! * **Servers in a list.** In list mode (Continue) a sequence on a path is addressed by its
-//!   items' `name`: the container reads as an object keyed by name, an entry is the item.
+//! * **Servers in a list.** A keyed-list segment `key[field]` in a path (see [`crate::keyed`],
+//!   Continue's `mcpServers[name]`) enters the list at `key`: it reads as an object keyed by
+//!   its items' `field`, each entry being the item without that field; an upsert writes
+//!   `- field: name` followed by the entry. Items without the field (Continue's
+//!   `- uses: org/block`) are kept and not shown; a repeated name is refused when the list is
+//!   edited.
 //! * **Exact undo.** An upsert that creates the container or fills an empty flow one (`{}`,
 //!   `[]`) returns [`UndoHint`]s so that the matching remove gives back the original bytes.
 //! * **Verification.** After every edit the new text is parsed again and its value must equal
@@ -40,6 +44,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::diag::{Code, ReadError};
+use crate::keyed::keyed_segment;
 use crate::text::line_col;
 use parse::{Item, Kind, Node, Parser, to_value};
 
@@ -71,8 +76,6 @@ pub struct YamlDoc {
     /// Length of a leading BOM (0 or 3).
     bom: usize,
     root: Node,
-    /// In list mode, the key that names the items of a sequence.
-    list_key: Option<&'static str>,
 }
 
 fn err(code: Code, message: impl Into<String>, line: usize, column: usize) -> ReadError {
@@ -84,9 +87,21 @@ fn err(code: Code, message: impl Into<String>, line: usize, column: usize) -> Re
     }
 }
 
+/// Where a path leads: a node (an item of a keyed list shows without its naming field), or
+/// the value under a keyed-list segment.
+enum At<'n> {
+    Node(&'n Node, Option<String>),
+    List(&'n Node, String),
+}
+
+/// Whether a node is a key with nothing after it (`key:`), which reads as an empty container.
+fn bare_null(n: &Node) -> bool {
+    matches!(n.kind, Kind::Scalar(Value::Null)) && n.start == n.end
+}
+
 impl YamlDoc {
-    /// Parse, failing closed (see the module docs). `list_key`: list mode (`Some("name")`).
-    pub fn parse(bytes: Vec<u8>, list_key: Option<&'static str>) -> Result<YamlDoc, ReadError> {
+    /// Parse, failing closed (see the module docs).
+    pub fn parse(bytes: Vec<u8>) -> Result<YamlDoc, ReadError> {
         let text = match std::str::from_utf8(&bytes) {
             Ok(t) => t,
             Err(e) => {
@@ -123,64 +138,21 @@ impl YamlDoc {
             ));
         }
         let root = Parser::parse(body)?;
-        let doc = YamlDoc {
-            bytes,
-            bom,
-            root,
-            list_key,
-        };
-        if let Some(k) = list_key {
-            doc.check_lists(&doc.root, k)?;
-        }
-        Ok(doc)
+        Ok(YamlDoc { bytes, bom, root })
     }
 
-    /// A new document holding `text` (valid in the subset), for a new file.
-    pub fn empty(text: &str, list_key: Option<&'static str>) -> Result<YamlDoc, ReadError> {
-        if text.is_empty() {
-            return Ok(YamlDoc {
-                bytes: Vec::new(),
-                bom: 0,
-                root: Node {
-                    kind: Kind::Map(Vec::new()),
-                    start: 0,
-                    end: 0,
-                    flow: false,
-                },
-                list_key,
-            });
+    /// A new, empty document (for a new file).
+    pub fn empty() -> YamlDoc {
+        YamlDoc {
+            bytes: Vec::new(),
+            bom: 0,
+            root: Node {
+                kind: Kind::Map(Vec::new()),
+                start: 0,
+                end: 0,
+                flow: false,
+            },
         }
-        YamlDoc::parse(text.as_bytes().to_vec(), list_key)
-    }
-
-    /// Two items of one sequence with the same name cannot both be addressed: refused.
-    fn check_lists(&self, n: &Node, key: &str) -> Result<(), ReadError> {
-        match &n.kind {
-            Kind::Map(entries) => {
-                for e in entries {
-                    self.check_lists(&e.value, key)?;
-                }
-            }
-            Kind::Seq(items) => {
-                let mut seen: Vec<&str> = Vec::new();
-                for i in items {
-                    if let Some(name) = item_name(i, key) {
-                        if seen.contains(&name) {
-                            let (line, column) = line_col(self.text(), i.at);
-                            return Err(err(
-                                Code::DuplicateKey,
-                                format!("two items of one list are named `{name}`"),
-                                line,
-                                column,
-                            ));
-                        }
-                        seen.push(name);
-                    }
-                }
-            }
-            Kind::Scalar(_) => {}
-        }
-        Ok(())
     }
 
     /// The text (without a BOM).
@@ -193,112 +165,154 @@ impl YamlDoc {
         &self.bytes
     }
 
-    /// The whole value (sequences as arrays, also in list mode).
+    /// The whole value.
     pub fn value(&self) -> Value {
         to_value(&self.root)
     }
 
-    /// The whole value as the engine sees it: in list mode, a sequence whose items are all
-    /// mappings with a string name reads as an object keyed by name.
-    pub fn keyed_value(&self) -> Value {
-        fn walk(n: &Node, key: Option<&str>) -> Value {
+    /// The whole value for lint, which reads containers by key: beside every list whose items
+    /// have a string `name`, its keyed view under `<key>[name]` (see [`crate::keyed`]).
+    pub fn lint_value(&self) -> Value {
+        fn walk(n: &Node) -> Value {
             match &n.kind {
                 Kind::Scalar(v) => v.clone(),
-                Kind::Map(es) => Value::Object(
-                    es.iter()
-                        .map(|e| (e.key.clone(), walk(&e.value, key)))
-                        .collect(),
-                ),
-                Kind::Seq(items) => {
-                    let named: Option<Vec<&str>> = key.and_then(|k| {
-                        let v: Vec<&str> = items.iter().filter_map(|i| item_name(i, k)).collect();
-                        (v.len() == items.len() && !v.is_empty()).then_some(v)
-                    });
-                    match named {
-                        Some(names) => Value::Object(
-                            names
-                                .into_iter()
-                                .zip(items)
-                                .map(|(n, i)| (n.to_string(), walk(&i.value, key)))
-                                .collect(),
-                        ),
-                        None => Value::Array(items.iter().map(|i| walk(&i.value, key)).collect()),
+                Kind::Seq(items) => Value::Array(items.iter().map(|i| walk(&i.value)).collect()),
+                Kind::Map(es) => {
+                    let mut m = Map::new();
+                    for e in es {
+                        m.insert(e.key.clone(), walk(&e.value));
+                        if let Kind::Seq(items) = &e.value.kind
+                            && items.iter().any(|i| item_name(i, "name").is_some())
+                        {
+                            m.insert(format!("{}[name]", e.key), list_view(items, "name"));
+                        }
                     }
+                    Value::Object(m)
                 }
             }
         }
-        walk(&self.root, self.list_key)
+        walk(&self.root)
     }
 
-    /// The node at a path; in list mode a sequence is entered by its items' names.
-    fn node(&self, path: &[String]) -> Option<&Node> {
-        let mut cur = &self.root;
-        for k in path {
-            cur = match &cur.kind {
-                Kind::Map(entries) => &entries.iter().find(|e| &e.key == k)?.value,
-                Kind::Seq(items) => {
-                    let key = self.list_key?;
-                    &items.iter().find(|i| item_name(i, key) == Some(k))?.value
+    /// Follow a path; a keyed segment `key[field]` (see [`crate::keyed`]) enters the list at
+    /// `key`, whose items the next segment names by their `field`.
+    fn at(&self, path: &[String]) -> Option<At<'_>> {
+        let mut cur = At::Node(&self.root, None);
+        for seg in path {
+            cur = match cur {
+                At::Node(n, _) => {
+                    let Kind::Map(es) = &n.kind else {
+                        return None;
+                    };
+                    match keyed_segment(seg) {
+                        Some((key, field)) => {
+                            At::List(&es.iter().find(|e| e.key == key)?.value, field.to_string())
+                        }
+                        None => At::Node(&es.iter().find(|e| &e.key == seg)?.value, None),
+                    }
                 }
-                Kind::Scalar(_) => return None,
+                At::List(n, field) => {
+                    let Kind::Seq(items) = &n.kind else {
+                        return None;
+                    };
+                    let i = items.iter().find(|i| item_name(i, &field) == Some(seg))?;
+                    At::Node(&i.value, Some(field))
+                }
             };
         }
         Some(cur)
     }
 
-    /// The value at a path; in list mode a sequence reads as an object keyed by name.
+    /// The value at a path; through a keyed segment a list reads as an object keyed by its
+    /// items' names (first of a repeated name), each item without its naming field. Items
+    /// without a name (Continue's `- uses: org/block`) are not shown.
     pub fn get(&self, path: &[String]) -> Option<Value> {
-        let n = self.node(path)?;
-        match (&n.kind, self.list_key) {
-            (Kind::Seq(items), Some(key)) => {
-                let mut m = Map::new();
-                for i in items {
-                    if let Some(name) = item_name(i, key) {
-                        m.insert(name.to_string(), to_value(&i.value));
-                    }
+        match self.at(path)? {
+            At::Node(n, strip) => {
+                let mut v = to_value(n);
+                if let (Some(f), Some(m)) = (strip, v.as_object_mut()) {
+                    m.shift_remove(&f);
                 }
-                Some(Value::Object(m))
+                Some(v)
             }
-            _ => Some(to_value(n)),
+            At::List(n, field) => match &n.kind {
+                Kind::Seq(items) => Some(list_view(items, &field)),
+                _ => Some(to_value(n)),
+            },
         }
     }
 
-    /// The kind of the value at a path, as error messages say it.
+    /// The kind of the value at a path, as error messages say it. A key with nothing after it
+    /// reads as an (empty) object, which an upsert fills.
     pub fn kind(&self, path: &[String]) -> Option<&'static str> {
-        let n = self.node(path)?;
-        Some(match &n.kind {
-            Kind::Map(_) => "an object",
-            Kind::Seq(_) if self.list_key.is_some() => "an object",
-            Kind::Seq(_) => "an array",
-            Kind::Scalar(v) => kind_of(v),
+        Some(match self.at(path)? {
+            At::Node(n, _) if bare_null(n) => "an object",
+            At::Node(n, _) => match &n.kind {
+                Kind::Map(_) => "an object",
+                Kind::Seq(_) => "an array",
+                Kind::Scalar(v) => kind_of(v),
+            },
+            At::List(n, _) => match &n.kind {
+                Kind::Seq(_) => "an object",
+                _ if bare_null(n) => "an object",
+                _ => crate::keyed::BAD_KEYED_LIST,
+            },
         })
     }
 
     /// Index of an entry among its container's entries.
     pub fn position(&self, container: &[String], name: &str) -> Option<usize> {
-        match &self.node(container)?.kind {
-            Kind::Map(entries) => entries.iter().position(|e| e.key == name),
-            Kind::Seq(items) => {
-                let key = self.list_key?;
-                items.iter().position(|i| item_name(i, key) == Some(name))
-            }
-            Kind::Scalar(_) => None,
+        match self.at(container)? {
+            At::Node(n, _) => match &n.kind {
+                Kind::Map(entries) => entries.iter().position(|e| e.key == name),
+                _ => None,
+            },
+            At::List(n, field) => match &n.kind {
+                Kind::Seq(items) => items
+                    .iter()
+                    .position(|i| item_name(i, &field) == Some(name)),
+                _ => None,
+            },
         }
     }
 
     /// 1-based line and column of the entry at `path` (its key, or its item's `-`).
     pub fn location(&self, path: &[String]) -> Option<(usize, usize)> {
         let (last, parent) = path.split_last()?;
-        let at = match &self.node(parent)?.kind {
-            Kind::Map(entries) => entries.iter().find(|e| &e.key == last)?.key_at,
-            Kind::Seq(items) => {
-                let key = self.list_key?;
-                items.iter().find(|i| item_name(i, key) == Some(last))?.at
-            }
-            Kind::Scalar(_) => return None,
+        let at = match self.at(parent)? {
+            At::Node(n, _) => match &n.kind {
+                Kind::Map(entries) => entries.iter().find(|e| &e.key == last)?.key_at,
+                _ => return None,
+            },
+            At::List(n, field) => match &n.kind {
+                Kind::Seq(items) => {
+                    items
+                        .iter()
+                        .find(|i| item_name(i, &field) == Some(last))?
+                        .at
+                }
+                _ => return None,
+            },
         };
         Some(line_col(self.text(), at))
     }
+}
+
+/// A list's keyed view: name → the item without its naming field (first of a repeated name).
+fn list_view(items: &[Item], field: &str) -> Value {
+    let mut m = Map::new();
+    for i in items {
+        if let Some(name) = item_name(i, field)
+            && !m.contains_key(name)
+        {
+            let mut v = to_value(&i.value);
+            if let Some(o) = v.as_object_mut() {
+                o.shift_remove(field);
+            }
+            m.insert(name.to_string(), v);
+        }
+    }
+    Value::Object(m)
 }
 
 /// The kind of a value, as error messages say it.
@@ -313,7 +327,7 @@ pub(crate) fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-/// The name of a sequence item in list mode (its mapping's `key` entry, a string).
+/// The name of a sequence item (its mapping's `key` entry, a string).
 fn item_name<'n>(i: &'n Item, key: &str) -> Option<&'n str> {
     let Kind::Map(entries) = &i.value.kind else {
         return None;

@@ -374,7 +374,7 @@ proptest! {
     #[test]
     fn generated_documents_read_as_made(g in root(), st in style()) {
         let text = render(&g, &st);
-        let d = YamlDoc::parse(text.as_bytes().to_vec(), None)
+        let d = YamlDoc::parse(text.as_bytes().to_vec())
             .map_err(|e| TestCaseError::fail(format!("{text:?}: {e:?}")))?;
         prop_assert_eq!(d.value(), g.value(), "{:?}", text);
         prop_assert_eq!(reference(&text), Some(g.value()), "{:?}", text);
@@ -390,7 +390,7 @@ proptest! {
         v2 in entry(),
     ) {
         let text = render(&g, &st);
-        let Ok(mut d) = YamlDoc::parse(text.as_bytes().to_vec(), None) else {
+        let Ok(mut d) = YamlDoc::parse(text.as_bytes().to_vec()) else {
             return Err(TestCaseError::fail(format!("{text:?} does not parse")));
         };
         let c: Vec<String> = container.iter().map(|s| s.to_string()).collect();
@@ -438,10 +438,8 @@ proptest! {
         let items: Vec<G> = names.iter().map(|n| G::Map(vec![("name".into(), G::Scalar(json!(n))), ("command".into(), G::Scalar(json!("x")))])).collect();
         let g = G::Map(vec![("name".into(), G::Scalar(json!("cfg"))), ("mcpServers".into(), G::Seq(items))]);
         let text = render(&g, &st);
-        let mut d = YamlDoc::parse(text.as_bytes().to_vec(), Some("name")).unwrap();
-        let c = vec!["mcpServers".to_string()];
-        let mut v = v;
-        v.as_object_mut().unwrap().shift_insert(0, "name".into(), json!(name));
+        let mut d = YamlDoc::parse(text.as_bytes().to_vec()).unwrap();
+        let c = vec!["mcpServers[name]".to_string()];
         let hints = match d.upsert(&c, &name, &v) {
             Ok(h) => h,
             // A flow-style list is refused, and nothing changes.
@@ -453,6 +451,7 @@ proptest! {
         };
         let mid = String::from_utf8(d.bytes().to_vec()).unwrap();
         prop_assert_eq!(reference(&mid), Some(d.value()), "{:?}", mid);
+        prop_assert_eq!(d.get(&[c[0].clone(), name.clone()]), Some(v.clone()));
         if !names.contains(&name) {
             d.remove(&c, &name, &hints).unwrap();
             prop_assert_eq!(String::from_utf8_lossy(d.bytes()), text);
@@ -470,7 +469,7 @@ proptest! {
             let i = at.index(text.len() + 1);
             text.splice(i..i, ins.bytes());
         }
-        if let Ok(mut d) = YamlDoc::parse(text.clone(), None) {
+        if let Ok(mut d) = YamlDoc::parse(text.clone()) {
             if let Ok(s) = std::str::from_utf8(&text) {
                 let s = s.strip_prefix('\u{feff}').unwrap_or(s);
                 if let Some(r) = reference(s) {

@@ -7,11 +7,11 @@ fn path(p: &[&str]) -> Vec<String> {
 }
 
 fn parse(s: &str) -> YamlDoc {
-    YamlDoc::parse(s.as_bytes().to_vec(), None).unwrap_or_else(|e| panic!("{s:?}: {e:?}"))
+    YamlDoc::parse(s.as_bytes().to_vec()).unwrap_or_else(|e| panic!("{s:?}: {e:?}"))
 }
 
 fn refused(s: &[u8]) -> (String, usize, usize) {
-    match YamlDoc::parse(s.to_vec(), None) {
+    match YamlDoc::parse(s.to_vec()) {
         Ok(d) => panic!(
             "{:?} was accepted as {}",
             String::from_utf8_lossy(s),
@@ -202,41 +202,49 @@ fn refuses_containers_it_cannot_edit() {
 }
 
 fn list(s: &str) -> YamlDoc {
-    YamlDoc::parse(s.as_bytes().to_vec(), Some("name")).unwrap()
+    YamlDoc::parse(s.as_bytes().to_vec()).unwrap()
 }
 
 #[test]
 fn list_containers_are_addressed_by_name() {
     let original = "name: Local\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: a\n    command: x\n  - uses: org/block\nmodels: []\n";
     let mut d = list(original);
-    let c = path(&["mcpServers"]);
-    assert_eq!(d.get(&c), Some(json!({"a": {"name": "a", "command": "x"}})));
+    let c = path(&["mcpServers[name]"]);
+    assert_eq!(d.get(&c), Some(json!({"a": {"command": "x"}})));
     assert_eq!(d.kind(&c), Some("an object"));
-    assert_eq!(d.location(&path(&["mcpServers", "a"])), Some((5, 3)));
-    let v = json!({"name": "b", "command": "npx", "args": ["-y"]});
+    assert_eq!(d.location(&path(&["mcpServers[name]", "a"])), Some((5, 3)));
+    assert_eq!(d.position(&c, "a"), Some(0));
+    // Without the keyed segment it is the list it is.
+    assert_eq!(d.kind(&path(&["mcpServers"])), Some("an array"));
+    let v = json!({"command": "npx", "args": ["-y"]});
     let hints = d.upsert(&c, "b", &v).unwrap();
     assert_eq!(
         std::str::from_utf8(d.bytes()).unwrap(),
         "name: Local\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: a\n    command: x\n  - uses: org/block\n  - name: b\n    command: npx\n    args:\n      - \"-y\"\nmodels: []\n"
     );
-    let v2 = json!({"name": "a", "url": "https://h"});
+    let v2 = json!({"url": "https://h"});
     d.upsert(&c, "a", &v2).unwrap();
-    assert_eq!(d.get(&path(&["mcpServers", "a"])), Some(v2));
+    assert_eq!(d.get(&path(&["mcpServers[name]", "a"])), Some(v2));
     d.remove(&c, "b", &hints).unwrap();
-    d.upsert(&c, "a", &json!({"name": "a", "command": "x"}))
-        .unwrap();
+    d.upsert(&c, "a", &json!({"command": "x"})).unwrap();
     assert_eq!(std::str::from_utf8(d.bytes()).unwrap(), original);
-    // Two items of one name cannot be addressed.
-    let e = YamlDoc::parse(b"s:\n- name: a\n- name: a\n".to_vec(), Some("name")).unwrap_err();
+    // Two items of one name cannot be told apart: the list is not edited.
+    let mut d = list("s:\n- name: a\n- name: a\n");
+    let e = d.upsert(&path(&["s[name]"]), "b", &json!({})).unwrap_err();
     assert_eq!((e.code.as_str(), e.line, e.column), ("duplicate-key", 3, 1));
+    // An entry carrying its own naming field is a caller's bug.
+    let e = d
+        .upsert(&path(&["t[name]"]), "b", &json!({"name": "b"}))
+        .unwrap_err();
+    assert_eq!(e.code, "internal-edit-error");
 }
 
 #[test]
 fn list_container_created_and_removed() {
     let original = "name: x\nversion: 0.0.1\nschema: v1\n";
     let mut d = list(original);
-    let c = path(&["mcpServers"]);
-    let v = json!({"name": "s", "command": "c"});
+    let c = path(&["mcpServers[name]"]);
+    let v = json!({"command": "c"});
     let hints = d.upsert(&c, "s", &v).unwrap();
     assert_eq!(hints, vec![UndoHint::Created { levels: 1 }]);
     assert_eq!(
@@ -253,7 +261,7 @@ fn list_container_created_and_removed() {
 
 #[test]
 fn a_new_document_is_built_from_nothing() {
-    let mut d = YamlDoc::empty("", None).unwrap();
+    let mut d = YamlDoc::empty();
     d.upsert(
         &path(&["extensions"]),
         "x",
@@ -283,10 +291,9 @@ fn new_text_follows_the_files_sequence_style() {
         json!({"args": ["-y", "p"], "envs": {}}),
         "extensions:\n  dev:\n    args:\n    - a\n    enabled: true\n  fs:\n    args:\n    - \"-y\"\n    - p\n    envs: {}\n",
     );
-    let mut d = YamlDoc::parse(b"models:\n- name: m\n".to_vec(), Some("name")).unwrap();
-    let c = path(&["mcpServers"]);
-    d.upsert(&c, "s", &json!({"name": "s", "args": ["x"]}))
-        .unwrap();
+    let mut d = YamlDoc::parse(b"models:\n- name: m\n".to_vec()).unwrap();
+    let c = path(&["mcpServers[name]"]);
+    d.upsert(&c, "s", &json!({"args": ["x"]})).unwrap();
     assert_eq!(
         std::str::from_utf8(d.bytes()).unwrap(),
         "models:\n- name: m\nmcpServers:\n- name: s\n  args:\n  - x\n"

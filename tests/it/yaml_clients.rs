@@ -148,9 +148,9 @@ fn continue_lists_are_edited_by_name() {
     assert_eq!(exit, 3, "{doc}");
     assert_eq!(errors(&doc), vec![("conflict".to_string(), 5, 3)]);
     assert_eq!(fs::read_to_string(&p).unwrap(), original);
-    // Two items of one name cannot be told apart.
-    let twice = format!("{original}  - name: s\n    command: other\n");
-    fs::write(&p, &twice).unwrap();
+    // Two items of one name cannot be told apart: the list is not edited.
+    let twice = "name: A\nversion: 1.0.0\nschema: v1\nmcpServers:\n  - name: t\n    command: a\n  - name: t\n    command: b\n";
+    fs::write(&p, twice).unwrap();
     let (exit, doc) = e.json(&["apply", "--yes"]);
     assert_eq!(exit, 3, "{doc}");
     assert_eq!(errors(&doc), vec![("duplicate-key".to_string(), 7, 3)]);
