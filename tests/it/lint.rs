@@ -187,6 +187,10 @@ fn messages_say_how_to_fix() {
     assert!(text.contains("write `${env:API_TOKEN}`"), "{text}");
     assert!(text.contains("write `{env:DB_URL}`"), "{text}");
     assert!(text.contains("only in env values and headers"), "{text}");
+    assert!(
+        text.contains("copilot-cli expands references only in env values"),
+        "{text}"
+    );
 
     let case = Case::new("dangling-grant/positive");
     let (_, doc) = case.json(&[]);

@@ -146,7 +146,8 @@ impl Run<'_> {
                 continue;
             };
             let place = match top {
-                "env" | "environment" | "headers" | "http_headers" => Place::EnvOrHeader,
+                "env" | "environment" => Place::Env,
+                "headers" | "http_headers" => Place::Header,
                 "command" | "args" | "url" | "serverUrl" | "httpUrl" | "cwd" => Place::Other,
                 _ => continue,
             };
@@ -257,7 +258,14 @@ pub(in crate::lint) fn secret_fix(d: &dyn Dialect, rel: &[String]) -> String {
         );
     }
     let r = ex.spell(&var);
-    let in_place = matches!(top, "env" | "environment" | "headers" | "http_headers");
+    let in_env = matches!(top, "env" | "environment");
+    if ex.env_only && !in_env {
+        return format!(
+            "{} expands references only in env values: pass it as an env value `{r}` and let the server read it from there",
+            d.id()
+        );
+    }
+    let in_place = in_env || matches!(top, "headers" | "http_headers");
     if ex.env_and_headers_only && !in_place {
         return format!(
             "{} expands references only in env values and headers: pass it as an env value `{r}` and let the server read it from there",

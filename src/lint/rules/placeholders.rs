@@ -33,7 +33,11 @@ pub(in crate::lint) enum RefKind {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(in crate::lint) enum Place {
-    EnvOrHeader,
+    /// An env value (`env`, `environment`).
+    Env,
+    /// A header value (`headers`, `http_headers`).
+    Header,
+    /// Anything else (command, args, url, cwd).
     Other,
 }
 
@@ -106,12 +110,21 @@ pub(in crate::lint) fn references(s: &str) -> Vec<(RefKind, String, String)> {
 pub(in crate::lint) struct Expands {
     kinds: Vec<RefKind>,
     pub(in crate::lint) env_and_headers_only: bool,
+    /// References are expanded only in env values (Copilot CLI).
+    pub(in crate::lint) env_only: bool,
     pub(in crate::lint) none: bool,
 }
 
-/// References some clients expand beyond their dialect's own spelling.
+/// References some clients expand beyond their dialect's own spelling. Bare `$VAR`: Gemini CLI
+/// and its fork Qwen Code (every string of their settings), Copilot CLI (shell-style, in `env`
+/// values since 1.0.10), Crush (shell-style `$VAR` and `$(…)`), Goose (`$VAR` in headers and
+/// the URI). Kiro also resolves `${env:VAR}`.
 pub(in crate::lint) const EXTRA: &[(&str, RefKind)] = &[
     ("gemini", RefKind::Bare),
+    ("qwen", RefKind::Bare),
+    ("copilot-cli", RefKind::Bare),
+    ("crush", RefKind::Bare),
+    ("goose", RefKind::Bare),
     ("kiro", RefKind::Env),
     ("kiro-agent", RefKind::Env),
 ];
@@ -137,6 +150,7 @@ pub(in crate::lint) fn expands(d: &dyn Dialect) -> Expands {
     Expands {
         kinds,
         env_and_headers_only: p.contains("env values and headers only"),
+        env_only: p.contains("(env values only)"),
         none,
     }
 }
@@ -176,6 +190,12 @@ impl Expands {
                 d.id()
             ));
         }
+        if self.env_only && place != Place::Env {
+            return Some(format!(
+                "{} expands references only in env values, so this one stays literal",
+                d.id()
+            ));
+        }
         None
     }
 
@@ -188,7 +208,9 @@ impl Expands {
         if self.none {
             return "use a wrapper command that reads the variable, or write the value where it is not a secret".into();
         }
-        if self.env_and_headers_only && place == Place::Other {
+        if (self.env_and_headers_only && place == Place::Other)
+            || (self.env_only && place != Place::Env)
+        {
             return format!(
                 "pass it as an env value (`{}`) and let the server read it",
                 self.spell(var)
