@@ -56,6 +56,9 @@ pub struct Target {
     pub create: bool,
     /// Kiro agents: also grant in `allowedTools`.
     pub auto_approve: bool,
+    /// The client's version as the operator declares it (`"1.17.4"`): fields only newer
+    /// releases read (opencode's `cwd`) are written when it is new enough.
+    pub client_version: Option<String>,
     /// Where the target was declared (1-based line, column).
     pub at: (usize, usize),
 }
@@ -136,6 +139,7 @@ const TARGET_KEYS: &[&str] = &[
     "servers",
     "create",
     "auto_approve",
+    "client_version",
 ];
 const LEGACY_KEYS: &[&str] = &["name", "entry", "grants"];
 
@@ -348,6 +352,23 @@ impl Server {
             tools: self.tools.clone(),
         })
     }
+}
+
+/// `1`, `1.17`, `1.17.4`: numbers (up to 9 digits each) joined by dots.
+fn valid_version(v: &str) -> bool {
+    v.len() <= 64
+        && v.split('.')
+            .all(|n| !n.is_empty() && n.len() <= 9 && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether version `v` is at least `min` (both numbers joined by dots; a missing part is 0).
+pub fn version_at_least(v: &str, min: &str) -> bool {
+    let parse = |s: &str| -> Vec<u64> { s.split('.').map(|n| n.parse().unwrap_or(0)).collect() };
+    let (mut a, mut b) = (parse(v), parse(min));
+    let n = a.len().max(b.len());
+    a.resize(n, 0);
+    b.resize(n, 0);
+    a >= b
 }
 
 fn valid_name(s: &str, max: usize, upper: bool) -> bool {
@@ -737,6 +758,18 @@ impl Parser<'_> {
             }
             None => false,
         };
+        let client_version = match t.get("client_version") {
+            Some(i) => {
+                let v = i.as_str().filter(|v| valid_version(v)).ok_or_else(|| {
+                    self.err_item(
+                        i,
+                        "`client_version` must be a version of numbers and dots, such as \"1.17.4\"",
+                    )
+                })?;
+                Some(v.to_string())
+            }
+            None => None,
+        };
         Ok(Target {
             client,
             scope,
@@ -744,6 +777,7 @@ impl Parser<'_> {
             servers: target_servers,
             create,
             auto_approve,
+            client_version,
             at,
         })
     }
@@ -840,6 +874,44 @@ name = "openab-browser"
 entry = { command = "openab", args = ["browser-bridge"] }
 grants = ["@openab-browser"]
 "#;
+
+    #[test]
+    fn client_versions_are_checked_and_compared_by_number() {
+        let t = |v: &str| {
+            parse(
+                &format!(
+                    "owner = \"o\"\n[servers.s]\ncommand = \"c\"\n[[targets]]\nclient = \"opencode\"\nclient_version = {v}\n"
+                ),
+                &Known,
+            )
+        };
+        assert_eq!(
+            t("\"1.17.4\"").unwrap().targets[0]
+                .client_version
+                .as_deref(),
+            Some("1.17.4")
+        );
+        for bad in ["\"v1.2\"", "\"1..2\"", "\"\"", "\"1.2-beta\"", "1.2"] {
+            let e = t(bad).unwrap_err();
+            assert!(
+                e.message.contains("`client_version`"),
+                "{bad}: {}",
+                e.message
+            );
+            assert_eq!(e.line, 6, "{bad}");
+        }
+        for (v, min, ok) in [
+            ("1.17.4", "1.17.4", true),
+            ("1.18.33", "1.17.4", true),
+            ("1.17.10", "1.17.4", true),
+            ("1.9.9", "1.17.4", false),
+            ("1.17", "1.17.4", false),
+            ("2", "1.17.4", true),
+            ("1.17.4.0", "1.17.4", true),
+        ] {
+            assert_eq!(version_at_least(v, min), ok, "{v} >= {min}");
+        }
+    }
 
     #[test]
     fn parses_the_contract_example() {

@@ -188,6 +188,17 @@ pub trait Dialect: Sync {
     fn container(&self, scope: &str, ctx: &Ctx) -> Vec<String>;
     /// Render a server, or refuse.
     fn render(&self, server: &Server) -> Result<Rendered, RenderError>;
+    /// Render a server for a target that declares the client's version (`client_version`),
+    /// which may allow fields only newer releases read (opencode's `cwd`); by default the
+    /// same as [`Dialect::render`].
+    fn render_for(
+        &self,
+        server: &Server,
+        client_version: Option<&str>,
+    ) -> Result<Rendered, RenderError> {
+        let _ = client_version;
+        self.render(server)
+    }
 
     /// The text a new file of this client starts with (Continue's files must name
     /// themselves); empty for most clients.

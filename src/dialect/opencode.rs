@@ -1,8 +1,10 @@
 //! `opencode`: project `opencode.json` (at `--root`) and user
 //! `~/.config/opencode/opencode.json`; JSON with comments; servers under `mcp`. A local server
 //! is `{"type": "local", "command": [command, ...args], "environment": {…}}`, a remote one
-//! `{"type": "remote", "url", "headers"}`; nothing else is written (older opencode versions
-//! validated entries strictly). References spelled `{env:VAR}`; opencode substitutes
+//! `{"type": "remote", "url", "headers"}`; nothing else is written (opencode validates entries
+//! strictly). A local server's `cwd` is written only for a target that declares
+//! `client_version` 1.17.4 or later (the release that added it; older ones reject the file),
+//! and refused otherwise. References spelled `{env:VAR}`; opencode substitutes
 //! `{env:…}` and `{file:…}` anywhere in its config and has no escape, so a literal holding one
 //! is refused.
 //!
@@ -15,6 +17,7 @@ use super::{
     BASE, Base, Ctx, Dialect, Hazard, McpServers, PinSupport, RenderError, Rendered, Scope, Slot,
     Syntax, pin_note,
 };
+use crate::manifest::version_at_least;
 use crate::server::{Server, Transport};
 
 /// An opencode-shaped client.
@@ -24,6 +27,10 @@ pub struct Opencode {
     spell: McpServers,
     description: &'static str,
     scopes: &'static [Scope],
+    /// The first release that reads a local server's `cwd` (its config schema is strict, so
+    /// older ones reject the whole file): written only for a target whose `client_version`
+    /// is at least this.
+    cwd_since: Option<&'static str>,
 }
 
 /// opencode.
@@ -39,6 +46,7 @@ pub static OPENCODE: Opencode = Opencode {
         Scope::new("project", Base::Root, "opencode.json"),
         Scope::new("user", Base::Home, ".config/opencode/opencode.json"),
     ],
+    cwd_since: Some("1.17.4"),
 };
 
 /// Kilo Code (CLI 1.0 and the extension built on it): `kilo.jsonc` files, key `mcp`, opencode's
@@ -55,6 +63,7 @@ pub static KILO: Opencode = Opencode {
         Scope::new("project", Base::Root, ".kilo/kilo.jsonc"),
         Scope::new("user", Base::Home, ".config/kilo/kilo.jsonc"),
     ],
+    cwd_since: None,
 };
 
 impl Dialect for Opencode {
@@ -80,6 +89,7 @@ impl Dialect for Opencode {
         &[
             "type",
             "command",
+            "cwd",
             "environment",
             "enabled",
             "timeout",
@@ -93,6 +103,14 @@ impl Dialect for Opencode {
     }
 
     fn render(&self, server: &Server) -> Result<Rendered, RenderError> {
+        self.render_for(server, None)
+    }
+
+    fn render_for(
+        &self,
+        server: &Server,
+        client_version: Option<&str>,
+    ) -> Result<Rendered, RenderError> {
         let spell = &self.spell;
         let id = spell.id;
         let mut m = Map::new();
@@ -103,11 +121,23 @@ impl Dialect for Opencode {
                 env,
                 cwd,
             } => {
-                if cwd.is_some() {
+                let cwd_ok = matches!(
+                    (self.cwd_since, client_version),
+                    (Some(since), Some(v)) if version_at_least(v, since)
+                );
+                if cwd.is_some() && !cwd_ok {
+                    let how = match self.cwd_since {
+                        Some(since) => format!(
+                            "{id} reads `cwd` from {since} on and older releases reject the whole file, so declare `client_version = \"{since}\"` (or your newer version) on the target to write it"
+                        ),
+                        None => format!(
+                            "client `{id}` has no working-directory field (it rejects unknown fields)"
+                        ),
+                    };
                     return Err(RenderError {
                         field: "cwd".into(),
                         message: format!(
-                            "client `{id}` has no working-directory field in the versions mcpconf supports (older ones reject unknown fields), so server `{}` cannot be written with its `cwd`",
+                            "server `{}` cannot be written with its `cwd` for client `{id}`: {how}",
                             server.name
                         ),
                     });
@@ -140,6 +170,12 @@ impl Dialect for Opencode {
                     }
                     m.insert("environment".into(), Value::Object(e));
                 }
+                if let Some(cwd) = cwd {
+                    m.insert(
+                        "cwd".into(),
+                        spell.spell(cwd, server, "cwd", Slot::Plain)?.into(),
+                    );
+                }
             }
             Transport::Remote { url, headers, .. } => {
                 m.insert("type".into(), "remote".into());
@@ -169,5 +205,40 @@ impl Dialect for Opencode {
             value: Value::Object(m),
             notes,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{KILO, OPENCODE};
+    use crate::dialect::Dialect;
+    use crate::manifest;
+
+    #[test]
+    fn cwd_is_written_only_for_a_declared_version_that_reads_it() {
+        let m = manifest::parse(
+            "owner = \"o\"\n[servers.s]\ncommand = \"c\"\nargs = [\"a\"]\ncwd = \"tools/srv\"\n[[targets]]\nclient = \"opencode\"\n",
+            &crate::known::Known,
+        )
+        .unwrap();
+        let s = &m.servers[0];
+        assert_eq!(
+            OPENCODE.render_for(s, Some("1.17.4")).unwrap().value,
+            json!({"type": "local", "command": ["c", "a"], "cwd": "tools/srv"})
+        );
+        for v in [None, Some("1.17.3"), Some("1.9")] {
+            let e = OPENCODE.render_for(s, v).unwrap_err();
+            assert_eq!(e.field, "cwd");
+            assert!(
+                e.message.contains("client_version = \"1.17.4\""),
+                "{}",
+                e.message
+            );
+        }
+        assert_eq!(OPENCODE.render(s).unwrap_err().field, "cwd");
+        // Kilo Code documents no `cwd`: refused whatever the version.
+        assert_eq!(KILO.render_for(s, Some("99")).unwrap_err().field, "cwd");
     }
 }

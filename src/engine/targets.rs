@@ -310,7 +310,7 @@ fn add_target_file(
         return;
     }
     for s in m.servers_for(t) {
-        match d.render(s) {
+        match d.render_for(s, t.client_version.as_deref()) {
             Ok(r) => {
                 for n in r.notes {
                     if !spec.notes.contains(&n) {
@@ -338,7 +338,7 @@ fn add_target_file(
                         // the references expanded from this process's environment.
                         let expanded = s
                             .expanded(|v| std::env::var(v).ok())
-                            .and_then(|x| d.render(&x).ok())
+                            .and_then(|x| d.render_for(&x, t.client_version.as_deref()).ok())
                             .map(|x| x.value);
                         spec.wants.push(Want {
                             container: container.clone(),

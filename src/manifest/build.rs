@@ -78,6 +78,7 @@ impl Target {
             servers: None,
             create: true,
             auto_approve: false,
+            client_version: None,
             at: (1, 1),
         }
     }
@@ -162,6 +163,9 @@ impl ManifestBuilder {
             }
             if t.auto_approve {
                 out.push_str("auto_approve = true\n");
+            }
+            if let Some(v) = &t.client_version {
+                let _ = writeln!(out, "client_version = {}", string(v));
             }
         }
         for l in &self.legacy {

@@ -126,6 +126,7 @@ fn every_client_refuses_what_it_cannot_express() {
         ("gemini", "", dollar_name.clone(), "args"),
         ("gemini", "", dollar_brace.clone(), "args"),
         ("opencode", "", brace_env.clone(), "args"),
+        ("opencode", "", CWD.into(), "client_version"),
         ("amazonq", "", cmd_dollar.into(), "command"),
     ];
     for (client, scope, servers, needle) in &cases {

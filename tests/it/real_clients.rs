@@ -235,7 +235,8 @@ impl World {
              mkdir -p \"$out\"\n\
              { for a in \"$@\"; do printf 'arg=%s\\n' \"$a\"; done\n\
                printf 'API_KEY=%s\\n' \"${API_KEY-<unset>}\"\n\
-               printf 'MODE=%s\\n' \"${MODE-<unset>}\"; } > \"$out/$$.tmp\"\n\
+               printf 'MODE=%s\\n' \"${MODE-<unset>}\"\n\
+               printf 'CWD=%s\\n' \"$PWD\"; } > \"$out/$$.tmp\"\n\
              mv \"$out/$$.tmp\" \"$out/$$\"\n\
              exit 0\n",
         )
@@ -994,6 +995,52 @@ fn opencode_project_scope() {
     }
     let out = w.client("opencode", &["mcp", "list"]);
     assert!(opencode_names(&out).is_empty(), "{out}");
+}
+
+/// opencode reads a local server's `cwd` from 1.17.4 on; a target that declares the pinned
+/// release gets it written, and opencode (whose schema rejects unknown fields) loads the file
+/// and starts the server in that directory.
+#[test]
+fn opencode_reads_cwd_for_a_declared_client_version() {
+    let Some(bin) = bin_dir("opencode_reads_cwd_for_a_declared_client_version") else {
+        return;
+    };
+    let w = World::new(bin);
+    let dir = w.base.join("srv/work");
+    fs::create_dir_all(&dir).unwrap();
+    w.manifest_with(
+        &format!(
+            "[servers.in-dir]\ncommand = {:?}\ncwd = {:?}\n",
+            w.command(),
+            dir.display().to_string()
+        ),
+        "[[targets]]\nclient = \"opencode\"\nclient_version = \"1.18.33\"\n",
+    );
+    w.mcpconf_ok(&["apply", "--yes"]);
+    let doc = w.read_json(&w.root().join("opencode.json"));
+    assert_eq!(
+        doc["mcp"]["in-dir"]["cwd"],
+        json!(dir.display().to_string())
+    );
+    let out = w.client("opencode", &["mcp", "list"]);
+    assert_eq!(
+        opencode_names(&out),
+        set(&["in-dir", "local-tool", "remote-api"]),
+        "{out}"
+    );
+    let cwds: BTreeSet<String> = fs::read_dir(w.base.join("srv/calls"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| fs::read_to_string(e.path()).ok())
+        .filter_map(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("CWD=").map(str::to_string))
+        })
+        .collect();
+    assert!(
+        cwds.contains(&dir.display().to_string()),
+        "opencode did not start `in-dir` in its cwd: {cwds:?}"
+    );
 }
 
 #[test]
