@@ -61,3 +61,49 @@ pub fn get_path(root: &Value, path: &[String]) -> Option<Result<Value, &'static 
     }
     Some(Ok(cur.clone()))
 }
+
+/// Beside every list of a tree that is a keyed list by `field`, its object view under
+/// `key[field]` (for readers such as lint that walk the whole tree by plain keys).
+pub fn add_views(v: &mut Value, field: &str) {
+    let Value::Object(m) = v else {
+        if let Value::Array(items) = v {
+            items.iter_mut().for_each(|i| add_views(i, field));
+        }
+        return;
+    };
+    let mut views = Vec::new();
+    for (k, x) in m.iter_mut() {
+        add_views(x, field);
+        if x.as_array().is_some_and(|a| !a.is_empty())
+            && let Ok(view) = keyed_view(x, field)
+        {
+            views.push((format!("{k}[{field}]"), Value::Object(view)));
+        }
+    }
+    for (k, view) in views {
+        m.entry(k).or_insert(view);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn views_sit_beside_keyed_lists_only() {
+        let mut v = json!({
+            "mcp_servers": [{"name": "a", "command": "x"}, {"name": "b", "url": "u"}],
+            "dup": [{"name": "a"}, {"name": "a"}],
+            "plain": [1, 2],
+            "t": {"inner": [{"name": "c", "k": 1}]}
+        });
+        super::add_views(&mut v, "name");
+        assert_eq!(
+            v["mcp_servers[name]"],
+            json!({"a": {"command": "x"}, "b": {"url": "u"}})
+        );
+        assert_eq!(v["t"]["inner[name]"], json!({"c": {"k": 1}}));
+        assert!(v.get("dup[name]").is_none() && v.get("plain[name]").is_none());
+        assert_eq!(v["mcp_servers"][0]["name"], json!("a"));
+    }
+}

@@ -95,13 +95,38 @@ impl Source {
             Kind::Json(d, _) => d.location(path),
             Kind::Yaml(d, _) => d.location(path),
             Kind::Toml(d, _) => {
-                let (last, parents) = path.split_last()?;
                 let mut table: &dyn toml_edit::TableLike = d.as_table();
-                for p in parents {
-                    table = table.get(p)?.as_table_like()?;
+                let mut i = 0;
+                while i < path.len() {
+                    let seg = &path[i];
+                    let last = i + 1 == path.len();
+                    // A keyed list (`mcp_servers[name]`): the next segment names a table of
+                    // the `[[mcp_servers]]` array; the entry itself is located at its name.
+                    if let Some((key, field)) = crate::keyed::keyed_segment(seg) {
+                        let key_span = || table.key(key).and_then(|k| k.span());
+                        if last {
+                            return Some(line_col(self.text(), key_span()?.start));
+                        }
+                        let name = &path[i + 1];
+                        let t = table.get(key)?.as_array_of_tables()?.iter().find(|t| {
+                            t.get(field).and_then(|v| v.as_str()) == Some(name.as_str())
+                        })?;
+                        if i + 2 == path.len() {
+                            let span = t.key(field)?.span()?;
+                            return Some(line_col(self.text(), span.start));
+                        }
+                        table = t;
+                        i += 2;
+                        continue;
+                    }
+                    if last {
+                        let span = table.key(seg)?.span()?;
+                        return Some(line_col(self.text(), span.start));
+                    }
+                    table = table.get(seg)?.as_table_like()?;
+                    i += 1;
                 }
-                let span = table.key(last)?.span()?;
-                Some(line_col(self.text(), span.start))
+                None
             }
         }
     }
@@ -200,7 +225,10 @@ fn parse_toml(bytes: &[u8]) -> Result<Source, ReadError> {
             column,
         }
     })?;
-    let root = crate::tomldoc::table_to_json(doc.as_table());
+    // Lists of named tables (Mistral Vibe's `[[mcp_servers]]`) also read as objects under
+    // `<key>[name]`, the container their dialect names.
+    let mut root = crate::tomldoc::table_to_json(doc.as_table());
+    crate::keyed::add_views(&mut root, "name");
     Ok(Source {
         text,
         kind: Kind::Toml(Box::new(doc), root),
