@@ -45,6 +45,8 @@ pub struct Settings {
     pub lock_timeout: Duration,
     /// `$CODEX_HOME`, when set.
     pub codex_home: Option<PathBuf>,
+    /// `$VIBE_HOME` (Mistral Vibe's home), when set.
+    pub vibe_home: Option<PathBuf>,
     /// `$XDG_CONFIG_HOME`, when set and the home was not given explicitly.
     pub xdg_config_home: Option<PathBuf>,
     /// `--workspace NAME`: the ledger scope (else the manifest's `workspace`, else the
@@ -83,6 +85,7 @@ pub struct SettingsBuilder {
     state_dir: Option<PathBuf>,
     lock_timeout: Option<Duration>,
     codex_home: Option<Option<PathBuf>>,
+    vibe_home: Option<Option<PathBuf>>,
     xdg_config_home: Option<Option<PathBuf>>,
     workspace: Option<String>,
 }
@@ -117,6 +120,11 @@ impl SettingsBuilder {
     /// Codex's home instead of `$CODEX_HOME` (`None`: Codex's default, `~/.codex`).
     pub fn codex_home(mut self, dir: Option<PathBuf>) -> Self {
         self.codex_home = Some(dir);
+        self
+    }
+    /// Mistral Vibe's home instead of `$VIBE_HOME` (`None`: Vibe's default, `~/.vibe`).
+    pub fn vibe_home(mut self, dir: Option<PathBuf>) -> Self {
+        self.vibe_home = Some(dir);
         self
     }
     /// The base of `~/.config` files instead of `$XDG_CONFIG_HOME` (`None`: `<home>/.config`).
@@ -177,6 +185,10 @@ impl SettingsBuilder {
             Some(c) => c.as_deref().map(abs).transpose()?,
             None => var("CODEX_HOME").map(|v| abs(Path::new(&v))).transpose()?,
         };
+        let vibe_home = match self.vibe_home {
+            Some(c) => c.as_deref().map(abs).transpose()?,
+            None => var("VIBE_HOME").map(|v| abs(Path::new(&v))).transpose()?,
+        };
         let xdg_config_home = match self.xdg_config_home {
             Some(x) => x.as_deref().map(abs).transpose()?,
             // An explicit home means "everything of the user is under there".
@@ -192,6 +204,7 @@ impl SettingsBuilder {
             state_dir,
             lock_timeout: self.lock_timeout.unwrap_or(DEFAULT_LOCK_TIMEOUT),
             codex_home,
+            vibe_home,
             xdg_config_home,
             workspace: self.workspace,
             keep_going: false,

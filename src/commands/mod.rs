@@ -477,6 +477,7 @@ fn read_client(
         root: settings.root.clone(),
         home: settings.home.clone(),
         codex_home: settings.codex_home.clone(),
+        vibe_home: settings.vibe_home.clone(),
         xdg_config_home: settings.xdg_config_home.clone(),
     };
     let file = d.path(sc, path, &ctx);
@@ -545,6 +546,7 @@ fn run_probe_all_clients(
         root: settings.root.clone(),
         home: settings.home.clone(),
         codex_home: settings.codex_home.clone(),
+        vibe_home: settings.vibe_home.clone(),
         xdg_config_home: settings.xdg_config_home.clone(),
     };
     let mut manifests = Vec::new();

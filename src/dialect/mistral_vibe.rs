@@ -1,6 +1,5 @@
 //! `mistral-vibe`: Mistral Vibe's `config.toml`, project `.vibe/config.toml` (read in trusted
-//! folders) and user `~/.vibe/config.toml` (`$VIBE_HOME/config.toml` when set: give an explicit
-//! `path`). Servers are a TOML **array of tables** `[[mcp_servers]]`, each identified by its
+//! folders) and user `$VIBE_HOME/config.toml` (default `~/.vibe/config.toml`, on every OS). Servers are a TOML **array of tables** `[[mcp_servers]]`, each identified by its
 //! `name` (a keyed list, see [`crate::keyed`]): mcpconf adds, updates and removes only the
 //! tables whose `name` it wrote, and keeps every other table and byte.
 //!
@@ -17,6 +16,8 @@
 //! or unquote is written as a one-element list instead. A name Vibe would normalise (anything
 //! but `[A-Za-z0-9_-]`, or a leading or trailing `_`/`-`) is refused: Vibe would list the
 //! server under another name. Tool pins cannot be enforced (Vibe has only `disabled_tools`).
+
+use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
@@ -123,6 +124,13 @@ impl Dialect for MistralVibe {
     }
     fn container(&self, _scope: &str, _ctx: &Ctx) -> Vec<String> {
         vec!["mcp_servers[name]".to_string()]
+    }
+    fn path(&self, scope: &Scope, explicit: Option<&str>, ctx: &Ctx) -> PathBuf {
+        match (scope.base, explicit, &ctx.vibe_home) {
+            (Base::Home, None, Some(vibe_home)) => vibe_home.join("config.toml"),
+            (Base::Home, _, _) => ctx.home.join(explicit.unwrap_or(scope.path)),
+            (Base::Root, _, _) => ctx.root.join(explicit.unwrap_or(scope.path)),
+        }
     }
 
     fn render(&self, server: &Server) -> Result<Rendered, RenderError> {
@@ -297,6 +305,38 @@ mod tests {
                       "api_key_env": "K", "api_key_header": "X-Key",
                       "api_key_format": "{{{token}}}"})
             )
+        );
+    }
+
+    #[test]
+    fn the_user_file_follows_vibe_home() {
+        use crate::dialect::{Ctx, Dialect};
+        use std::path::PathBuf;
+        let mut ctx = Ctx {
+            root: PathBuf::from("/r"),
+            home: PathBuf::from("/h"),
+            codex_home: None,
+            vibe_home: None,
+            xdg_config_home: None,
+        };
+        let user = MISTRAL_VIBE.scope("user").unwrap();
+        let project = MISTRAL_VIBE.scope("project").unwrap();
+        assert_eq!(
+            MISTRAL_VIBE.path(user, None, &ctx),
+            PathBuf::from("/h/.vibe/config.toml")
+        );
+        ctx.vibe_home = Some(PathBuf::from("/v"));
+        assert_eq!(
+            MISTRAL_VIBE.path(user, None, &ctx),
+            PathBuf::from("/v/config.toml")
+        );
+        assert_eq!(
+            MISTRAL_VIBE.path(user, Some("x.toml"), &ctx),
+            PathBuf::from("/h/x.toml")
+        );
+        assert_eq!(
+            MISTRAL_VIBE.path(project, None, &ctx),
+            PathBuf::from("/r/.vibe/config.toml")
         );
     }
 

@@ -107,6 +107,8 @@ pub struct Ctx {
     pub home: PathBuf,
     /// `$CODEX_HOME`, when set (Codex's user file is `$CODEX_HOME/config.toml`).
     pub codex_home: Option<PathBuf>,
+    /// `$VIBE_HOME`, when set (Mistral Vibe's user file is `$VIBE_HOME/config.toml`).
+    pub vibe_home: Option<PathBuf>,
     /// `$XDG_CONFIG_HOME`, when set and `--home` was not given: user files under `~/.config/`
     /// (VS Code, Zed, opencode, Claude Desktop on Linux) live there instead.
     pub xdg_config_home: Option<PathBuf>,

@@ -11,6 +11,7 @@ pub(super) fn ctx(settings: &Settings) -> Ctx {
         root: fsio::resolve(&settings.root).unwrap_or_else(|_| settings.root.clone()),
         home: settings.home.clone(),
         codex_home: settings.codex_home.clone(),
+        vibe_home: settings.vibe_home.clone(),
         xdg_config_home: settings.xdg_config_home.clone(),
     }
 }
@@ -215,6 +216,7 @@ fn record_problem(
             });
         let mut bases = vec![ctx.root.clone(), ctx.home.clone()];
         bases.extend(ctx.codex_home.clone());
+        bases.extend(ctx.vibe_home.clone());
         bases.extend(ctx.xdg_config_home.clone());
         let resolved: Vec<PathBuf> = bases.iter().filter_map(|b| fsio::resolve(b).ok()).collect();
         bases.extend(resolved);

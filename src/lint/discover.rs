@@ -29,6 +29,7 @@ pub(crate) fn ctx(req: &Request) -> Ctx {
         root: req.root.clone(),
         home: req.home.clone(),
         codex_home: req.codex_home.clone(),
+        vibe_home: req.vibe_home.clone(),
         xdg_config_home: req.xdg_config_home.clone(),
     }
 }

@@ -35,6 +35,7 @@ pub fn client_files(
         root: bases.root.clone(),
         home: bases.home.clone(),
         codex_home: bases.codex_home.clone(),
+        vibe_home: bases.vibe_home.clone(),
         xdg_config_home: bases.xdg_config_home.clone(),
         paths: Vec::new(),
         client: None,
@@ -240,6 +241,8 @@ pub struct Request {
     pub home: PathBuf,
     /// `$CODEX_HOME`, when set.
     pub codex_home: Option<PathBuf>,
+    /// `$VIBE_HOME`, when set.
+    pub vibe_home: Option<PathBuf>,
     /// `$XDG_CONFIG_HOME`, when set and `--home` was not given.
     pub xdg_config_home: Option<PathBuf>,
     /// Files (or directories, linted as a project root) given on the command line; empty:

@@ -34,6 +34,7 @@ pub const LEAKY_ENV: &[&str] = &[
     "XDG_STATE_HOME",
     "XDG_DATA_HOME",
     "CODEX_HOME",
+    "VIBE_HOME",
 ];
 
 /// `mcpconf` (no arguments yet) with a hermetic environment: [`LEAKY_ENV`] unset and
