@@ -66,7 +66,10 @@ pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str
             ));
             continue;
         };
-        match server_table(name, obj, target.dialect, &mut warnings) {
+        let Some(obj) = yaml_client_entry(target.dialect.id(), name, obj, &mut warnings) else {
+            continue;
+        };
+        match server_table(name, &obj, target.dialect, &mut warnings) {
             Some(t) => {
                 table.insert(name, Item::Table(t));
                 count += 1;
@@ -93,11 +96,113 @@ pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str
     }
 }
 
+/// The fields a YAML client's entries carry that mcpconf also writes (so adopting them is
+/// not refused for them).
+const WRITTEN_TOO: &[&str] = &["enabled", "name", "description", "timeout"];
+
+/// A Goose, Continue or Hermes entry in the common shape `server_table` reads (`command`,
+/// `args`, `env`, `url`, `headers`, `type`, `tools`); other clients' entries as they are.
+/// `None`: an entry that is not a server mcpconf manages (Goose's own extensions).
+fn yaml_client_entry(
+    id: &str,
+    name: &str,
+    e: &Map<String, Value>,
+    warnings: &mut Vec<String>,
+) -> Option<Map<String, Value>> {
+    let mut out = e.clone();
+    let rename = |out: &mut Map<String, Value>, from: &str, to: &str| {
+        if let Some(v) = out.remove(from) {
+            out.insert(to.to_string(), v);
+        }
+    };
+    match id {
+        "goose" => {
+            let ty = e.get("type").and_then(Value::as_str).unwrap_or("");
+            if !matches!(ty, "stdio" | "streamable_http") {
+                warnings.push(format!(
+                    "server `{name}` is skipped: it is a Goose `{ty}` extension, not an MCP server entry"
+                ));
+                return None;
+            }
+            out.remove("type");
+            rename(&mut out, "cmd", "command");
+            rename(&mut out, "envs", "env");
+            rename(&mut out, "uri", "url");
+            rename(&mut out, "available_tools", "tools");
+            // Variables Goose takes from its secret store or the environment, by name.
+            if let Some(Value::Array(keys)) = out.remove("env_keys") {
+                let headers = out.contains_key("url");
+                let env = out
+                    .entry("env")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                for k in keys.iter().filter_map(Value::as_str) {
+                    let used_in_header = headers
+                        && e.get("headers")
+                            .and_then(Value::as_object)
+                            .is_some_and(|h| {
+                                h.values()
+                                    .any(|v| v.as_str().is_some_and(|v| v.contains(k)))
+                            });
+                    if let (Some(m), false) = (env.as_object_mut(), used_in_header) {
+                        m.insert(k.to_string(), Value::String(format!("${{{k}}}")));
+                    }
+                }
+                if env.as_object().is_some_and(Map::is_empty) {
+                    out.remove("env");
+                }
+            }
+        }
+        "continue" => {
+            if let Some(Value::Object(ro)) = out.remove("requestOptions") {
+                if let Some(h) = ro.get("headers") {
+                    out.insert("headers".into(), h.clone());
+                }
+                if ro.keys().any(|k| k != "headers") {
+                    out.insert("requestOptions".into(), Value::Object(ro));
+                }
+            }
+            if out.get("type").and_then(Value::as_str) != Some("sse") {
+                out.remove("type");
+            }
+        }
+        "hermes" => {
+            if out.get("transport").and_then(Value::as_str) == Some("sse") {
+                out.remove("transport");
+                out.insert("type".into(), "sse".into());
+            }
+            if let Some(include) = e
+                .get("tools")
+                .and_then(Value::as_object)
+                .and_then(|t| t.get("include"))
+            {
+                out.insert("tools".into(), include.clone());
+            }
+        }
+        _ => return Some(out),
+    }
+    // What mcpconf writes itself goes, as long as it says what mcpconf would write; anything
+    // else stays, so the warning about dropped fields names it.
+    for k in WRITTEN_TOO {
+        let same = match (*k, out.get(*k)) {
+            ("enabled", Some(v)) => v == &Value::Bool(true),
+            ("name", Some(v)) => v.as_str() == Some(name),
+            ("description", Some(v)) => v.as_str() == Some(""),
+            ("timeout", Some(v)) => id == "goose" && v.as_u64() == Some(300),
+            _ => false,
+        };
+        if same {
+            out.remove(*k);
+        }
+    }
+    Some(out)
+}
+
 /// The client's reference spelling turned back into `${VAR}`; any other `${` is escaped.
 fn neutral(s: &str, dialect: &str) -> String {
     let (open, close): (&str, &str) = match dialect {
         "cursor" | "vscode" | "windsurf" | "cline" | "amazonq" => ("${env:", "}"),
         "opencode" => ("{env:", "}"),
+        "continue" => ("${{ secrets.", " }}"),
         "zed" | "claude-desktop" | "codex" => ("\u{0}", "\u{0}"),
         _ => ("${", "}"),
     };
@@ -439,6 +544,8 @@ fn server_table(
     let pin_key = match id {
         "codex" => Some("enabled_tools"),
         "gemini" => Some("includeTools"),
+        // Normalised by `yaml_client_entry`.
+        "goose" | "hermes" => Some("tools"),
         _ => None,
     };
     if let Some(k) = pin_key {

@@ -182,3 +182,92 @@ fn hermes_strings_a_yaml_1_1_reader_would_change_are_quoted() {
         "mcp_servers:\n  s:\n    command: \"yes\"\n    args:\n      - \"on\"\n      - \"1.0\"\n      - \"~\"\n      - \"null\"\n      - \"-v\"\n      - \"a: b\"\n      - \"#x\"\n"
     );
 }
+
+/// `import` reads each YAML client's entries back into a manifest that `apply --adopt` takes
+/// as they are: no conflict, no byte changed (Goose's own extensions are skipped).
+#[test]
+fn import_then_adopt_keeps_every_byte() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for (client, file, servers, conflicts) in [
+        // The hand-written `github` has a description the manifest cannot carry.
+        (
+            "goose",
+            ".config/goose/config.yaml",
+            vec!["github", "openab", "browser"],
+            vec![("github", "description")],
+        ),
+        (
+            "continue",
+            ".continue/config.yaml",
+            vec!["SQLite", "openab", "browser"],
+            vec![],
+        ),
+        // `linear` signs in with OAuth, which the manifest cannot declare.
+        (
+            "hermes",
+            ".hermes/config.yaml",
+            vec!["filesystem", "linear", "openab", "browser", "legacy"],
+            vec![("linear", "auth")],
+        ),
+    ] {
+        let e = Env::new();
+        let src = fixtures.join(format!("client-{client}/out/home-unused/{file}"));
+        let original = fs::read(&src).unwrap();
+        let p = e.base.join("home").join(file);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(&p, &original).unwrap();
+        let out = e
+            .cmd(&["import", "--client", client, "--format", "json"])
+            .env("OPENAB_SESSION_TOKEN", "t")
+            .output()
+            .unwrap();
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let manifest = doc["manifest"].as_str().unwrap();
+        for s in &servers {
+            assert!(
+                manifest.contains(&format!("[servers.{s}]")),
+                "{client}: {manifest}"
+            );
+        }
+        if client == "goose" {
+            assert!(
+                !manifest.contains("developer") && !manifest.contains("todo"),
+                "{manifest}"
+            );
+        }
+        let warnings = doc["warnings"].to_string();
+        for (c, field) in &conflicts {
+            assert!(
+                warnings.contains(&format!("server `{c}`: `{field}`")),
+                "{client}: {warnings}"
+            );
+        }
+        e.manifest(manifest);
+        let (exit, doc) = e.json(&["apply", "--yes", "--adopt"]);
+        let ops: Vec<(String, String)> = doc["files"][0]["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                (
+                    a["server"].as_str().unwrap().to_string(),
+                    a["op"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        let want: Vec<(String, String)> = servers
+            .iter()
+            .map(|s| {
+                let op = if conflicts.iter().any(|(c, _)| c == s) {
+                    "conflict"
+                } else {
+                    "adopt"
+                };
+                (s.to_string(), op.to_string())
+            })
+            .collect();
+        assert_eq!(ops, want, "{client}: {doc}");
+        assert_eq!(exit, if conflicts.is_empty() { 0 } else { 3 }, "{client}");
+        assert_eq!(fs::read(&p).unwrap(), original, "{client}");
+    }
+}
