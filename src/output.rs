@@ -61,15 +61,14 @@ pub fn diff(fp: &FilePlan) -> String {
     let lang = match &fp.old {
         Some(Doc::Toml(_)) => Lang::Toml,
         Some(Doc::Json(_)) => Lang::Json,
-        // No YAML lexer here: each line is shown only when it clears on its own.
-        Some(Doc::Yaml(_)) => Lang::Lines,
+        Some(Doc::Yaml(_)) => Lang::Yaml,
         None if fp.path.extension().is_some_and(|e| e == "toml") => Lang::Toml,
         None if fp
             .path
             .extension()
             .is_some_and(|e| e == "yaml" || e == "yml") =>
         {
-            Lang::Lines
+            Lang::Yaml
         }
         None => Lang::Json,
     };

@@ -3,7 +3,8 @@
 //! is replaced by `<redacted>`, and each line stays where it was, so a diff computed on the
 //! real text can be shown with the masked lines ([`unified_diff`]).
 //!
-//! [`mask`] lexes the whole text (JSON with comments, or TOML with its multi-line strings).
+//! [`mask`] lexes the whole text (JSON with comments, or TOML with its multi-line strings;
+//! YAML line by line, with the enclosing keys remembered by indentation).
 //! [`mask_lines`] is for text whose lexical state at its start is unknown (a window of a large
 //! file, or a syntax without a lexer here): a line is shown only when the detector can clear
 //! it on its own; any other line is replaced whole.
@@ -18,6 +19,8 @@ pub enum Lang {
     Json,
     /// TOML.
     Toml,
+    /// YAML (read line by line).
+    Yaml,
     /// Unknown: line by line, each line cleared or replaced ([`mask_lines`]).
     Lines,
 }
@@ -27,6 +30,7 @@ pub enum Lang {
 pub fn mask(text: &str, lang: Lang) -> String {
     match lang {
         Lang::Lines => mask_lines(text, Lang::Json),
+        Lang::Yaml => super::yaml::mask_yaml(text, false),
         _ => Lexer::new(text, lang).run().0,
     }
 }
@@ -37,6 +41,9 @@ pub fn mask(text: &str, lang: Lang) -> String {
 /// text the syntax does not allow) and nothing on it is flagged; otherwise it becomes
 /// `<redacted>`.
 pub fn mask_lines(text: &str, lang: Lang) -> String {
+    if lang == Lang::Yaml {
+        return super::yaml::mask_yaml(text, true);
+    }
     let lang = if lang == Lang::Lines {
         Lang::Json
     } else {

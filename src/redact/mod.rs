@@ -18,6 +18,7 @@
 
 pub mod detect;
 pub mod mask;
+mod yaml;
 
 use serde_json::Value;
 

@@ -271,3 +271,21 @@ fn import_then_adopt_keeps_every_byte() {
         assert_eq!(fs::read(&p).unwrap(), original, "{client}");
     }
 }
+
+/// The diff of a YAML file shows its lines, but never a secret in them.
+#[test]
+fn yaml_diffs_hide_secrets() {
+    let e = Env::new();
+    let text = "extensions:\n  mine:\n    cmd: run\n    enabled: true\n    type: stdio\n    name: mine\n    args:\n    - --token=ghp_PLANTEDplantedPLANTEDplanted1234\n    envs:\n      API_KEY: PLANTEDsecretValue99\n";
+    goose_file(&e, text);
+    e.manifest("owner = \"o\"\n[servers.s]\ncommand = \"run\"\n[[targets]]\nclient = \"goose\"\n");
+    let (exit, doc) = e.json(&["plan"]);
+    assert_eq!(exit, 0, "{doc}");
+    let diff = doc["files"][0]["diff"].as_str().unwrap();
+    assert!(!diff.contains("PLANTED"), "{diff}");
+    assert!(diff.contains("      API_KEY: <redacted>\n"), "{diff}");
+    assert!(
+        diff.contains("+    cmd: run\n") && diff.contains("     envs:\n"),
+        "{diff}"
+    );
+}
