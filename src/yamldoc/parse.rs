@@ -123,7 +123,7 @@ impl<'a> Parser<'a> {
                 Some(i) => (start + i, start + i + 1),
                 None => (b.len(), b.len()),
             };
-            if end > start && b[end - 1] == b'\r' {
+            if nl.is_some() && end > start && b[end - 1] == b'\r' {
                 end -= 1;
             }
             if let Some(i) = b[start..end].iter().position(|&c| c == b'\r') {

@@ -68,6 +68,10 @@ fn refuses_what_it_cannot_keep_with_positions() {
         (b"a: \"\\q\"\n", "parse-error", 1, 5),
         (b"a: 1\r\nb: 2\n", "cannot-preserve", 1, 1),
         (b"a: @x\n", "parse-error", 1, 4),
+        // A lone CR is a line break to some readers and not to others (found by fuzzing: an
+        // entry appended after it made the line endings mixed).
+        (b"xa:\r", "parse-error", 1, 4),
+        (b"a: 1\rb: 2\n", "parse-error", 1, 5),
     ] {
         let got = refused(text);
         assert_eq!(
