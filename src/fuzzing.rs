@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::jsondoc::{JsonDoc, Syntax};
+use crate::jsondoc::{JsonDoc, ReadDoc, Syntax};
 
 const SYNTAXES: [Syntax; 3] = [Syntax::Json, Syntax::JsonComments, Syntax::Jsonc];
 
@@ -12,6 +12,16 @@ const SYNTAXES: [Syntax; 3] = [Syntax::Json, Syntax::JsonComments, Syntax::Jsonc
 /// the laxer syntaxes, and is accepted by serde_json once comments are blanked (strict JSON:
 /// serde_json gives the same value).
 pub fn json_read(data: &[u8]) {
+    // The read-only document (`lint`) decides and reads exactly like the editing one.
+    for s in SYNTAXES {
+        let r = ReadDoc::parse(data.to_vec(), s);
+        let j = JsonDoc::parse_for_reading(data.to_vec(), s);
+        match (r, j) {
+            (Ok(r), Ok(j)) => assert_eq!(r.root(), &j.value(), "ReadDoc reads another value"),
+            (Err(x), Err(y)) => assert_eq!(x, y, "ReadDoc refuses differently"),
+            (r, j) => panic!("ReadDoc {:?} but JsonDoc {:?}", r.err(), j.err()),
+        }
+    }
     let mut strict: Option<Value> = None;
     for s in SYNTAXES {
         let Ok(d) = JsonDoc::parse(data, s) else {

@@ -716,10 +716,24 @@ fn read_checked(
     max_len: u64,
 ) -> Result<ReadFile, FsError> {
     let cap = usize::try_from(meta.size().min(max_len)).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(cap.saturating_add(1));
-    file.take(max_len.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| read_error(path, e))?;
+    let mut bytes = vec![0u8; cap.saturating_add(1)];
+    // One read call for a file read whole: a regular file that gives fewer bytes than asked
+    // is at its end, so the size it had when checked is the whole of it. Anything else (it
+    // grew or shrank since, or the call was cut short) is read on to the end.
+    let first = loop {
+        match (&mut &*file).read(&mut bytes) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(read_error(path, e)),
+        }
+    };
+    bytes.truncate(first);
+    if first != cap {
+        let rest = max_len.saturating_add(1).saturating_sub(first as u64);
+        file.take(rest)
+            .read_to_end(&mut bytes)
+            .map_err(|e| read_error(path, e))?;
+    }
     if bytes.len() as u64 > max_len {
         let message = format!(
             "`{}` grew beyond the {max_len}-byte limit while being read; check that it is the \

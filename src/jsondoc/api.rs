@@ -204,31 +204,7 @@ impl JsonDoc {
         syntax: Syntax,
         second_opinion: bool,
     ) -> Result<JsonDoc, ReadError> {
-        let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
-        // A fast (SIMD) check first; std's gives the position of a bad byte.
-        let checked = simdutf8::basic::from_utf8(&bytes).is_ok();
-        let buf = match if checked {
-            // SAFETY: `bytes` was just checked to be valid UTF-8.
-            Ok(unsafe { String::from_utf8_unchecked(bytes) })
-        } else {
-            String::from_utf8(bytes)
-        } {
-            Ok(t) => t,
-            Err(e) => {
-                let body = e.as_bytes().get(start..).unwrap_or(&[]);
-                let at = e.utf8_error().valid_up_to().saturating_sub(start);
-                let (line, column) = body
-                    .get(..at)
-                    .and_then(|p| std::str::from_utf8(p).ok())
-                    .map_or((1, 1), |p| line_col(p, at));
-                return Err(ReadError {
-                    code: Code::InvalidUtf8,
-                    message: format!("the file is not valid utf-8 (bad byte at offset {at})"),
-                    line,
-                    column,
-                });
-            }
-        };
+        let (buf, start) = decode_text(bytes)?;
         let text = buf.get(start..).unwrap_or("");
         let parsed = parse_core(text, syntax, Mode::VALIDATE)?;
         if second_opinion && text.len() <= SERDE_WHOLE_FILE {
@@ -406,6 +382,37 @@ impl JsonDoc {
     pub fn same_bytes(&self, other: &JsonDoc) -> bool {
         Arc::ptr_eq(&self.buf, &other.buf) || self.buf == other.buf
     }
+}
+
+/// The text of a file's bytes and where the JSON starts in it (after a UTF-8 BOM); refuses
+/// bytes that are not UTF-8, with the position of the first bad one.
+pub(super) fn decode_text(bytes: Vec<u8>) -> Result<(String, usize), ReadError> {
+    let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    // A fast (SIMD) check first; std's gives the position of a bad byte.
+    let checked = simdutf8::basic::from_utf8(&bytes).is_ok();
+    let buf = match if checked {
+        // SAFETY: `bytes` was just checked to be valid UTF-8.
+        Ok(unsafe { String::from_utf8_unchecked(bytes) })
+    } else {
+        String::from_utf8(bytes)
+    } {
+        Ok(t) => t,
+        Err(e) => {
+            let body = e.as_bytes().get(start..).unwrap_or(&[]);
+            let at = e.utf8_error().valid_up_to().saturating_sub(start);
+            let (line, column) = body
+                .get(..at)
+                .and_then(|p| std::str::from_utf8(p).ok())
+                .map_or((1, 1), |p| line_col(p, at));
+            return Err(ReadError {
+                code: Code::InvalidUtf8,
+                message: format!("the file is not valid utf-8 (bad byte at offset {at})"),
+                line,
+                column,
+            });
+        }
+    };
+    Ok((buf, start))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -43,6 +43,8 @@
 //! * `api` — the public types ([`JsonDoc`], [`Syntax`], [`ReadError`], [`EditError`],
 //!   [`UndoHint`]) and the read-only queries.
 //! * `parse` — the strict validating/building parser; knows nothing about edits.
+//! * `read` — [`ReadDoc`], a document that is only read (`lint`): one pass builds the value
+//!   and the spans of every object.
 //! * `scan` — fast walks over already validated text (member spans, skipping values); knows
 //!   nothing about edits either.
 //! * `layout` — the file's style (indentation, newlines, one-line vs multi-line) and the writer
@@ -57,6 +59,7 @@ pub mod array;
 mod edit;
 mod layout;
 mod parse;
+mod read;
 mod scan;
 mod verify;
 
@@ -66,5 +69,6 @@ mod proptests;
 mod tests;
 
 pub use api::{EditError, JsonDoc, MAX_DEPTH, ReadError, Syntax, UndoHint};
+pub use read::ReadDoc;
 pub use scan::string_members;
 pub use verify::SERDE_WHOLE_FILE;

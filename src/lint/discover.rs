@@ -114,12 +114,102 @@ fn match_len(path: &Path, pattern: &str) -> usize {
     n
 }
 
+/// How many last steps of a path [`best_match`] takes apart once.
+const STEPS: usize = 8;
+
+/// [`match_len`] over the last steps of a path (last first), or `None` when the pattern has
+/// more than [`STEPS`] steps.
+fn steps_match(comps: &[Option<&str>], pattern: &str) -> Option<usize> {
+    if pattern.is_empty() {
+        return Some(0);
+    }
+    let mut n = 0;
+    for p in pattern.rsplit('/').filter(|s| !s.is_empty()) {
+        if n == STEPS {
+            return None;
+        }
+        match comps.get(n).copied().flatten() {
+            Some(c) if wildcard(p, c) => n += 1,
+            _ => return Some(0),
+        }
+    }
+    Some(n)
+}
+
 /// The client (and its scopes) whose default paths the end of `path` matches, longest match
 /// first; `None` when no client's file looks like this.
 pub fn detect_client(path: &Path) -> Option<(&'static dyn Dialect, Vec<&'static str>)> {
+    Detector::default().detect(path)
+}
+
+/// [`detect_client`] for many paths: the scopes whose default paths can match a file name are
+/// worked out once per file name (thousands of `.cursor/mcp.json` share one list).
+#[derive(Default)]
+struct Detector {
+    /// By file name: the (dialect, scope) pairs, in [`dialect::ALL`] order, one of whose
+    /// default paths ends in a pattern that matches the name.
+    by_name: std::collections::HashMap<String, Vec<(usize, usize)>>,
+}
+
+impl Detector {
+    fn detect(&mut self, path: &Path) -> Option<(&'static dyn Dialect, Vec<&'static str>)> {
+        // The step `match_len` compares with a pattern's last one; when it is not UTF-8 no
+        // pattern matches.
+        let name = path.components().next_back()?.as_os_str().to_str()?;
+        let candidates = match self.by_name.get(name) {
+            Some(c) => c,
+            None => {
+                let c = candidates(name);
+                self.by_name.entry(name.to_string()).or_insert(c)
+            }
+        };
+        best_match(path, candidates)
+    }
+}
+
+/// The (dialect, scope) pairs one of whose default paths' last step matches a file named
+/// `name` (the others cannot match any path ending in it).
+fn candidates(name: &str) -> Vec<(usize, usize)> {
+    let last = |p: &str| {
+        p.rsplit('/')
+            .find(|s| !s.is_empty())
+            .map(|l| wildcard(l, name))
+    };
+    let mut out = Vec::new();
+    for (i, d) in dialect::ALL.iter().enumerate() {
+        for (j, scope) in d.scopes().iter().enumerate() {
+            if last(scope.path) == Some(true) || last(scope.macos) == Some(true) {
+                out.push((i, j));
+            }
+        }
+    }
+    out
+}
+
+fn best_match(
+    path: &Path,
+    candidates: &[(usize, usize)],
+) -> Option<(&'static dyn Dialect, Vec<&'static str>)> {
+    // The path's last steps, last first, taken apart once for every pattern.
+    let comps: Vec<Option<&str>> = path
+        .components()
+        .rev()
+        .take(STEPS)
+        .map(|c| c.as_os_str().to_str())
+        .collect();
+    let match_len = |path: &Path, pattern: &str| match steps_match(&comps, pattern) {
+        Some(n) => n,
+        None => match_len(path, pattern),
+    };
     let mut best: Option<(usize, &'static dyn Dialect, Vec<&'static str>)> = None;
-    for d in dialect::ALL {
-        for scope in d.scopes() {
+    for &(i, j) in candidates {
+        let Some(d) = dialect::ALL.get(i) else {
+            continue;
+        };
+        let Some(scope) = d.scopes().get(j) else {
+            continue;
+        };
+        {
             let n = [scope.path, scope.macos]
                 .iter()
                 .map(|p| match_len(path, p))
@@ -147,9 +237,10 @@ pub(crate) fn inputs(req: &Request) -> Result<Vec<Input>, String> {
         return Ok(out.list);
     }
     let cwd = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
+    let mut detector = Detector::default();
     for given in &req.paths {
         let abs = cwd.join(given);
-        let detected = detect_client(&abs);
+        let detected = detector.detect(&abs);
         // A path that looks like a client's file is taken for one (no stat for each).
         if (req.client.is_some() || detected.is_none()) && abs.is_dir() {
             let sub = Ctx {
@@ -190,6 +281,57 @@ mod tests {
 
     fn id(p: &str) -> Option<(&'static str, Vec<&'static str>)> {
         detect_client(Path::new(p)).map(|(d, s)| (d.id(), s))
+    }
+
+    /// The loop over every dialect and scope that [`Detector`] prunes by file name.
+    fn detect_every_scope(path: &Path) -> Option<(&'static str, Vec<&'static str>)> {
+        let all: Vec<(usize, usize)> = dialect::ALL
+            .iter()
+            .enumerate()
+            .flat_map(|(i, d)| (0..d.scopes().len()).map(move |j| (i, j)))
+            .collect();
+        best_match(path, &all).map(|(d, s)| (d.id(), s))
+    }
+
+    #[test]
+    fn pruning_by_file_name_detects_the_same_clients() {
+        let mut paths: Vec<String> = Vec::new();
+        for d in dialect::ALL {
+            for scope in d.scopes() {
+                for p in [scope.path, scope.macos] {
+                    if p.is_empty() {
+                        continue;
+                    }
+                    let p = p.replace('*', "dev");
+                    paths.push(format!("/h/{p}"));
+                    paths.push(format!("/r/x/{p}"));
+                    paths.push(format!("rel/{p}"));
+                    paths.push(p.clone());
+                    if let Some((_, last)) = p.rsplit_once('/') {
+                        paths.push(format!("/other/{last}"));
+                    }
+                }
+            }
+        }
+        paths.extend(
+            [
+                "",
+                "/",
+                "..",
+                "/a/..",
+                "mcp.json",
+                ".json",
+                "/h/.kiro/agents/.json",
+                "/x/*.json",
+            ]
+            .map(String::from),
+        );
+        let mut detector = Detector::default();
+        for p in &paths {
+            let path = Path::new(p);
+            let fast = detector.detect(path).map(|(d, s)| (d.id(), s));
+            assert_eq!(fast, detect_every_scope(path), "{p}");
+        }
     }
 
     #[test]

@@ -477,8 +477,12 @@ impl Run<'_> {
         if d.multi_file() {
             self.agent_fields(file);
         }
-        for container in self.containers(file) {
-            let Some(src) = self.src(file) else { return };
+        let containers = self.containers(file);
+        // Borrowed by the entry rules while they record findings (put back below).
+        let Some(src) = self.files[file].source.take() else {
+            return;
+        };
+        for container in containers {
             // Every step on the way must be an object.
             let mut bad = None;
             for n in 1..=container.len() {
@@ -509,16 +513,14 @@ impl Run<'_> {
             let Some(Value::Object(servers)) = src.get(&container) else {
                 continue;
             };
-            let names: Vec<String> = servers.keys().cloned().collect();
-            for name in names {
+            for name in servers.keys() {
                 let mut path = container.clone();
                 path.push(name.clone());
-                self.check_entry(file, &path, &name);
-                if let Some(src) = self.src(file) {
-                    entries.push(Entry::new(file, src, &path, &name));
-                }
+                self.check_entry(file, &src, &path, name);
+                entries.push(Entry::new(file, &src, &path, name));
             }
         }
+        self.files[file].source = Some(src);
     }
 
     /// A line for a code frame with credentials redacted, and where the column went.

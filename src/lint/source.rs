@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::dialect::Syntax;
 use crate::document::ReadError;
-use crate::jsondoc::{self, JsonDoc};
+use crate::jsondoc::{self, ReadDoc};
 use crate::text::line_col;
 use crate::yamldoc::YamlDoc;
 
@@ -21,8 +21,9 @@ pub(crate) struct Source {
 }
 
 enum Kind {
-    /// The document and its root value (lint reads the whole tree, so it is built once).
-    Json(Box<JsonDoc>, Value),
+    /// The document, with its root value and the spans of its members (lint reads the whole
+    /// tree, so it is built once, in the pass that validates it).
+    Json(Box<ReadDoc>),
     Toml(Box<toml_edit::Document<String>>, Value),
     /// YAML: lists of named items also read as objects under `<key>[name]`.
     Yaml(Box<YamlDoc>, Value),
@@ -49,16 +50,15 @@ impl Source {
             _ => jsondoc::Syntax::Json,
         };
         // Lint only reads: the strict parse, without the second opinion that guards edits.
-        let d = JsonDoc::parse_for_reading(bytes, jsyntax).map_err(|e| ReadError {
+        let d = ReadDoc::parse(bytes, jsyntax).map_err(|e| ReadError {
             code: e.code,
             message: e.message,
             line: e.line,
             column: e.column,
         })?;
-        let root = d.value();
         Ok(Source {
             text: String::new(),
-            kind: Kind::Json(Box::new(d), root),
+            kind: Kind::Json(Box::new(d)),
             lines: Default::default(),
         })
     }
@@ -66,7 +66,8 @@ impl Source {
     /// The root value.
     pub fn root(&self) -> &Value {
         match &self.kind {
-            Kind::Json(_, v) | Kind::Toml(_, v) | Kind::Yaml(_, v) => v,
+            Kind::Json(d) => d.root(),
+            Kind::Toml(_, v) | Kind::Yaml(_, v) => v,
         }
     }
 
@@ -92,7 +93,7 @@ impl Source {
 
     fn key_location(&self, path: &[String]) -> Option<(usize, usize)> {
         match &self.kind {
-            Kind::Json(d, _) => d.location(path),
+            Kind::Json(d) => Some(self.line_col(d.key_offset(path)?)),
             Kind::Yaml(d, _) => d.location(path),
             Kind::Toml(d, _) => {
                 let mut table: &dyn toml_edit::TableLike = d.as_table();
@@ -134,13 +135,13 @@ impl Source {
     /// Line and column of the string element `needle` inside the array at `path`, else of the
     /// array's key.
     pub fn locate_element(&self, path: &[String], needle: &str) -> (usize, usize) {
-        if let Kind::Json(d, _) = &self.kind
+        if let Kind::Json(d) = &self.kind
             && let Some((start, end)) = d.value_span(path)
             && let Some(span) = self.text().get(start..end)
         {
             let quoted = Value::String(needle.to_string()).to_string();
             if let Some(i) = span.find(&quoted) {
-                return line_col(self.text(), start + i);
+                return self.line_col(start + i);
             }
         }
         if let Kind::Toml(d, _) = &self.kind {
@@ -167,20 +168,41 @@ impl Source {
     /// The file's text (after a BOM).
     fn text(&self) -> &str {
         match &self.kind {
-            Kind::Json(d, _) => d.text(),
+            Kind::Json(d) => d.text(),
             Kind::Yaml(d, _) => d.text(),
             Kind::Toml(..) => &self.text,
         }
     }
 
-    /// The text of a 1-based line (without its line ending).
-    pub fn line_text(&self, line: usize) -> Option<String> {
+    /// Byte offsets where the lines of the text start.
+    fn lines(&self) -> &[usize] {
         let text = self.text();
-        let lines = self.lines.get_or_init(|| {
+        self.lines.get_or_init(|| {
             std::iter::once(0)
                 .chain(memchr_all(text.as_bytes()).map(|i| i + 1))
                 .collect()
-        });
+        })
+    }
+
+    /// 1-based line and column (in characters) of a byte offset in the text, through the table
+    /// of line starts (the same as [`line_col`]).
+    fn line_col(&self, at: usize) -> (usize, usize) {
+        let text = self.text();
+        let lines = self.lines();
+        let mut at = at.min(text.len());
+        while at > 0 && !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let line = lines.partition_point(|&s| s <= at).max(1);
+        let start = lines.get(line - 1).copied().unwrap_or(0);
+        let column = text.get(start..at).map_or(0, |s| s.chars().count()) + 1;
+        (line, column)
+    }
+
+    /// The text of a 1-based line (without its line ending).
+    pub fn line_text(&self, line: usize) -> Option<String> {
+        let text = self.text();
+        let lines = self.lines();
         let start = *lines.get(line.checked_sub(1)?)?;
         let end = lines.get(line).map_or(text.len(), |&n| n - 1);
         let l = text.get(start..end)?;

@@ -3,6 +3,7 @@
 //! `lint`'s `literal-secret` rule and `import`. Pure; what it returns never holds the value
 //! found, only where it is and what kind of credential it looks like.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// Known credential prefixes: (prefix, minimum length of what follows, what it is).
@@ -32,9 +33,21 @@ const PREFIXES: &[(&str, usize, &str)] = &[
     ("pypi-", 40, "a PyPI token (`pypi-…`)"),
 ];
 
+/// The first bytes of [`PREFIXES`] and of `eyJ` (a JSON Web Token).
+static STARTS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < PREFIXES.len() {
+        t[PREFIXES[i].0.as_bytes()[0] as usize] = true;
+        i += 1;
+    }
+    t[b'e' as usize] = true;
+    t
+};
+
 /// Whether a header, env or option name looks like it carries a credential.
 pub fn credential_name(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
+    let n = name.as_bytes();
     [
         "auth",
         "token",
@@ -52,7 +65,10 @@ pub fn credential_name(name: &str) -> bool {
         "dsn",
     ]
     .iter()
-    .any(|w| n.contains(w))
+    .any(|w| {
+        n.windows(w.len())
+            .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
+    })
 }
 
 fn token_char(c: char) -> bool {
@@ -62,9 +78,9 @@ fn token_char(c: char) -> bool {
 /// Blank out environment references (`${…}`, `{env:…}`, `$NAME`) so that only literal text
 /// is examined. Each blanked byte becomes a space, so offsets into the result are offsets into
 /// `s`.
-pub fn strip_references(s: &str) -> String {
+pub fn strip_references(s: &str) -> Cow<'_, str> {
     if !s.contains('$') && !s.contains("{env:") {
-        return s.to_string();
+        return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
@@ -99,7 +115,7 @@ pub fn strip_references(s: &str) -> String {
         out.push(c);
         rest = &rest[c.len_utf8()..];
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Whether a value is only references (plus an optional scheme word such as `Bearer`), so
@@ -151,6 +167,15 @@ pub fn tokens(s: &str) -> Vec<(Range<usize>, &'static str)> {
     let b = t.as_bytes();
     let mut i = 0;
     while i < b.len() {
+        // Skip to the next byte that can start a prefix or `eyJ` (all ASCII): nothing before
+        // it can match.
+        match b
+            .get(i..)
+            .and_then(|r| r.iter().position(|&c| STARTS[usize::from(c)]))
+        {
+            Some(n) => i += n,
+            None => break,
+        }
         // Only at a word start: the previous byte is not an ASCII letter or digit.
         if !t.is_char_boundary(i) || (i > 0 && b[i - 1].is_ascii_alphanumeric()) {
             i += 1;

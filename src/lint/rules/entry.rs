@@ -63,9 +63,14 @@ impl Run<'_> {
         }
     }
 
-    pub(in crate::lint) fn check_entry(&mut self, file: usize, path: &[String], name: &str) {
+    pub(in crate::lint) fn check_entry(
+        &mut self,
+        file: usize,
+        src: &Source,
+        path: &[String],
+        name: &str,
+    ) {
         let d = self.files[file].input.client;
-        let Some(src) = self.src(file) else { return };
         let Some(value) = src.get(path) else { return };
         let Value::Object(entry) = value else {
             let at = src.locate(path);
@@ -81,9 +86,8 @@ impl Run<'_> {
             );
             return;
         };
-        let whole = Value::Object(entry.clone());
-        let Value::Object(entry) = &whole else { return };
-        self.wide.scan(&whole);
+        let whole = value;
+        self.wide.scan(whole);
         // unknown-field
         let known = d.known_fields();
         if !known.is_empty() {
@@ -93,7 +97,7 @@ impl Run<'_> {
                 }
                 let mut p = path.to_vec();
                 p.push(k.clone());
-                let at = self.src(file).map_or((1, 1), |s| s.locate(&p));
+                let at = src.locate(&p);
                 let hint = suggest(k, known);
                 self.push(
                     "unknown-field",
@@ -108,7 +112,7 @@ impl Run<'_> {
         }
         // literal-secret
         let mut strings = Vec::new();
-        walk_strings(&whole, &mut Vec::new(), &mut strings);
+        walk_strings(whole, &mut Vec::new(), &mut strings);
         for (rel, key, s, element) in &strings {
             let Some(what) = secrets::classify(key, s) else {
                 continue;
@@ -118,10 +122,9 @@ impl Run<'_> {
             self.files[file].secret = true;
             let mut p = path.to_vec();
             p.extend(rel.iter().cloned());
-            let at = match (element, self.src(file)) {
-                (true, Some(src)) => src.locate_element(&p, s),
-                (false, Some(src)) => src.locate(&p),
-                _ => (1, 1),
+            let at = match element {
+                true => src.locate_element(&p, s),
+                false => src.locate(&p),
             };
             let field = dotted(rel);
             let fix = secret_fix(d, rel);
@@ -162,10 +165,9 @@ impl Run<'_> {
                 };
                 let mut p = path.to_vec();
                 p.extend(rel.iter().cloned());
-                let at = match (element, self.src(file)) {
-                    (true, Some(src)) => src.locate_element(&p, s),
-                    (false, Some(src)) => src.locate(&p),
-                    _ => (1, 1),
+                let at = match element {
+                    true => src.locate_element(&p, s),
+                    false => src.locate(&p),
                 };
                 let field = dotted(rel);
                 let fix = ex.fix(d, &var, place);
@@ -182,11 +184,11 @@ impl Run<'_> {
             .req
             .legacy
             .iter()
-            .filter(|(_, l)| l.name == name && l.entry == whole)
+            .filter(|(_, l)| l.name == name && &l.entry == whole)
             .map(|(owner, _)| owner.clone())
             .collect();
         for owner in legacy {
-            let at = self.src(file).map_or((1, 1), |s| s.locate(path));
+            let at = src.locate(path);
             self.push(
                 "stale-legacy",
                 file,
