@@ -187,28 +187,12 @@ for rep in range(3):
 results["conc"] = {"one": one, "wall": statistics.median(walls), "walls": walls}
 print(f"conc: {results['conc']}", file=sys.stderr)
 
-# --- (c) lint over 3 000 small files vs jq empty ---------------------------------------------
-ld = os.path.join(WORK, "lint")
-os.makedirs(ld, exist_ok=True)
-lint_files = []
-for i in range(3000):
-    d = os.path.join(ld, f"p{i}", ".cursor")
-    os.makedirs(d, exist_ok=True)
-    p = os.path.join(d, "mcp.json")
-    with open(p, "w") as f:
-        f.write(json.dumps({"mcpServers": {
-            f"github-{i}": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
-                            "env": {"GITHUB_TOKEN": "${env:GITHUB_TOKEN}"}},
-            f"api-{i}": {"url": f"https://api.example.com/mcp/{i}",
-                         "headers": {"Authorization": "Bearer ${env:API_TOKEN}"}}}}, indent=2) + "\n")
-    lint_files.append(p)
-with open(os.path.join(ld, "files"), "w") as f:
-    f.write("\n".join(lint_files) + "\n")
-t = hyperfine({
-    "jq": f"xargs -a {ld}/files jq empty",
-    "lint": f"xargs -a {ld}/files {BIN} lint --home {ld}/empty --state-dir {ld}/state",
-}, runs=max(RUNS, 20))
-results["lint"] = {"jq": t["jq"], "lint": t["lint"]}
+# --- (c) lint over 3 000 small files vs jq empty (scripts/bench-lint, same run) ---------------
+lint_json = os.path.join(WORK, "lint.json")
+sh(f"{os.path.join(ROOT, 'scripts', 'bench-lint')} --bin {BIN} --runs {max(RUNS, 20)} "
+   f"--dir {os.path.join(WORK, 'lint')} --json {lint_json} 3000")
+with open(lint_json) as f:
+    results["lint"] = json.load(f)
 print(f"lint: {results['lint']}", file=sys.stderr)
 
 # --- chart -----------------------------------------------------------------------------------
@@ -262,6 +246,7 @@ ratio_plan = hb["plan"] / hb["jq"]
 ratio_rss = hb["rss_apply"] / hb["size"]
 ratio_rss_plan = hb["rss_plan"] / hb["size"]
 ratio_conc = c["wall"] / (N * c["one"])
+lt = results["lint"]
 m = machine
 lines += [
     f"Measured on {m['date']} at commit `{m['commit']}`: {m['nproc']} cores ({m['cpu']}), Linux "
@@ -281,10 +266,12 @@ lines += [
     f"{ratio_rss:.2f}× | ≤ 2.5× | {verdict(ratio_rss <= 2.5)} |",
     f"| (b) peak RSS of the no-op `plan` | {hb['rss_plan'] / 1e6:.0f} MB | file {hb['size'] / 1e6:.0f} MB | "
     f"{ratio_rss_plan:.2f}× | | |",
-    "| (c) `lint` over 3 000 small files vs `jq empty` | "
-    f"{ms(results['lint']['lint'])} | {ms(results['lint']['jq'])} (`jq empty`) | "
-    f"{results['lint']['lint'] / results['lint']['jq']:.2f}× | ≤ 1.0× | "
-    f"{verdict(results['lint']['lint'] <= results['lint']['jq'])} |",
+    "| (c) `lint` over 3 000 pretty-printed `.cursor/mcp.json` vs `jq empty` on the same files | "
+    f"{ms(lt['time']['lint'])} | {ms(lt['time']['jq'])} (`jq empty`) | "
+    f"{lt['ratio_time']:.2f}× | ≤ 0.5× | {verdict(lt['ratio_time'] <= 0.5)} |",
+    "| (c) peak RSS of that `lint` | "
+    f"{lt['rss_kb']['lint'] / 1024:.1f} MB | {lt['rss_kb']['jq'] / 1024:.1f} MB (`jq empty`) | "
+    f"{lt['ratio_rss']:.2f}× | ≤ 1× | {verdict(lt['ratio_rss'] <= 1)} |",
     f"| (d) {N} concurrent writers (distinct owners, one file) | {ms(c['wall'])} total | "
     f"{N} × one write = {ms(N * c['one'])} | {ratio_conc:.2f}× | ≈ 1× | {verdict(ratio_conc <= 1.25)} |",
     "",

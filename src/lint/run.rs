@@ -4,7 +4,6 @@
 //! `rules::duplicates`, `rules::drift`).
 
 use crate::diag::Code;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -44,8 +43,8 @@ impl Loaded {
     pub(in crate::lint) fn source_line(&self, line: usize) -> Option<String> {
         self.summary
             .as_ref()
-            .and_then(|s| s.lines.get(&line))
-            .cloned()
+            .and_then(|s| s.line(line))
+            .map(str::to_string)
             .or_else(|| {
                 let t = self.text.as_deref()?;
                 t.split('\n')
@@ -59,8 +58,8 @@ impl Loaded {
 /// thousands of files are not held in memory at once.
 #[derive(Default)]
 pub(in crate::lint) struct Summary {
-    /// The text of the lines findings point at (for code frames), by line number.
-    pub(in crate::lint) lines: BTreeMap<usize, String>,
+    /// The text of the lines findings point at (for code frames), by line number (sorted).
+    pub(in crate::lint) lines: Vec<(usize, String)>,
     /// The names in the root's `mcpServers`, when the root and it are objects.
     pub(in crate::lint) mcp_servers: Option<Vec<String>>,
     /// Whether the root's `includeMcpJson` is `false`.
@@ -69,6 +68,14 @@ pub(in crate::lint) struct Summary {
     pub(in crate::lint) grants: Vec<Grant>,
     /// The entries of the root's `mcpServers`, for a file read only as context.
     pub(in crate::lint) root_entries: Vec<Entry>,
+}
+
+impl Summary {
+    /// The text kept of a line.
+    pub(in crate::lint) fn line(&self, line: usize) -> Option<&str> {
+        let i = self.lines.binary_search_by_key(&line, |(n, _)| *n).ok()?;
+        self.lines.get(i).map(|(_, t)| t.as_str())
+    }
 }
 
 pub(in crate::lint) struct Raw {
@@ -244,19 +251,20 @@ pub(in crate::lint) fn read_and_check(
         .map(|s| summary_of(s, f.input.client))
         .unwrap_or_default();
     if let Some(s) = &src {
-        let lines = std::iter::once(1)
+        let mut lines: Vec<usize> = std::iter::once(1)
             .chain(sub.raw.iter().chain(&sub.drift).map(|r| r.line))
             .chain(entries.iter().map(|e: &Entry| e.at.0))
-            .chain(summary.grants.iter().map(|g| g.at.0));
-        for line in lines {
-            if !summary.lines.contains_key(&line)
-                && let Some(t) = s.line_text(line)
-            {
-                summary.lines.insert(line, t);
-            }
-        }
+            .chain(summary.grants.iter().map(|g| g.at.0))
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        summary.lines = lines
+            .into_iter()
+            .filter_map(|n| Some((n, s.line_text(n)?)))
+            .collect();
     }
     drop(src);
+    entries.shrink_to_fit();
     let checked = Box::new(Checked {
         summary: Box::new(summary),
         secret: f.secret,
@@ -357,9 +365,9 @@ impl Run<'_> {
     ) -> Option<usize> {
         let real = match &outcome {
             Outcome::Missing => return None,
-            Outcome::Unreadable(real, _) | Outcome::Read { real, .. } => real.clone(),
+            Outcome::Unreadable(real, _) | Outcome::Read { real, .. } => real,
         };
-        if let Some(&i) = self.by_real.get(&real) {
+        if let Some(&i) = self.by_real.get(real) {
             if report && !self.files[i].report {
                 self.files[i].report = true;
                 self.files[i].input = input;
@@ -671,11 +679,15 @@ pub(in crate::lint) fn parallel<T: Send, R: Send>(
     }
     let f = &f;
     std::thread::scope(|s| {
+        // This thread takes the first chunk itself: one thread (and one allocator arena)
+        // fewer than chunks.
+        let mut chunks = chunks.into_iter();
+        let first = chunks.next().unwrap_or_default();
         let handles: Vec<_> = chunks
-            .into_iter()
             .map(|c| s.spawn(move || c.into_iter().map(f).collect::<Vec<R>>()))
             .collect();
         let mut out = Vec::with_capacity(n);
+        out.extend(first.into_iter().map(f));
         for h in handles {
             out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
         }

@@ -350,8 +350,12 @@ pub fn url_credential(s: &str) -> Option<&'static str> {
 /// Whether a value found under `name` must not be shown: the detector flags it, or it sits
 /// under a credential-like name and is neither only references nor trivially plain.
 pub fn must_hide(name: &str, value: &str) -> bool {
-    classify(name, value).is_some()
-        || (credential_name(name) && !only_references(value) && !trivial(value))
+    hide(name, value, classify(name, value).is_some())
+}
+
+/// [`must_hide`] given whether [`classify`] flags the value.
+pub fn hide(name: &str, value: &str, classified: bool) -> bool {
+    classified || (credential_name(name) && !only_references(value) && !trivial(value))
 }
 
 #[cfg(test)]

@@ -61,10 +61,15 @@ impl Redactor {
     /// ([`must_hide`]); a value that only holds a token somewhere also remembers the token.
     pub fn consider(&mut self, name: &str, value: &str) {
         if must_hide(name, value) {
-            self.add(value);
-            for (r, _) in detect::tokens(value) {
-                self.add(&value[r]);
-            }
+            self.remember(value);
+        }
+    }
+
+    /// A value that must be hidden, and any token in it.
+    fn remember(&mut self, value: &str) {
+        self.add(value);
+        for (r, _) in detect::tokens(value) {
+            self.add(&value[r]);
         }
     }
 
@@ -101,21 +106,34 @@ impl Redactor {
     /// Walk a JSON value and remember every string the detector flags, by its key (array
     /// elements by the array's key), and every object key that is a credential by itself.
     pub fn scan(&mut self, v: &Value) {
-        self.scan_under("", v);
+        self.scan_under("", v, &mut |name, s| detect::classify(name, s).is_some());
     }
 
-    fn scan_under(&mut self, name: &str, v: &Value) {
+    /// [`Redactor::scan`] for a caller that already classified the strings:
+    /// `classified(name, value)` must be `detect::classify(name, value).is_some()` (lint
+    /// classifies every string of an entry for its own rule and passes the results here, so
+    /// the detector runs once per string).
+    pub fn scan_classified(&mut self, v: &Value, classified: &mut dyn FnMut(&str, &str) -> bool) {
+        self.scan_under("", v, classified);
+    }
+
+    fn scan_under(
+        &mut self,
+        name: &str,
+        v: &Value,
+        classified: &mut dyn FnMut(&str, &str) -> bool,
+    ) {
         match v {
             Value::Object(m) => {
                 for (k, x) in m {
                     if detect::known_prefix(k).is_some() {
                         self.add(k);
                     }
-                    self.scan_under(k, x);
+                    self.scan_under(k, x, classified);
                 }
             }
-            Value::Array(a) => a.iter().for_each(|x| self.scan_under(name, x)),
-            Value::String(s) => self.consider(name, s),
+            Value::Array(a) => a.iter().for_each(|x| self.scan_under(name, x, classified)),
+            Value::String(s) if detect::hide(name, s, classified(name, s)) => self.remember(s),
             _ => {}
         }
     }

@@ -87,7 +87,20 @@ impl Run<'_> {
             return;
         };
         let whole = value;
-        self.wide.scan(whole);
+        // Every string, classified once: for `literal-secret` and for the code-frame redactor.
+        let mut strings = Vec::new();
+        walk_strings(whole, &mut Vec::new(), &mut strings);
+        let classes: Vec<Option<&'static str>> = strings
+            .iter()
+            .map(|f| secrets::classify(f.key, f.value))
+            .collect();
+        let mut next = strings.iter().zip(&classes);
+        self.wide
+            .scan_classified(whole, &mut |name, s| match next.next() {
+                // The same walk in the same order; anything else is classified here.
+                Some((f, c)) if f.key == name && f.value == s => c.is_some(),
+                _ => secrets::classify(name, s).is_some(),
+            });
         // unknown-field
         let known = d.known_fields();
         if !known.is_empty() {
@@ -111,23 +124,31 @@ impl Run<'_> {
             }
         }
         // literal-secret
-        let mut strings = Vec::new();
-        walk_strings(whole, &mut Vec::new(), &mut strings);
-        for (rel, key, s, element) in &strings {
-            let Some(what) = secrets::classify(key, s) else {
+        for (
+            Found {
+                rel,
+                value: s,
+                element,
+                ..
+            },
+            what,
+        ) in strings.iter().zip(&classes)
+        {
+            let Some(what) = *what else {
                 continue;
             };
             self.secrets.add(s);
             self.wide.add(s);
             self.files[file].secret = true;
+            let rel: Vec<String> = rel.iter().map(|k| k.to_string()).collect();
             let mut p = path.to_vec();
             p.extend(rel.iter().cloned());
             let at = match element {
                 true => src.locate_element(&p, s),
                 false => src.locate(&p),
             };
-            let field = dotted(rel);
-            let fix = secret_fix(d, rel);
+            let field = dotted(&rel);
+            let fix = secret_fix(d, &rel);
             self.push(
                 "literal-secret",
                 file,
@@ -144,8 +165,14 @@ impl Run<'_> {
             .map(|c| c.rsplit('/').next().unwrap_or(c))
             .is_some_and(|c| SHELLS.contains(&c));
         let ex = expands(d);
-        for (rel, _, s, element) in &strings {
-            let Some(top) = rel.first().map(String::as_str) else {
+        for Found {
+            rel,
+            value: s,
+            element,
+            ..
+        } in &strings
+        {
+            let Some(&top) = rel.first() else {
                 continue;
             };
             let place = match top {
@@ -163,13 +190,14 @@ impl Run<'_> {
                 let Some(why) = ex.problem(d, kind, place) else {
                     continue;
                 };
+                let rel: Vec<String> = rel.iter().map(|k| k.to_string()).collect();
                 let mut p = path.to_vec();
                 p.extend(rel.iter().cloned());
                 let at = match element {
                     true => src.locate_element(&p, s),
                     false => src.locate(&p),
                 };
-                let field = dotted(rel);
+                let field = dotted(&rel);
                 let fix = ex.fix(d, &var, place);
                 self.push(
                     "placeholder-syntax",
@@ -211,34 +239,51 @@ pub(in crate::lint) fn suggest(key: &str, known: &[&str]) -> String {
     }
 }
 
-/// Every string in an entry: (path from the entry, the nearest key name, the string, whether
-/// it is an array element).
-pub(in crate::lint) fn walk_strings(
-    v: &Value,
-    path: &mut Vec<String>,
-    out: &mut Vec<(Vec<String>, String, String, bool)>,
+/// A string found in an entry by [`walk_strings`].
+pub(in crate::lint) struct Found<'a> {
+    /// The path from the entry.
+    pub(in crate::lint) rel: Vec<&'a str>,
+    /// The nearest key name.
+    pub(in crate::lint) key: &'a str,
+    pub(in crate::lint) value: &'a str,
+    /// Whether it is an array element.
+    pub(in crate::lint) element: bool,
+}
+
+/// Every string in an entry, in document order.
+pub(in crate::lint) fn walk_strings<'a>(
+    v: &'a Value,
+    path: &mut Vec<&'a str>,
+    out: &mut Vec<Found<'a>>,
 ) {
     match v {
         Value::Object(m) => {
             for (k, x) in m {
-                path.push(k.clone());
+                path.push(k);
                 walk_strings(x, path, out);
                 path.pop();
             }
         }
         Value::Array(a) => {
-            let key = path.last().cloned().unwrap_or_default();
+            let key = path.last().copied().unwrap_or_default();
             for x in a {
                 match x {
-                    Value::String(s) => out.push((path.clone(), key.clone(), s.clone(), true)),
+                    Value::String(s) => out.push(Found {
+                        rel: path.clone(),
+                        key,
+                        value: s,
+                        element: true,
+                    }),
                     other => walk_strings(other, path, out),
                 }
             }
         }
-        Value::String(s) => {
-            let key = path.last().cloned().unwrap_or_default();
-            out.push((path.clone(), key, s.clone(), false));
-        }
+        Value::String(s) => out.push(Found {
+            rel: path.clone(),
+            key: path.last().copied().unwrap_or_default(),
+            value: s,
+            element: false,
+        }),
         _ => {}
     }
 }
