@@ -53,9 +53,9 @@ pub fn run(dir: &Path) -> Result<Vec<engine::RecordStatus>, Box<dyn Error>> {
     if plan.exit != Exit::Ok {
         return Err(format!("refused: {:?}", plan.errors).into());
     }
-    // Show the diff. The manifest holds only `${VAR}` references, so there is nothing to hide
-    // here; a program whose files may hold credentials lets a `Redactor` consider them first.
-    let red = Redactor::default();
+    // Show the diff, with every credential in the files it shows redacted (the manifest holds
+    // only `${VAR}` references, but the user's files may hold secrets of their own).
+    let red = mcpconf::scan::redactor_for(&plan, &Redactor::default());
     print!(
         "{}",
         output::diffs_text(&plan, &red, Style { color: false })

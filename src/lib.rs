@@ -52,6 +52,7 @@ pub mod plan;
 pub mod probe;
 pub mod redact;
 pub mod saved;
+pub mod scan;
 pub mod server;
 pub mod settings;
 pub mod template;

@@ -14,8 +14,7 @@ use toml_edit::{Document, Item, Value};
 
 pub use crate::server::{RemoteKind, Server, Transport};
 use crate::template::Template;
-#[doc(hidden)] // moved to `text`; kept while other branches still name it here
-pub use crate::text::{closest, hex, line_col};
+use crate::text::{closest, hex, line_col};
 
 mod build;
 pub use build::ManifestBuilder;

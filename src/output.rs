@@ -52,7 +52,7 @@ pub fn diff(fp: &FilePlan) -> String {
     // A big file changed in one place: diff only that place (plus context), and shift the
     // hunk headers by the lines before it. Bytes outside the window are identical.
     let (old_w, new_w, shift) = if old_b.len().max(new_b.len()) > WINDOW_ABOVE {
-        window(old_b, new_b)
+        crate::text::diff_window(old_b, new_b)
     } else {
         (old_b, new_b, 0)
     };
@@ -115,66 +115,6 @@ pub fn diff(fp: &FilePlan) -> String {
 /// Files up to this size are lexed whole to mask credentials in their diffs; above it only
 /// the window around the change is read, and cleared line by line.
 pub const MASK_WHOLE_FILE: usize = 8 << 20;
-
-/// The parts of `old` and `new` that differ, widened to whole lines plus four lines of context
-/// on each side, and the number of lines before them.
-pub(crate) fn window<'a>(old: &'a [u8], new: &'a [u8]) -> (&'a [u8], &'a [u8], usize) {
-    const CHUNK: usize = 4096;
-    let max = old.len().min(new.len());
-    // Common prefix, compared a chunk at a time (memcmp), then byte by byte.
-    let mut p = 0;
-    while p + CHUNK <= max && old[p..p + CHUNK] == new[p..p + CHUNK] {
-        p += CHUNK;
-    }
-    p += old[p..max]
-        .iter()
-        .zip(&new[p..max])
-        .take_while(|(a, b)| a == b)
-        .count();
-    let max_q = max - p;
-    let mut q = 0;
-    while q + CHUNK <= max_q
-        && old[old.len() - q - CHUNK..old.len() - q] == new[new.len() - q - CHUNK..new.len() - q]
-    {
-        q += CHUNK;
-    }
-    q += old[..old.len() - q]
-        .iter()
-        .rev()
-        .zip(new[..new.len() - q].iter().rev())
-        .take(max_q - q)
-        .take_while(|(a, b)| a == b)
-        .count();
-    // Back to the start of p's line, then four more lines.
-    let mut s = p;
-    for i in 0..5 {
-        if i > 0 {
-            if s == 0 {
-                break;
-            }
-            s -= 1;
-        }
-        while s > 0 && old[s - 1] != b'\n' {
-            s -= 1;
-        }
-    }
-    // Forward past the end of the last differing line, then four more lines (in the common
-    // suffix, so by the same number of bytes in both).
-    let oe = old.len() - q;
-    let mut e = oe;
-    for _ in 0..5 {
-        while e < old.len() && old[e] != b'\n' {
-            e += 1;
-        }
-        if e < old.len() {
-            e += 1;
-        }
-    }
-    let k = e - oe;
-    let ne = (new.len() - q + k).min(new.len());
-    let shift = old[..s].iter().filter(|&&c| c == b'\n').count();
-    (&old[s..e], &new[s..ne], shift)
-}
 
 /// `@@ -a,b +c,d @@` with `shift` added to `a` and `c`; `None` for any other line.
 fn shift_hunk_header(line: &str, shift: usize) -> Option<String> {

@@ -1,4 +1,5 @@
-//! Small text helpers shared by every layer: positions in text, likely typos, hex.
+//! Small text helpers shared by every layer: positions in text, likely typos, hex, the
+//! window of a change.
 
 /// 1-based (line, column-in-characters) of byte offset `at` in `text`. Offsets past the end or
 /// inside a character are clamped; never panics.
@@ -45,6 +46,76 @@ pub fn hex(bytes: &[u8]) -> String {
         let _ = write!(s, "{b:02x}");
         s
     })
+}
+
+/// The parts of `old` and `new` that differ, widened to whole lines plus four lines of context
+/// on each side, and the number of lines before them: what a diff of a big file with one change
+/// needs to look at (bytes outside the window are identical).
+///
+/// ```
+/// let old = b"1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n";
+/// let new = b"1\n2\n3\n4\n5\n6\nseven\n8\n9\n10\n11\n12\n";
+/// let (o, n, shift) = mcpconf::text::diff_window(old, new);
+/// assert_eq!(o, b"3\n4\n5\n6\n7\n8\n9\n10\n11\n");
+/// assert_eq!(n, b"3\n4\n5\n6\nseven\n8\n9\n10\n11\n");
+/// assert_eq!(shift, 2);
+/// ```
+pub fn diff_window<'a>(old: &'a [u8], new: &'a [u8]) -> (&'a [u8], &'a [u8], usize) {
+    const CHUNK: usize = 4096;
+    let max = old.len().min(new.len());
+    // Common prefix, compared a chunk at a time (memcmp), then byte by byte.
+    let mut p = 0;
+    while p + CHUNK <= max && old[p..p + CHUNK] == new[p..p + CHUNK] {
+        p += CHUNK;
+    }
+    p += old[p..max]
+        .iter()
+        .zip(&new[p..max])
+        .take_while(|(a, b)| a == b)
+        .count();
+    let max_q = max - p;
+    let mut q = 0;
+    while q + CHUNK <= max_q
+        && old[old.len() - q - CHUNK..old.len() - q] == new[new.len() - q - CHUNK..new.len() - q]
+    {
+        q += CHUNK;
+    }
+    q += old[..old.len() - q]
+        .iter()
+        .rev()
+        .zip(new[..new.len() - q].iter().rev())
+        .take(max_q - q)
+        .take_while(|(a, b)| a == b)
+        .count();
+    // Back to the start of p's line, then four more lines.
+    let mut s = p;
+    for i in 0..5 {
+        if i > 0 {
+            if s == 0 {
+                break;
+            }
+            s -= 1;
+        }
+        while s > 0 && old[s - 1] != b'\n' {
+            s -= 1;
+        }
+    }
+    // Forward past the end of the last differing line, then four more lines (in the common
+    // suffix, so by the same number of bytes in both).
+    let oe = old.len() - q;
+    let mut e = oe;
+    for _ in 0..5 {
+        while e < old.len() && old[e] != b'\n' {
+            e += 1;
+        }
+        if e < old.len() {
+            e += 1;
+        }
+    }
+    let k = e - oe;
+    let ne = (new.len() - q + k).min(new.len());
+    let shift = old[..s].iter().filter(|&&c| c == b'\n').count();
+    (&old[s..e], &new[s..ne], shift)
 }
 
 #[cfg(test)]

@@ -268,10 +268,16 @@ fn run_command(cli: Cli) -> u8 {
                     return Exit::Io as u8;
                 }
             }
-            finish(&r, &scan_files(&r, &red), json, style, false)
+            finish(&r, &crate::scan::redactor_for(&r, &red), json, style, false)
         }
         Command::Apply { watch: true, .. } => match manifest {
-            Some(m) => crate::watch::run(&settings, m, &owner, |r| scan_files(r, &red), json),
+            Some(m) => crate::watch::run(
+                &settings,
+                m,
+                &owner,
+                |r| crate::scan::redactor_for(r, &red),
+                json,
+            ),
             None => Exit::Usage as u8,
         },
         Command::Apply { yes, adopt, .. } => {
@@ -732,7 +738,7 @@ fn run_apply(
         engine::apply(settings, manifest, owner, mode, None, saved)
     } else {
         let mut ask = |plan: &Report| -> bool {
-            let red = scan_files(plan, red);
+            let red = crate::scan::redactor_for(plan, red);
             if json {
                 // Machine output is printed once, at the end.
             } else {
@@ -763,7 +769,7 @@ fn run_apply(
                 .unwrap_or_default();
         }
     }
-    let red = scan_files(&report, red);
+    let red = crate::scan::redactor_for(&report, red);
     if shown && !json {
         // The diffs were shown before asking; now only the outcome.
         if report.applied {
@@ -773,95 +779,6 @@ fn run_apply(
         return report.exit as u8;
     }
     finish(&report, &red, json, style, report.applied)
-}
-
-/// Add every credential found in the files that are shown (those that change) to the
-/// redactor: one streaming pass over each file's bytes, before and after, building nothing but
-/// the credential-like members found. A file that does not change shows none of its content.
-/// Above [`SCAN_WHOLE_FILE`] only the part that a diff shows (with context) is scanned.
-fn scan_files(r: &Report, base: &Redactor) -> Redactor {
-    let mut red = base.clone();
-    for f in r.files.iter().filter(|f| f.writes()) {
-        let old = f.old.as_ref().map(|d| d.bytes()).unwrap_or_default();
-        let new = f.new.as_deref().unwrap_or_default();
-        let (old, new) = if old.len().max(new.len()) > SCAN_WHOLE_FILE {
-            let (o, n, _) = output::window(old, new);
-            (o, n)
-        } else {
-            (old, new)
-        };
-        mcpconf_scan(old, &mut red);
-        mcpconf_scan(new, &mut red);
-    }
-    red
-}
-
-/// Files up to this size are scanned whole for credentials.
-const SCAN_WHOLE_FILE: usize = 8 << 20;
-
-fn mcpconf_scan(bytes: &[u8], red: &mut Redactor) {
-    // Every string member: `consider` keeps those with a credential-like name or a value that
-    // is a secret by itself (a URL with a password, a well-known token prefix).
-    crate::jsondoc::string_members(bytes, |_| true, |k, v| red.consider(k, v));
-    // TOML files (Codex): `key = "value"` pairs, also inside inline tables.
-    if let Ok(text) = std::str::from_utf8(bytes) {
-        toml_string_pairs(text, |k, v| red.consider(k, v));
-    }
-}
-
-/// `key = "value"` pairs of basic or literal strings in TOML-like text (bare or quoted keys,
-/// also inside inline tables). A scanner for redaction, not a parser: it may find pairs inside
-/// multi-line strings, which only means more redaction.
-fn toml_string_pairs(text: &str, mut found: impl FnMut(&str, &str)) {
-    let b = text.as_bytes();
-    let mut i = 0;
-    let mut key: Option<String> = None;
-    while i < b.len() {
-        let c = b[i];
-        if c == b'#' {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-            key = None;
-        } else if c == b'"' || c == b'\'' {
-            let start = i + 1;
-            let mut j = start;
-            while j < b.len() && b[j] != c && b[j] != b'\n' {
-                if c == b'"' && b[j] == b'\\' {
-                    j += 1;
-                }
-                j += 1;
-            }
-            let raw = text.get(start..j.min(b.len())).unwrap_or("");
-            let value = if c == b'"' {
-                serde_json::from_str::<String>(&format!("\"{raw}\""))
-                    .unwrap_or_else(|_| raw.to_string())
-            } else {
-                raw.to_string()
-            };
-            i = j + 1;
-            // A quoted key is followed by `=`; a value follows one.
-            let rest = text.get(i..).unwrap_or("").trim_start_matches([' ', '\t']);
-            if rest.starts_with('=') {
-                key = Some(value);
-            } else if let Some(k) = key.take() {
-                found(&k, &value);
-            }
-            continue;
-        } else if c.is_ascii_alphanumeric() || c == b'_' || c == b'-' {
-            let start = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'-') {
-                i += 1;
-            }
-            let word = &text[start..i];
-            let rest = text.get(i..).unwrap_or("").trim_start_matches([' ', '\t']);
-            key = rest.starts_with('=').then(|| word.to_string());
-            continue;
-        } else if c == b'\n' {
-            key = None;
-        }
-        i += 1;
-    }
 }
 
 fn finish(r: &Report, red: &Redactor, json: bool, style: Style, done: bool) -> u8 {
