@@ -14,11 +14,75 @@
 //! - [`ledger`]: ownership proof by content digest;
 //! - [`lint`]: rules over client config files, for CI;
 //! - [`fsio`]: every file system access (atomic replace, locks);
-//! - [`redact`], [`output`]: what may be shown, and how;
-//! - [`probe`]: a small MCP client that starts the declared servers and checks tool pins.
+//! - [`redact`], [`scan`], [`output`]: what may be shown (the secret detector, the scan of the
+//!   files a report shows), and how;
+//! - [`probe`]: a small MCP client that starts the declared servers and checks tool pins;
+//! - [`diag`]: the stable error codes every error carries.
 //!
-//! `examples/embed.rs` plans, shows the diff, applies and reads the status back, as a program
-//! embedding mcpconf does.
+//! # Embedding
+//!
+//! Plan, show the diff, apply, read the status back, prune — what `examples/embed.rs` does at
+//! more length. Nothing here prints; every function returns values.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use mcpconf::engine::{self, Exit, Mode, RecordState};
+//! use mcpconf::known::Known;
+//! use mcpconf::output::{self, Style};
+//! use mcpconf::redact::Redactor;
+//! use mcpconf::settings::Settings;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let settings = Settings::builder()
+//!     .manifest(dir.path().join("mcpconf.toml"))
+//!     .root(dir.path())
+//!     .home(dir.path())
+//!     .state_dir(dir.path().join("state"))
+//!     .build()?;
+//! let manifest = mcpconf::manifest::parse(
+//!     r#"
+//! owner = "openab"
+//!
+//! [servers.browser]
+//! command = "agent-browser"
+//! env = { TOKEN = "${BROWSER_TOKEN}" }
+//!
+//! [[targets]]
+//! client = "cursor"
+//! "#,
+//!     &Known,
+//! )?;
+//! let mode = Mode::Apply { adopt: false };
+//!
+//! // Plan: reads only. Show the diff with every credential of the files redacted.
+//! let plan = engine::plan(&settings, Some(&manifest), "openab", mode);
+//! assert_eq!(plan.exit, Exit::Ok);
+//! assert!(plan.changed);
+//! let red = mcpconf::scan::redactor_for(&plan, &Redactor::default());
+//! let diff = output::diffs_text(&plan, &red, Style { color: false });
+//! assert!(diff.contains("agent-browser"));
+//!
+//! // Apply: under locks, atomically, recording what was written (`None`: no confirmation).
+//! let applied = engine::apply(&settings, Some(&manifest), "openab", mode, None, None);
+//! assert!(applied.applied, "{applied}");
+//! let file = dir.path().join(".cursor/mcp.json");
+//! assert!(std::fs::read_to_string(&file)?.contains("${env:BROWSER_TOKEN}"));
+//!
+//! // Status: what the owner's ledger records, and whether it is still as written.
+//! let (_workspace, records) = engine::status(&settings, Some(&manifest), "openab", false)?;
+//! assert_eq!(records[0].state, RecordState::Intact);
+//!
+//! // Prune: remove what the owner provably wrote (here the whole file, which mcpconf created).
+//! let pruned = engine::apply(&settings, Some(&manifest), "openab", Mode::Prune, None, None);
+//! assert!(pruned.applied, "{pruned}");
+//! assert!(!file.exists());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Errors are types with a stable [`diag::Code`] and implement [`std::error::Error`]; the
+//! engine's entry points return an [`engine::Report`] whose `errors` are [`diag::Diagnostic`]s
+//! (the `errors[]` of `--format json`) and whose `exit` is the command line's exit code.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 /// serde_json, whose `Value` appears in the API (legacy entries, parsed documents): use this one

@@ -102,6 +102,13 @@ impl fmt::Display for ManifestError {
     }
 }
 
+impl ManifestError {
+    /// The stable code: always `manifest-error`.
+    pub fn code(&self) -> crate::diag::Code {
+        crate::diag::Code::ManifestError
+    }
+}
+
 impl std::error::Error for ManifestError {}
 
 impl Manifest {
@@ -167,6 +174,22 @@ pub struct ClientFacts {
 
 /// Parse and validate a manifest; clients and lint rules are checked against `names`
 /// (usually [`crate::known::Known`]).
+///
+/// ```
+/// use mcpconf::known::Known;
+///
+/// let m = mcpconf::manifest::parse(
+///     "owner = \"o\"\n[servers.web]\nurl = \"https://h/mcp\"\n[[targets]]\nclient = \"cursor\"\n",
+///     &Known,
+/// )
+/// .unwrap();
+/// assert_eq!(m.servers[0].name, "web");
+///
+/// let e = mcpconf::manifest::parse("owner = \"o\"\n[servers.\"bad name\"]\ncommand = \"x\"\n", &Known)
+///     .unwrap_err();
+/// assert_eq!(e.code(), mcpconf::diag::Code::ManifestError);
+/// assert_eq!((e.line, e.column), (2, 1));
+/// ```
 pub fn parse(text: &str, names: &dyn Vocabulary) -> Result<Manifest, ManifestError> {
     let p = Parser { text, names };
     let doc = Document::parse(text).map_err(|e| {

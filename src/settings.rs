@@ -65,6 +65,14 @@ impl Settings {
     /// directory `$MCPCONF_STATE_DIR`, else `$XDG_STATE_HOME/mcpconf`, else
     /// `~/.local/state/mcpconf`; `$CODEX_HOME` and `$XDG_CONFIG_HOME` when set (empty variables
     /// count as unset).
+    ///
+    /// ```
+    /// // Needs `$HOME` (or fails with `SettingsError::NoHome`).
+    /// if std::env::var_os("HOME").is_some() {
+    ///     let s = mcpconf::settings::Settings::from_env().unwrap();
+    ///     assert!(s.root.is_absolute() && s.state_dir.is_absolute());
+    /// }
+    /// ```
     pub fn from_env() -> Result<Settings, SettingsError> {
         Settings::builder().build()
     }
@@ -263,6 +271,15 @@ fn abs(p: &Path) -> Result<PathBuf, SettingsError> {
 }
 
 /// Why settings could not be resolved.
+///
+/// ```
+/// use mcpconf::settings::{Settings, SettingsError};
+///
+/// let dir = std::env::temp_dir();
+/// let e = Settings::builder().root(&dir).home(&dir).workspace("no/slashes").build().unwrap_err();
+/// assert!(matches!(e, SettingsError::Workspace(_)));
+/// assert_eq!(e.code(), mcpconf::diag::Code::InvalidWorkspace);
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum SettingsError {
@@ -285,6 +302,18 @@ impl fmt::Display for SettingsError {
             SettingsError::NoHome => f.write_str("HOME is not set; pass --home DIR"),
             SettingsError::Workspace(w) => f.write_str(&workspace_rule(w)),
             SettingsError::Path { path, source } => write!(f, "`{}`: {source}", path.display()),
+        }
+    }
+}
+
+impl SettingsError {
+    /// The stable code: `invalid-workspace`, `not-found` (no home) or `io-error`.
+    pub fn code(&self) -> crate::diag::Code {
+        use crate::diag::Code;
+        match self {
+            SettingsError::NoHome => Code::NotFound,
+            SettingsError::Workspace(_) => Code::InvalidWorkspace,
+            SettingsError::Path { .. } => Code::IoError,
         }
     }
 }

@@ -346,7 +346,11 @@ fn run_command(cli: Cli) -> u8 {
             match engine::status(&settings, manifest.as_ref(), &owner, *all) {
                 Ok((ws, records)) => {
                     print!("{}", output::status_text(&owner, &ws, *all, &records, json));
-                    if *check && records.iter().any(|r| r.state != "intact") {
+                    if *check
+                        && records
+                            .iter()
+                            .any(|r| r.state != crate::engine::RecordState::Intact)
+                    {
                         Exit::Found as u8
                     } else {
                         0

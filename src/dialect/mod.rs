@@ -132,6 +132,16 @@ pub struct RenderError {
     pub message: String,
 }
 
+/// ```
+/// use mcpconf::dialect::RenderError;
+///
+/// let e = RenderError {
+///     field: "cwd".into(),
+///     message: "claude-desktop cannot set `cwd` of server `db`".into(),
+/// };
+/// assert_eq!(e.code(), mcpconf::diag::Code::CannotExpress);
+/// assert_eq!(e.to_string(), e.message);
+/// ```
 impl RenderError {
     /// The stable code: always `cannot-express`.
     pub fn code(&self) -> crate::diag::Code {

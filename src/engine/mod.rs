@@ -221,7 +221,27 @@ pub enum Mode {
     Prune,
 }
 
-/// Read and parse the manifest.
+/// Read and parse the manifest (as the command line does: UTF-8, a BOM allowed, checked
+/// against every client and lint rule mcpconf knows). A refusal is a report with one error and
+/// exit 2.
+///
+/// ```
+/// use mcpconf::diag::Code;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("mcpconf.toml");
+/// let err = mcpconf::engine::load_manifest(&path).unwrap_err();
+/// assert_eq!(err.errors[0].code, Code::ManifestMissing);
+///
+/// std::fs::write(
+///     &path,
+///     "owner = \"o\"\n[servers.a]\ncommand = \"a\"\n[[targets]]\nclient = \"cursr\"\n",
+/// )
+/// .unwrap();
+/// let err = mcpconf::engine::load_manifest(&path).unwrap_err();
+/// assert_eq!(err.errors[0].code, Code::ManifestError);
+/// assert!(err.to_string().contains("did you mean `cursor`?"), "{err}");
+/// ```
 pub fn load_manifest(path: &Path) -> Result<Manifest, Box<Report>> {
     // The manifest is only read: follow a link (dotfile managers keep it elsewhere).
     let real = fsio::resolve(path).unwrap_or_else(|_| path.to_path_buf());
@@ -513,7 +533,42 @@ fn visible_after(
     Some(names)
 }
 
-/// Compute the plan: reads only, writes nothing.
+/// Compute the plan: reads only, writes nothing. `manifest` is `None` for an owner without
+/// one (then only [`Mode::Prune`] has anything to do). The report's `files` hold each file's
+/// actions and new bytes, `changed` whether applying would change anything, `errors` each
+/// refusal (and `exit` is then [`Exit::Refused`]).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcpconf::engine::{self, Exit, Mode};
+/// use mcpconf::plan::Op;
+///
+/// let dir = tempfile::tempdir()?;
+/// let settings = mcpconf::settings::Settings::builder()
+///     .manifest(dir.path().join("mcpconf.toml"))
+///     .root(dir.path())
+///     .home(dir.path())
+///     .state_dir(dir.path().join("state"))
+///     .build()?;
+/// // A server of the user's own with the same name is never overwritten: a conflict.
+/// std::fs::create_dir(dir.path().join(".cursor"))?;
+/// std::fs::write(
+///     dir.path().join(".cursor/mcp.json"),
+///     r#"{"mcpServers": {"db": {"command": "their-db"}}}"#,
+/// )?;
+/// let manifest = mcpconf::manifest::parse(
+///     "owner = \"o\"\n[servers.db]\ncommand = \"db-mcp\"\n[servers.web]\ncommand = \"web-mcp\"\n\
+///      [[targets]]\nclient = \"cursor\"\n",
+///     &mcpconf::known::Known,
+/// )?;
+/// let report = engine::plan(&settings, Some(&manifest), "o", Mode::Apply { adopt: false });
+/// assert_eq!(report.exit, Exit::Refused);
+/// assert_eq!(report.errors[0].code, mcpconf::diag::Code::Conflict);
+/// let ops: Vec<Op> = report.files[0].actions.iter().map(|a| a.op).collect();
+/// assert!(ops.contains(&Op::Add) && ops.contains(&Op::Conflict), "{ops:?}");
+/// # Ok(())
+/// # }
+/// ```
 pub fn plan(settings: &Settings, manifest: Option<&Manifest>, owner: &str, mode: Mode) -> Report {
     let (ledger, ws) = match load_claimed(settings, manifest, owner, mode) {
         Ok(x) => x,
@@ -525,7 +580,46 @@ pub fn plan(settings: &Settings, manifest: Option<&Manifest>, owner: &str, mode:
 
 /// Plan, confirm, then apply under locks. `confirm` sees the unlocked plan and says whether to
 /// go on; `None` means confirmed in advance (`--yes`), in which case planning happens under the
-/// locks only.
+/// locks only. `expected` is a saved plan ([`SavedPlan`]) that the plan made under the locks
+/// must equal, or nothing is written (`stale-plan`). [`Mode::Prune`] removes what the owner
+/// provably wrote. The report says whether files were written (`applied`).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcpconf::engine::{self, Exit, Mode, Report};
+///
+/// let dir = tempfile::tempdir()?;
+/// let settings = mcpconf::settings::Settings::builder()
+///     .manifest(dir.path().join("mcpconf.toml"))
+///     .root(dir.path())
+///     .home(dir.path())
+///     .state_dir(dir.path().join("state"))
+///     .build()?;
+/// let manifest = mcpconf::manifest::parse(
+///     "owner = \"o\"\n[servers.web]\ncommand = \"web-mcp\"\n[[targets]]\nclient = \"cursor\"\n",
+///     &mcpconf::known::Known,
+/// )?;
+/// let mode = Mode::Apply { adopt: false };
+///
+/// // Asked, and declined: nothing is written.
+/// let mut no = |plan: &Report| {
+///     assert!(plan.changed);
+///     false
+/// };
+/// let declined = engine::apply(&settings, Some(&manifest), "o", mode, Some(&mut no), None);
+/// assert!(!declined.applied);
+/// assert_eq!(declined.errors[0].code, mcpconf::diag::Code::NotConfirmed);
+/// assert!(!dir.path().join(".cursor/mcp.json").exists());
+///
+/// // Confirmed in advance; a second run changes nothing; prune takes it back out.
+/// let report = engine::apply(&settings, Some(&manifest), "o", mode, None, None);
+/// assert!(report.applied && report.exit == Exit::Ok);
+/// assert!(!engine::apply(&settings, Some(&manifest), "o", mode, None, None).changed);
+/// let pruned = engine::apply(&settings, None, "o", Mode::Prune, None, None);
+/// assert!(pruned.applied && !dir.path().join(".cursor/mcp.json").exists());
+/// # Ok(())
+/// # }
+/// ```
 pub fn apply(
     settings: &Settings,
     manifest: Option<&Manifest>,
@@ -925,12 +1019,85 @@ pub struct RecordStatus {
     pub kind: ledger::Kind,
     /// The pointer.
     pub pointer: String,
+    /// Whether the entry is still as written.
+    pub state: RecordState,
+}
+
+/// The state of a recorded entry ([`status`]); its text form is the `state` of
+/// `mcpconf status --format json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RecordState {
+    /// Exactly as mcpconf wrote it.
+    Intact,
+    /// Edited since.
+    Drifted,
+    /// Gone (or its file is).
+    Missing,
+    /// The file cannot be read or parsed.
+    Unreadable,
+}
+
+impl RecordState {
     /// `intact`, `drifted`, `missing` or `unreadable`.
-    pub state: &'static str,
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RecordState::Intact => "intact",
+            RecordState::Drifted => "drifted",
+            RecordState::Missing => "missing",
+            RecordState::Unreadable => "unreadable",
+        }
+    }
+}
+
+impl std::fmt::Display for RecordState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl Serialize for RecordState {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// Comparing with the text form, for assertions.
+impl PartialEq<&str> for RecordState {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
 }
 
 /// The state of an owner's records: this run's workspace (with the records from before
 /// workspaces it would claim), or with `all` every workspace's. Also returns the workspace.
+/// Reads only; an unreadable ledger is an error report.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcpconf::engine::{self, Mode, RecordState};
+///
+/// let dir = tempfile::tempdir()?;
+/// let settings = mcpconf::settings::Settings::builder()
+///     .manifest(dir.path().join("mcpconf.toml"))
+///     .root(dir.path())
+///     .home(dir.path())
+///     .state_dir(dir.path().join("state"))
+///     .build()?;
+/// let manifest = mcpconf::manifest::parse(
+///     "owner = \"o\"\n[servers.web]\ncommand = \"web-mcp\"\n[[targets]]\nclient = \"cursor\"\n",
+///     &mcpconf::known::Known,
+/// )?;
+/// engine::apply(&settings, Some(&manifest), "o", Mode::Apply { adopt: false }, None, None);
+///
+/// // Someone edits our entry: it is drifted (and `apply` would refuse to overwrite it).
+/// let file = dir.path().join(".cursor/mcp.json");
+/// std::fs::write(&file, std::fs::read_to_string(&file)?.replace("web-mcp", "edited"))?;
+/// let (_workspace, records) = engine::status(&settings, Some(&manifest), "o", false)?;
+/// assert_eq!((records[0].server.as_str(), records[0].state), ("web", RecordState::Drifted));
+/// # Ok(())
+/// # }
+/// ```
 pub fn status(
     settings: &Settings,
     manifest: Option<&Manifest>,
@@ -965,8 +1132,8 @@ pub fn status(
         };
         for r in recs {
             let state = match &doc {
-                Err(()) => "unreadable",
-                Ok(None) => "missing",
+                Err(()) => RecordState::Unreadable,
+                Ok(None) => RecordState::Missing,
                 Ok(Some(d)) => {
                     let v = ledger::split_pointer(&r.pointer).and_then(|(mut c, n)| match r.kind {
                         // A grant is a string in an array: there when the array holds it.
@@ -982,9 +1149,9 @@ pub fn status(
                         }
                     });
                     match r.ownership(v.as_ref()) {
-                        ledger::Ownership::Intact => "intact",
-                        ledger::Ownership::Drifted => "drifted",
-                        ledger::Ownership::Missing => "missing",
+                        ledger::Ownership::Intact => RecordState::Intact,
+                        ledger::Ownership::Drifted => RecordState::Drifted,
+                        ledger::Ownership::Missing => RecordState::Missing,
                     }
                 }
             };

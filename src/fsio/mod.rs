@@ -106,6 +106,16 @@ const BACKOFF_MAX: Duration = Duration::from_millis(5);
 /// `"read-only"`, `"disk-full"`, `"permission-denied"`. `message` is one sentence starting in lower
 /// case that names the path in backticks and says what to do; [`Display`](fmt::Display) prints it.
 /// `source` carries the OS error when there is one (for `io-error` its text is also in `message`).
+///
+/// ```
+/// use mcpconf::diag::Code;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// assert!(mcpconf::fsio::read(&dir.path().join("absent.json"), 1024).unwrap().is_none());
+/// let e = mcpconf::fsio::read(dir.path(), 1024).unwrap_err(); // a directory
+/// assert_eq!(e.code, Code::NotAFile);
+/// assert!(e.to_string().contains(&format!("`{}`", dir.path().display())), "{e}");
+/// ```
 #[derive(Debug)]
 pub struct FsError {
     /// Stable machine-readable code (see the type docs for the list).

@@ -280,6 +280,39 @@ impl LintReport {
 }
 
 /// Lint; `Err` is a usage error (`unknown-client`: a path whose client cannot be told).
+/// Reads only, prints nothing: render the report with [`render`], through its `redactor`.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcpconf::lint::{self, Config, Request, Severity};
+///
+/// let dir = tempfile::tempdir()?;
+/// std::fs::create_dir_all(dir.path().join("project/.cursor"))?;
+/// std::fs::create_dir_all(dir.path().join("home"))?;
+/// std::fs::write(
+///     dir.path().join("project/.cursor/mcp.json"),
+///     "{\"mcpServers\": {\n  \"db\": {\"command\": \"a\"},\n  \"db\": {\"command\": \"b\"}\n}}\n",
+/// )?;
+/// let mut config = Config::default();
+/// config.set("duplicate-key", Severity::Error)?;
+/// let report = lint::lint(&Request {
+///     root: dir.path().join("project"),
+///     home: dir.path().join("home"),
+///     codex_home: None,
+///     xdg_config_home: None,
+///     paths: Vec::new(), // every client file under root and home
+///     client: None,
+///     state_dir: None,
+///     owners: Vec::new(),
+///     legacy: Vec::new(),
+///     config,
+/// })?;
+/// let f = &report.findings[0];
+/// assert_eq!((f.rule, f.line, f.column), ("duplicate-key", 3, 3));
+/// assert!(report.has_errors());
+/// # Ok(())
+/// # }
+/// ```
 pub fn lint(req: &Request) -> Result<LintReport, crate::diag::Error> {
     let inputs = discover::inputs(req)
         .map_err(|m| crate::diag::Error::new(crate::diag::Code::UnknownClient, m))?;

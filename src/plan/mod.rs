@@ -141,6 +141,15 @@ impl PlanError {
 }
 
 /// `line:column: message` (the caller knows the file).
+///
+/// ```
+/// use mcpconf::{diag::Code, plan::PlanError};
+///
+/// let e = PlanError::file(Code::Conflict, "the entry `db` is not ours");
+/// assert_eq!(e.to_string(), "1:1: the entry `db` is not ours");
+/// let boxed: Box<dyn std::error::Error> = Box::new(e);
+/// assert!(boxed.to_string().ends_with("not ours"));
+/// ```
 impl std::fmt::Display for PlanError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}:{}: {}", self.line, self.column, self.message)

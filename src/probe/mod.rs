@@ -162,6 +162,34 @@ struct Discovery {
 }
 
 /// Probe every server, at most `opts.parallel` at once; results in the order given.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::time::Duration;
+/// use mcpconf::probe::{self, FailureCode, Options};
+///
+/// let manifest = mcpconf::manifest::parse(
+///     "owner = \"o\"\n\
+///      [servers.gone]\ncommand = \"/nonexistent/mcpconf-doc-server\"\n\
+///      [servers.unset]\ncommand = \"x\"\nenv = { T = \"${MCPCONF_DOC_UNSET_VARIABLE}\" }\n\
+///      [[targets]]\nclient = \"cursor\"\n",
+///     &mcpconf::known::Known,
+/// )?;
+/// let opts = Options {
+///     timeout: Duration::from_secs(30),
+///     parallel: 4,
+///     base_dir: std::env::temp_dir(),
+///     cacert: None,
+/// };
+/// let servers: Vec<_> = manifest.servers.iter().collect();
+/// let lookup = |name: &str| std::env::var(name).ok();
+/// let outcomes = probe::probe_all(&servers, &opts, &lookup);
+/// assert_eq!(outcomes[0].code, Some(FailureCode::SpawnFailed));
+/// assert_eq!(outcomes[1].code, Some(FailureCode::UnsetVariable));
+/// assert!(outcomes.iter().all(|o| !o.passes()));
+/// # Ok(())
+/// # }
+/// ```
 pub fn probe_all(servers: &[&Server], opts: &Options, lookup: Lookup<'_>) -> Vec<Outcome> {
     let n = servers.len();
     let next = AtomicUsize::new(0);
@@ -217,7 +245,7 @@ fn empty_outcome(server: &Server, transport: &'static str) -> Outcome {
 }
 
 /// Probe one server. Never takes much longer than `opts.timeout`, and every process it started
-/// is gone when it returns.
+/// is gone when it returns. See [`probe_all`] for an example.
 pub fn probe(server: &Server, opts: &Options, lookup: Lookup<'_>) -> Outcome {
     probe_one(server, opts, lookup, &Tls::new(opts.cacert.clone()))
 }
