@@ -300,6 +300,7 @@ impl LintReport {
 ///     home: dir.path().join("home"),
 ///     codex_home: None,
 ///     xdg_config_home: None,
+///     vibe_home: None,
 ///     paths: Vec::new(), // every client file under root and home
 ///     client: None,
 ///     state_dir: None,
