@@ -128,13 +128,17 @@ impl YamlDoc {
                     format!("`{}` is not a mapping", container[..i].join(".")),
                 ));
             };
-            if cur.flow && !entries.is_empty() {
+            if cur.flow {
                 return Err(self.at_error(
                     Code::UnsupportedYaml,
                     cur.start,
                     format!(
-                        "`{}` is a flow mapping (`{{…}}`); mcpconf edits only block style, so the file is not edited (write it in block style)",
-                        container[..i].join(".")
+                        "{} is a flow mapping (`{{…}}`); mcpconf edits only block style, so the file is not edited (write it in block style)",
+                        if i == 0 {
+                            "the document".to_string()
+                        } else {
+                            format!("`{}`", container[..i].join("."))
+                        }
                     ),
                 ));
             }

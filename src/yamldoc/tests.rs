@@ -197,6 +197,8 @@ fn refuses_containers_it_cannot_edit() {
         ("m: 3\n", "not-an-object"),
         ("m: [1]\n", "not-an-object"),
         ("- a\n", "not-an-object"),
+        // A root written in flow style (found by fuzzing: an entry was appended after it).
+        ("{}\n", "unsupported-yaml"),
     ] {
         let mut d = parse(text);
         let e = d.upsert(&path(&["m"]), "x", &json!({})).unwrap_err();
