@@ -19,6 +19,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustix::fs::{self as rfs, AtFlags, Mode, OFlags};
 
+use super::Stamp;
+use super::meta::Kind;
+
+/// A directory reached without following links: a descriptor here.
+pub(super) type Dir = File;
+
+/// A directory entry seen without following it.
+pub(super) struct Entry {
+    pub(super) kind: Kind,
+    pub(super) stamp: Stamp,
+}
+
 /// Opens intermediate directories of a walk: `O_PATH` where it exists (only search permission
 /// is needed), else read-only.
 #[cfg(any(target_os = "linux", target_os = "android"))]
@@ -148,25 +160,80 @@ fn sync_dir_of(fd: &OwnedFd) -> io::Result<()> {
 }
 
 /// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`; `Ok(None)` when it does not exist.
-pub(super) fn stat_at(dir: &File, name: &OsStr) -> io::Result<Option<rfs::Stat>> {
+pub(super) fn stat_at(dir: &Dir, name: &OsStr) -> io::Result<Option<Entry>> {
     match rfs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
-        Ok(s) => Ok(Some(s)),
+        Ok(s) => Ok(Some(entry_of(&s))),
         Err(rustix::io::Errno::NOENT) => Ok(None),
         Err(e) => Err(io_err(e)),
     }
 }
 
-/// The file type bits of a stat.
-#[allow(clippy::unnecessary_cast)] // the field's width differs between platforms
-pub(super) fn file_type(s: &rfs::Stat) -> u32 {
-    (s.st_mode as u32) & (libc::S_IFMT as u32)
+#[allow(clippy::unnecessary_cast)] // field widths differ between platforms
+fn entry_of(s: &rfs::Stat) -> Entry {
+    let kind = match (s.st_mode as u32) & (libc::S_IFMT as u32) {
+        t if t == libc::S_IFREG as u32 => Kind::File,
+        t if t == libc::S_IFDIR as u32 => Kind::Dir,
+        t if t == libc::S_IFLNK as u32 => Kind::Symlink,
+        t if t == libc::S_IFIFO as u32 => Kind::Fifo,
+        t if t == libc::S_IFSOCK as u32 => Kind::Socket,
+        t if t == libc::S_IFBLK as u32 || t == libc::S_IFCHR as u32 => Kind::Device,
+        _ => Kind::Other,
+    };
+    let stamp = Stamp {
+        dev: s.st_dev as u64,
+        ino: s.st_ino as u64,
+        size: s.st_size as u64,
+        mtime_ns: nanos(s.st_mtime as i64, s.st_mtime_nsec as i64),
+        ctime_ns: nanos(s.st_ctime as i64, s.st_ctime_nsec as i64),
+    };
+    Entry { kind, stamp }
 }
 
-/// `S_IFREG` etc. as `u32`.
-#[allow(clippy::unnecessary_cast)]
-pub(super) fn ifmt(bits: libc::mode_t) -> u32 {
-    bits as u32
+fn nanos(secs: i64, nsec: i64) -> i64 {
+    secs.saturating_mul(1_000_000_000).saturating_add(nsec)
 }
+
+/// Opens the resolved file `path` for reading without following a final symbolic link
+/// (`O_NOFOLLOW`: a link gives `ELOOP`), without blocking on a FIFO (`O_NONBLOCK`) and without
+/// making a terminal the controlling one (`O_NOCTTY`).
+pub(super) fn open_nofollow(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// Opens (creating it 0600 if missing, never truncating) the lock file `path`,
+/// `O_RDWR|O_CREAT|O_NOFOLLOW|O_CLOEXEC`: a link gives `ELOOP`.
+pub(super) fn open_lock_file(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// Whether `e` says a symbolic link was met where none may be followed.
+pub(super) fn is_loop(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(libc::ELOOP)
+}
+
+/// The directory `dir` opened for its `flock`, with the key that orders all lock takers the
+/// same way (`(st_dev, st_ino)`, so two paths of one directory are one lock).
+pub(super) fn lock_handle(dir: &Path) -> io::Result<(LockKey, File)> {
+    let file = open_dir(dir)?;
+    let m = file.metadata()?;
+    use std::os::unix::fs::MetadataExt;
+    Ok(((m.dev(), m.ino()), file))
+}
+
+/// Orders and de-duplicates directory locks.
+pub(super) type LockKey = (u64, u64);
 
 /// Opens `name` in `dir` for reading: never follows a link, never blocks on a FIFO, never makes
 /// a terminal the controlling one.
@@ -213,17 +280,24 @@ pub(super) fn rename_noreplace(dir: &File, from: &OsStr, to: &OsStr) -> io::Resu
     Ok(())
 }
 
-/// Atomically swap `a` and `b` in `dir`; `EINVAL`/`ENOSYS` where the file system or system
-/// cannot.
+/// Atomically swap `a` and `b` in `dir`; an error of kind `Unsupported` where the file system
+/// or system cannot (`EINVAL`/`ENOSYS`).
 pub(super) fn rename_exchange(dir: &File, a: &OsStr, b: &OsStr) -> io::Result<()> {
     #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
     {
-        rfs::renameat_with(dir, a, dir, b, rfs::RenameFlags::EXCHANGE).map_err(io_err)
+        use rustix::io::Errno;
+        match rfs::renameat_with(dir, a, dir, b, rfs::RenameFlags::EXCHANGE) {
+            Ok(()) => Ok(()),
+            Err(e @ (Errno::INVAL | Errno::NOSYS)) => {
+                Err(io::Error::new(io::ErrorKind::Unsupported, io_err(e)))
+            }
+            Err(e) => Err(io_err(e)),
+        }
     }
     #[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
     {
         let _ = (dir, a, b);
-        Err(io::Error::from_raw_os_error(libc::ENOSYS))
+        Err(io::ErrorKind::Unsupported.into())
     }
 }
 
@@ -320,6 +394,20 @@ impl<'a> Temp<'a> {
     /// Leave the name in place (it was renamed away, or must be kept).
     pub(super) fn disarm(&mut self) {
         self.armed = false;
+    }
+
+    /// Publish the temp as `to` unless `to` exists (`AlreadyExists` then, and the temp stays).
+    pub(super) fn persist_noclobber(&mut self, to: &OsStr) -> io::Result<()> {
+        rename_noreplace(self.dir, &self.name, to)?;
+        self.armed = false;
+        Ok(())
+    }
+
+    /// Publish the temp as `to`, replacing it.
+    pub(super) fn persist(&mut self, to: &OsStr) -> io::Result<()> {
+        rename(self.dir, &self.name, to)?;
+        self.armed = false;
+        Ok(())
     }
 }
 

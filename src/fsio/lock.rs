@@ -91,16 +91,15 @@ pub(super) fn lock_dirs_impl(
     disabled: bool,
 ) -> Result<DirLocks, FsError> {
     let deadline = deadline_after(timeout);
-    let mut opened: Vec<((u64, u64), PathBuf, File)> = Vec::with_capacity(dirs.len());
+    let mut opened: Vec<(at::LockKey, PathBuf, File)> = Vec::with_capacity(dirs.len());
     for dir in dirs {
-        let file = at::open_dir(dir).map_err(|e| dir_open_error(dir, e))?;
-        let m = file.metadata().map_err(|e| dir_open_error(dir, e))?;
-        let key = (m.dev(), m.ino());
+        let (key, file) = at::lock_handle(dir).map_err(|e| dir_open_error(dir, e))?;
         if !opened.iter().any(|(k, _, _)| *k == key) {
             opened.push((key, dir.clone(), file));
         }
     }
-    opened.sort_by_key(|(k, _, _)| *k);
+    #[allow(clippy::unnecessary_sort_by)] // the portable layer's key is a path, not `Copy`
+    opened.sort_by(|a, b| a.0.cmp(&b.0));
     let mut held = Vec::with_capacity(opened.len());
     for (_, path, file) in opened {
         if !disabled {
@@ -113,11 +112,10 @@ pub(super) fn lock_dirs_impl(
 }
 
 fn dir_open_error(dir: &Path, err: io::Error) -> FsError {
-    if matches!(err.raw_os_error(), Some(libc::ENOTDIR) | Some(libc::ELOOP)) && link_on_the_way(dir)
-    {
+    if (err.kind() == ErrorKind::NotADirectory || at::is_loop(&err)) && link_on_the_way(dir) {
         return dir_error(dir, dir, "lock the directory", err);
     }
-    if err.raw_os_error() == Some(libc::ENOTDIR) {
+    if err.kind() == ErrorKind::NotADirectory {
         let message = format!(
             "cannot lock `{}`: it is not a directory; check the path",
             d(dir)
@@ -152,24 +150,16 @@ impl FileLock {
 /// descriptors. [`NO_LOCK_ENV`] disables the lock as for [`lock_dirs`].
 pub fn lock_file(path: &Path, timeout: Duration) -> Result<FileLock, FsError> {
     let deadline = deadline_after(timeout);
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(libc::ELOOP) {
-                let message = format!(
-                    "lock file `{}` is a symbolic link; remove it so mcpconf can recreate it",
-                    d(path)
-                );
-                return FsError::new(Code::NotAFile, path, message, Some(e));
-            }
-            write_error(path, "open the lock file", e)
-        })?;
+    let file = at::open_lock_file(path).map_err(|e| {
+        if at::is_loop(&e) {
+            let message = format!(
+                "lock file `{}` is a symbolic link; remove it so mcpconf can recreate it",
+                d(path)
+            );
+            return FsError::new(Code::NotAFile, path, message, Some(e));
+        }
+        write_error(path, "open the lock file", e)
+    })?;
     if !locking_disabled() {
         acquire(&file, path, "lock file", deadline, timeout)?;
     }
@@ -218,6 +208,20 @@ pub fn glob(pattern: &Path) -> Result<Vec<PathBuf>, FsError> {
     }
     out.sort();
     Ok(out)
+}
+
+/// Whether [`glob`]`(pattern)` would list `path` if it were a regular file: same directory, a
+/// name that is not hidden and matches the pattern's wildcards. A pattern without wildcards
+/// matches only itself.
+pub fn glob_matches(pattern: &Path, path: &Path) -> bool {
+    let (Some(pat), Some(name)) = (pattern.file_name(), path.file_name()) else {
+        return false;
+    };
+    let (pat, name) = (pat.to_string_lossy(), name.to_string_lossy());
+    if !pat.contains(['*', '?']) {
+        return pattern == path;
+    }
+    pattern.parent() == path.parent() && !name.starts_with('.') && wildcard_match(&pat, &name)
 }
 
 /// `*` matches any run of characters, `?` one character.

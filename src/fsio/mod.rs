@@ -1,6 +1,10 @@
 //! All file-system I/O of mcpconf: resolving config paths, reading them, locking, and
 //! replacing them atomically without ever exposing, tearing or silently reverting a user's file.
 //!
+//! This describes the POSIX layer (`at.rs`). Windows (and Unix with the `portable-fs` feature)
+//! uses the std-only layer in `portable.rs` instead, with the same functions and the
+//! differences its module docs and docs/safety.md ("Windows") list.
+//!
 //! # The replace sequence (Linux)
 //!
 //! [`replace`] performs, in this order:
@@ -60,18 +64,21 @@
 //! the new inode; `flock` on NFS is emulated and best effort; a same-size in-place rewrite that
 //! lands within one kernel timestamp tick of our read can escape the stamp comparison.
 
+#[cfg(all(unix, not(feature = "portable-fs")))]
+mod at;
+#[cfg(any(not(unix), feature = "portable-fs"))]
+#[path = "portable.rs"]
 mod at;
 mod lock;
+mod meta;
 pub use lock::*;
 
 use crate::diag::Code;
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
-use std::fs::{self, File, Metadata, OpenOptions, Permissions, TryLockError};
+use std::fs::{self, File, Metadata, TryLockError};
 use std::io::{self, ErrorKind, Read, Write};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -213,7 +220,7 @@ fn read_error(path: &Path, err: io::Error) -> FsError {
         );
         return FsError::new(Code::Unreadable, path, message, Some(err));
     }
-    if err.raw_os_error() == Some(libc::ELOOP) {
+    if at::is_loop(&err) {
         return loop_error(path, Some(err));
     }
     let message = format!("cannot read `{p}`: {err}; check the file system and retry");
@@ -252,7 +259,7 @@ fn link_on_the_way(path: &Path) -> bool {
 
 /// Maps a failure to reach the directory `dir` (of `path`) without following links.
 fn dir_error(path: &Path, dir: &Path, action: &str, err: io::Error) -> FsError {
-    let loop_or_notdir = matches!(err.raw_os_error(), Some(libc::ELOOP) | Some(libc::ENOTDIR));
+    let loop_or_notdir = at::is_loop(&err) || err.kind() == ErrorKind::NotADirectory;
     if loop_or_notdir && link_on_the_way(dir) {
         let message = format!(
             "a directory on the way to `{}` is a symbolic link now (it was not when mcpconf \
@@ -275,7 +282,7 @@ fn dir_error(path: &Path, dir: &Path, action: &str, err: io::Error) -> FsError {
 
 /// True for "the path does not exist": `ENOENT`, or `ENOTDIR` (a parent is not a directory).
 fn is_missing(err: &io::Error) -> bool {
-    err.kind() == ErrorKind::NotFound || err.raw_os_error() == Some(libc::ENOTDIR)
+    err.kind() == ErrorKind::NotFound || err.kind() == ErrorKind::NotADirectory
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -296,30 +303,9 @@ pub struct Stamp {
     ctime_ns: i64,
 }
 
-fn nanos(secs: i64, nsec: i64) -> i64 {
-    secs.saturating_mul(1_000_000_000).saturating_add(nsec)
-}
-
 impl Stamp {
     fn of(m: &Metadata) -> Self {
-        Stamp {
-            dev: m.dev(),
-            ino: m.ino(),
-            size: m.size(),
-            mtime_ns: nanos(m.mtime(), m.mtime_nsec()),
-            ctime_ns: nanos(m.ctime(), m.ctime_nsec()),
-        }
-    }
-
-    #[allow(clippy::unnecessary_cast)] // field widths differ between platforms
-    fn of_stat(s: &rustix::fs::Stat) -> Self {
-        Stamp {
-            dev: s.st_dev as u64,
-            ino: s.st_ino as u64,
-            size: s.st_size as u64,
-            mtime_ns: nanos(s.st_mtime as i64, s.st_mtime_nsec as i64),
-            ctime_ns: nanos(s.st_ctime as i64, s.st_ctime_nsec as i64),
-        }
+        meta::stamp(m)
     }
 
     /// Same inode with the same size and mtime. `ctime` is left out on purpose: renaming an inode
@@ -367,11 +353,7 @@ pub struct FileMeta {
 
 impl FileMeta {
     fn of(m: &Metadata) -> Self {
-        FileMeta {
-            mode: m.mode() & 0o7777,
-            uid: m.uid(),
-            gid: m.gid(),
-        }
+        meta::file_meta(m)
     }
 }
 
@@ -391,20 +373,27 @@ pub struct ReadFile {
 // ---------------------------------------------------------------------------------------------
 
 enum Comp {
-    Root,
+    /// `/`, or on Windows a drive or share with its root (`C:\`, `\\server\share\`).
+    Root(PathBuf),
     Parent,
     Name(OsString),
 }
 
 fn comps(path: &Path) -> Vec<Comp> {
-    path.components()
-        .filter_map(|c| match c {
-            Component::RootDir => Some(Comp::Root),
-            Component::ParentDir => Some(Comp::Parent),
-            Component::Normal(n) => Some(Comp::Name(n.to_os_string())),
-            Component::CurDir | Component::Prefix(_) => None,
-        })
-        .collect()
+    let mut out = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::Prefix(p) => out.push(Comp::Root(PathBuf::from(p.as_os_str()))),
+            Component::RootDir => match out.last_mut() {
+                Some(Comp::Root(prefix)) => prefix.push(Component::RootDir),
+                _ => out.push(Comp::Root(PathBuf::from(Component::RootDir.as_os_str()))),
+            },
+            Component::ParentDir => out.push(Comp::Parent),
+            Component::Normal(n) => out.push(Comp::Name(n.to_os_string())),
+            Component::CurDir => {}
+        }
+    }
+    out
 }
 
 /// Resolves `path` to the real file to edit.
@@ -436,13 +425,13 @@ pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
     // Each pending component remembers the symlink whose target contributed it, if any.
     let mut queue: VecDeque<(Comp, Option<PathBuf>)> =
         comps(&absolute).into_iter().map(|c| (c, None)).collect();
-    let mut resolved = PathBuf::from("/");
+    let mut resolved = PathBuf::from(Component::RootDir.as_os_str());
     let mut hops = 0u32;
 
     while let Some((comp, origin)) = queue.pop_front() {
         let name = match comp {
-            Comp::Root => {
-                resolved = PathBuf::from("/");
+            Comp::Root(root) => {
+                resolved = root;
                 continue;
             }
             Comp::Parent => {
@@ -490,7 +479,7 @@ pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
                 for (c, _) in queue {
                     match c {
                         Comp::Name(n) => out.push(n),
-                        Comp::Root | Comp::Parent => {
+                        Comp::Root(_) | Comp::Parent => {
                             let message = format!(
                                 "cannot resolve `{}`: it uses `..` below `{}`, which does not \
                                  exist; pass a path without `..`",
@@ -522,46 +511,37 @@ pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
 // read / stamp
 // ---------------------------------------------------------------------------------------------
 
+fn not_regular(path: &Path, kind: meta::Kind) -> FsError {
+    let message = format!(
+        "`{}` is {}, not a regular file; point mcpconf at the config file itself",
+        d(path),
+        kind.describe()
+    );
+    FsError::new(Code::NotAFile, path, message, None)
+}
+
 /// Refuses anything that is not a regular file, a hard-linked file, or a file over `max_len`.
 fn check_regular(path: &Path, m: &Metadata, max_len: u64) -> Result<(), FsError> {
-    let ft = m.file_type();
-    if !ft.is_file() {
-        use std::os::unix::fs::FileTypeExt;
-        let what = if ft.is_dir() {
-            "a directory"
-        } else if ft.is_symlink() {
-            "a symbolic link (resolve the path first)"
-        } else if ft.is_fifo() {
-            "a named pipe (FIFO)"
-        } else if ft.is_socket() {
-            "a socket"
-        } else if ft.is_block_device() || ft.is_char_device() {
-            "a device"
-        } else {
-            "not a regular file"
-        };
-        let message = format!(
-            "`{}` is {what}, not a regular file; point mcpconf at the config file itself",
-            d(path)
-        );
-        return Err(FsError::new(Code::NotAFile, path, message, None));
+    let kind = meta::kind(m.file_type());
+    if kind != meta::Kind::File {
+        return Err(not_regular(path, kind));
     }
-    if m.nlink() > 1 {
+    if meta::nlink(m) > 1 {
         let message = format!(
             "`{}` has {} hard links and replacing it would split them (the other names would keep \
              the old content); make it a single file (e.g. `cp` it to a new name and move that \
              back) and retry",
             d(path),
-            m.nlink()
+            meta::nlink(m)
         );
         return Err(FsError::new(Code::HardLink, path, message, None));
     }
-    if m.size() > max_len {
+    if m.len() > max_len {
         let message = format!(
             "`{}` is {} bytes, more than the {max_len}-byte limit; check that it is the right \
              file or raise the size limit",
             d(path),
-            m.size()
+            m.len()
         );
         return Err(FsError::new(Code::TooLarge, path, message, None));
     }
@@ -585,14 +565,10 @@ pub fn read(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsError> {
     };
     check_regular(path, &pre, max_len)?;
 
-    let file = match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-    {
+    let file = match at::open_nofollow(path) {
         Ok(f) => f,
         Err(e) if is_missing(&e) => return Ok(None),
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+        Err(e) if at::is_loop(&e) => {
             let message = format!(
                 "`{}` became a symbolic link while being read; run the command again",
                 d(path)
@@ -624,7 +600,7 @@ pub fn read_beneath(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsErr
     let dir_file = match at::open_dir(dir) {
         Ok(f) => f,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) && !link_on_the_way(dir) => {
+        Err(e) if e.kind() == ErrorKind::NotADirectory && !link_on_the_way(dir) => {
             return Ok(None);
         }
         Err(e) if e.kind() == ErrorKind::PermissionDenied => return Err(read_error(path, e)),
@@ -635,25 +611,13 @@ pub fn read_beneath(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsErr
         Ok(None) => return Ok(None),
         Err(e) => return Err(read_error(path, e)),
     };
-    if at::file_type(&st) != at::ifmt(libc::S_IFREG) {
-        let what = match at::file_type(&st) {
-            t if t == at::ifmt(libc::S_IFDIR) => "a directory",
-            t if t == at::ifmt(libc::S_IFLNK) => "a symbolic link (resolve the path first)",
-            t if t == at::ifmt(libc::S_IFIFO) => "a named pipe (FIFO)",
-            t if t == at::ifmt(libc::S_IFSOCK) => "a socket",
-            t if t == at::ifmt(libc::S_IFBLK) || t == at::ifmt(libc::S_IFCHR) => "a device",
-            _ => "not a regular file",
-        };
-        let message = format!(
-            "`{}` is {what}, not a regular file; point mcpconf at the config file itself",
-            d(path)
-        );
-        return Err(FsError::new(Code::NotAFile, path, message, None));
+    if st.kind != meta::Kind::File {
+        return Err(not_regular(path, st.kind));
     }
     let file = match at::open_read(&dir_file, name) {
         Ok(f) => f,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+        Err(e) if at::is_loop(&e) => {
             let message = format!(
                 "`{}` became a symbolic link while being read; run the command again",
                 d(path)
@@ -679,7 +643,7 @@ pub fn read_existing(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsEr
     // `read` reports ENOTDIR as missing: find out which it was.
     match fs::symlink_metadata(path) {
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+        Err(e) if e.kind() == ErrorKind::NotADirectory => {
             let message = format!(
                 "cannot read `{}`: a directory on its path is not a directory; move that file \
                  away or fix the path",
@@ -700,17 +664,13 @@ pub fn read_existing(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsEr
 /// [`read`]'s `lstat` first, which matters over thousands of files. Anything but a regular file
 /// of acceptable size is handed to [`read`] for its error. Same errors otherwise.
 pub fn read_to_inspect(path: &Path, max_len: u64) -> Result<Option<ReadFile>, FsError> {
-    let file = match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
-        .open(path)
-    {
+    let file = match at::open_nofollow(path) {
         Ok(f) => f,
         Err(e) if is_missing(&e) => return Ok(None),
         Err(_) => return read(path, max_len),
     };
     let meta = file.metadata().map_err(|e| read_error(path, e))?;
-    if !meta.file_type().is_file() || meta.size() > max_len {
+    if !meta.file_type().is_file() || meta.len() > max_len {
         drop(file);
         return read(path, max_len);
     }
@@ -725,7 +685,7 @@ fn read_checked(
     meta: &Metadata,
     max_len: u64,
 ) -> Result<ReadFile, FsError> {
-    let cap = usize::try_from(meta.size().min(max_len)).unwrap_or(0);
+    let cap = usize::try_from(meta.len().min(max_len)).unwrap_or(0);
     let mut bytes = vec![0u8; cap.saturating_add(1)];
     // One read call for a file read whole: a regular file that gives fewer bytes than asked
     // is at its end, so the size it had when checked is the whole of it. Anything else (it
@@ -797,7 +757,7 @@ pub fn create_parent_dirs(path: &Path) -> Result<Vec<PathBuf>, FsError> {
         &abs
     };
     at::make_dirs(parent, &mut |p| created.push(p.to_path_buf())).map_err(|(at, e)| {
-        if e.raw_os_error() == Some(libc::ENOTDIR) && !link_on_the_way(&at) {
+        if e.kind() == ErrorKind::NotADirectory && !link_on_the_way(&at) {
             let message = format!(
                 "cannot create `{}`: `{}` exists but is not a directory; move it away or \
                  choose another path",
@@ -806,7 +766,7 @@ pub fn create_parent_dirs(path: &Path) -> Result<Vec<PathBuf>, FsError> {
             );
             return FsError::new(Code::NotAFile, &at, message, Some(e));
         }
-        if matches!(e.raw_os_error(), Some(libc::ENOTDIR) | Some(libc::ELOOP)) {
+        if e.kind() == ErrorKind::NotADirectory || at::is_loop(&e) {
             return dir_error(path, &at, "create", e);
         }
         write_error(&at, "create the directory", e)
@@ -825,7 +785,11 @@ fn temp_prefix(name: &OsStr) -> OsString {
 /// with exactly six ASCII alphanumerics in place of the X.
 fn is_our_temp(entry: &OsStr, name: &OsStr) -> bool {
     let prefix = temp_prefix(name);
-    let (e, p, s) = (entry.as_bytes(), prefix.as_bytes(), TEMP_SUFFIX.as_bytes());
+    let (e, p, s) = (
+        entry.as_encoded_bytes(),
+        prefix.as_encoded_bytes(),
+        TEMP_SUFFIX.as_bytes(),
+    );
     if e.len() != p.len() + TEMP_RAND_LEN + s.len() || !e.starts_with(p) || !e.ends_with(s) {
         return false;
     }
@@ -870,7 +834,7 @@ pub fn clean_stale_temps(path: &Path) -> Result<usize, FsError> {
             continue;
         }
         match at::stat_at(&dir_file, &entry) {
-            Ok(Some(st)) if at::file_type(&st) == at::ifmt(libc::S_IFREG) => {}
+            Ok(Some(st)) if st.kind == meta::Kind::File => {}
             _ => continue,
         }
         match at::unlink(&dir_file, &entry) {
@@ -956,38 +920,6 @@ pub enum Expect {
     Stamp(Stamp),
 }
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
-}
-
-/// Gives the temp the original owner (when it differs and we may) and mode, or 0600 when new.
-fn apply_owner_and_mode(file: &File, meta: Option<FileMeta>) -> io::Result<()> {
-    let Some(want) = meta else {
-        return file.set_permissions(Permissions::from_mode(0o600));
-    };
-    let mut mode = want.mode & 0o7777;
-    let cur = file.metadata()?;
-    if cur.uid() != want.uid || cur.gid() != want.gid {
-        // Only root can give a file away; others may still be able to set the group.
-        let (uid, gid) = if is_root() {
-            (Some(want.uid), Some(want.gid))
-        } else {
-            (None, Some(want.gid))
-        };
-        match std::os::unix::fs::fchown(file, uid, gid) {
-            Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::PermissionDenied && !is_root() => {}
-            Err(e) => return Err(e),
-        }
-        if file.metadata()?.gid() != want.gid {
-            // The group could not be kept: never hand the user's group bits to another group.
-            mode &= !0o2070; // group bits and setgid
-        }
-    }
-    file.set_permissions(Permissions::from_mode(mode))
-}
-
 /// Atomically replaces (or creates) the resolved file `path` with `bytes`.
 ///
 /// `meta` is the metadata of the existing file (from [`read`]) or `None` for a new file, which
@@ -1045,13 +977,13 @@ fn replace_impl(
     // 3. Content, owner, mode. 4. fsync.
     let mut out = temp.file();
     out.write_all(bytes).map_err(fail)?;
-    apply_owner_and_mode(temp.file(), meta).map_err(fail)?;
+    meta::apply_owner_and_mode(temp.file(), meta).map_err(fail)?;
     temp.file().sync_all().map_err(fail)?;
 
     // 5. Has anyone changed the target since it was read?
     let now = at::stat_at(&dir_file, name)
         .map_err(|e| read_error(path, e))?
-        .map(|st| Stamp::of_stat(&st));
+        .map(|st| st.stamp);
     let unchanged = match expect {
         Expect::Missing => now.is_none(),
         Expect::Stamp(s) => now == Some(s),
@@ -1063,8 +995,8 @@ fn replace_impl(
 
     // 6. Publish.
     match expect {
-        Expect::Missing => match at::rename_noreplace(&dir_file, temp.name(), name) {
-            Ok(()) => temp.disarm(),
+        Expect::Missing => match temp.persist_noclobber(name) {
+            Ok(()) => {}
             Err(e) if e.kind() == ErrorKind::AlreadyExists => {
                 return Err(concurrent_error(path));
             }
@@ -1072,9 +1004,8 @@ fn replace_impl(
         },
         Expect::Stamp(read_stamp) => match at::rename_exchange(&dir_file, temp.name(), name) {
             Ok(()) => verify_exchange(path, &dir_file, temp, name, &read_stamp)?,
-            Err(e) if matches!(e.raw_os_error(), Some(libc::EINVAL) | Some(libc::ENOSYS)) => {
-                at::rename(&dir_file, temp.name(), name).map_err(fail)?;
-                temp.disarm();
+            Err(e) if e.kind() == ErrorKind::Unsupported => {
+                temp.persist(name).map_err(fail)?;
             }
             Err(e) if e.kind() == ErrorKind::NotFound => return Err(concurrent_error(path)),
             Err(e) => return Err(fail(e)),
@@ -1099,7 +1030,7 @@ fn replace_impl(
 /// unlink it; otherwise swap back and report a concurrent modification.
 fn verify_exchange(
     path: &Path,
-    dir_file: &File,
+    dir_file: &at::Dir,
     mut temp: at::Temp<'_>,
     name: &OsStr,
     read_stamp: &Stamp,
@@ -1107,7 +1038,7 @@ fn verify_exchange(
     let displaced = at::stat_at(dir_file, temp.name());
     let same = displaced.as_ref().is_ok_and(|m| {
         m.as_ref()
-            .is_some_and(|st| Stamp::of_stat(st).same_content_as(read_stamp))
+            .is_some_and(|st| st.stamp.same_content_as(read_stamp))
     });
     if same {
         // The temp name now holds the old content: remove it.
@@ -1150,5 +1081,5 @@ fn verify_exchange(
 // Tests
 // ---------------------------------------------------------------------------------------------
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests;

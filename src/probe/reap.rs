@@ -1,5 +1,10 @@
 //! Killing what the probe started: every `unsafe` of the probe lives here (kill(2), signal(2)).
+//!
+//! Unix only: a server runs in a process group of its own, which is stopped and killed whole.
+//! Elsewhere (Windows) there are no process groups or signals here: the probe kills the server
+//! process itself (`Child::kill`), and a process it started may outlive it.
 
+#[cfg(unix)]
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -20,7 +25,14 @@ pub(super) fn unregister(slot: usize) {
 }
 
 /// SIGKILL the process group of every server being probed now. Async-signal-safe (atomic loads
+/// and kill(2) only), so a signal handler may call it. Does nothing on systems without process
+/// groups.
+#[cfg(not(unix))]
+pub fn kill_running() {}
+
+/// SIGKILL the process group of every server being probed now. Async-signal-safe (atomic loads
 /// and kill(2) only), so a signal handler may call it.
+#[cfg(unix)]
 pub fn kill_running() {
     for s in &RUNNING {
         let pgid = s.load(Ordering::SeqCst);
@@ -31,6 +43,7 @@ pub fn kill_running() {
     }
 }
 
+#[cfg(unix)]
 extern "C" fn on_fatal_signal(sig: libc::c_int) {
     kill_running();
     // SAFETY: signal(2) and raise(3) are async-signal-safe; the default action then ends the
@@ -44,7 +57,14 @@ extern "C" fn on_fatal_signal(sig: libc::c_int) {
 /// For programs (the `mcpconf` binary): on SIGINT, SIGTERM or SIGHUP, kill the servers being
 /// probed before dying of the signal, so that an interrupted probe leaves no process behind
 /// (they run in process groups of their own, which a terminal's Ctrl-C does not reach).
+/// Does nothing on systems without signals.
 pub fn kill_servers_on_signal() {
+    #[cfg(unix)]
+    install_handlers();
+}
+
+#[cfg(unix)]
+fn install_handlers() {
     let handler: extern "C" fn(libc::c_int) = on_fatal_signal;
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         // SAFETY: installs a handler that only calls async-signal-safe functions.
@@ -55,6 +75,9 @@ pub fn kill_servers_on_signal() {
 /// SIGCONT a process group that [`kill_tree`] stopped but could not kill (it changed its
 /// user), so that it is not left stopped.
 pub(super) fn resume(pgid: i32) {
+    #[cfg(not(unix))]
+    let _ = pgid;
+    #[cfg(unix)]
     if pgid > 1 {
         // SAFETY: kill(2) on our own child's process group; no memory is involved.
         unsafe { libc::kill(-pgid, libc::SIGCONT) };
@@ -62,7 +85,14 @@ pub(super) fn resume(pgid: i32) {
 }
 
 /// Kill a process group and every descendant of its leader (also those that left the group):
+/// stop them all first so that none can fork away, then SIGKILL. Nothing on systems without
+/// process groups (the caller kills its child).
+#[cfg(not(unix))]
+pub(super) fn kill_tree(_pgid: i32) {}
+
+/// Kill a process group and every descendant of its leader (also those that left the group):
 /// stop them all first so that none can fork away, then SIGKILL.
+#[cfg(unix)]
 pub(super) fn kill_tree(pgid: i32) {
     if pgid <= 1 {
         return;
@@ -91,6 +121,7 @@ pub(super) fn kill_tree(pgid: i32) {
 }
 
 /// Every process below `root` in the parent tree (Linux `/proc`; elsewhere none).
+#[cfg(unix)]
 fn descendants(root: i32) -> Vec<i32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();

@@ -2,7 +2,6 @@
 //! JSON-RPC on stdin/stdout, stderr drained into a bounded tail.
 
 use std::io::{self, BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
@@ -55,8 +54,9 @@ pub(super) fn run_stdio(
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     if let Some(dir) = &spec.cwd {
         cmd.current_dir(dir);
     }
@@ -242,6 +242,8 @@ impl StdioConn<'_> {
             }
         }
         kill_tree(pid);
+        #[cfg(not(unix))]
+        let _ = self.child.kill();
         if let Some(slot) = self.slot.take() {
             unregister(slot);
         }
@@ -269,8 +271,11 @@ impl Drop for StdioConn<'_> {
 }
 
 fn describe(s: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (s.code(), s.signal()) {
+    #[cfg(unix)]
+    let signal = std::os::unix::process::ExitStatusExt::signal(&s);
+    #[cfg(not(unix))]
+    let signal: Option<i32> = None;
+    match (s.code(), signal) {
         (Some(c), _) => format!("exit status {c}"),
         (None, Some(sig)) => format!("killed by signal {sig}"),
         _ => "exit status unknown".into(),

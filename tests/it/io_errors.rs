@@ -187,6 +187,10 @@ struct Point {
 }
 
 #[test]
+#[cfg_attr(
+    feature = "portable-fs",
+    ignore = "injects faults into the POSIX layer's system calls"
+)]
 fn injected_write_side_errors_exit_4_and_leave_the_file_old() {
     if !strace_or_skip("injected_write_side_errors_exit_4_and_leave_the_file_old") {
         return;
@@ -440,6 +444,10 @@ fn text_mode_io_error_goes_to_stderr() {
 }
 
 #[test]
+#[cfg_attr(
+    feature = "portable-fs",
+    ignore = "holds the POSIX layer's directory flock"
+)]
 fn lock_timeout_while_another_process_holds_the_directory_lock() {
     let s = Setup::new();
     let before = fs::metadata(&s.target).unwrap();
@@ -476,6 +484,10 @@ fn lock_timeout_while_another_process_holds_the_directory_lock() {
 }
 
 #[test]
+#[cfg_attr(
+    feature = "portable-fs",
+    ignore = "holds the POSIX layer's directory flock"
+)]
 fn lock_timeout_text_mode_names_the_option() {
     let s = Setup::new();
     let holder = File::open(&s.dir).expect("open target directory");
@@ -514,6 +526,10 @@ fn as_unprivileged(argv: &[String]) -> Option<Command> {
 }
 
 #[test]
+#[cfg_attr(
+    feature = "portable-fs",
+    ignore = "the portable layer keeps its lock files in the shared temp directory, which another user cannot use"
+)]
 fn read_only_directory_exit_4_permission_denied() {
     let s = Setup::new();
     let mut argv = s.apply_argv();
@@ -556,6 +572,10 @@ fn chown_tree(p: &Path, uid: u32, gid: u32) {
 }
 
 #[test]
+#[cfg_attr(
+    feature = "portable-fs",
+    ignore = "injects faults into the POSIX layer's system calls"
+)]
 fn failed_directory_fsync_after_rename_keeps_the_ledger_in_step() {
     // Contract §3 exit 4: "Every file is either entirely old or entirely new, and the ledger
     // matches the files". When only the final fsync of the directory fails, the rename already
