@@ -3,9 +3,11 @@
 //!
 //! It applies once, then watches every target file's directory (and the manifest's) through the
 //! `notify` crate (inotify, FSEvents, kqueue), waits until the events stop for a moment
-//! (debounce), and applies again under exactly the rules of `apply --yes`: an entry of ours that
-//! was removed is re-added; one that was edited is drift, reported and left alone (the run is
-//! refused and nothing is written); a file that no longer parses is reported and left alone.
+//! (debounce), and applies again under the rules of `apply --yes --keep-going`: an entry of ours
+//! that was removed is re-added; one that was edited is drift, reported, and its file left alone;
+//! a file that no longer parses is reported and left alone; every other file is still applied.
+//! The directory of each glob target (`.kiro/agents/*.json`) is watched too, so a file that
+//! starts to match is applied without a restart.
 //! Each outcome is one line on stdout (one JSON object per line with `--format json`); a
 //! refusal that persists is reported once, not at every event. SIGINT and SIGTERM stop it
 //! cleanly: the signals are blocked in every thread and taken by one thread with `sigwait`, so
@@ -22,6 +24,7 @@ use notify::{RecursiveMode, Watcher};
 
 use crate::console::println;
 use crate::engine::{self, ErrorEntry, Exit, Mode, Report, Settings};
+use crate::fsio;
 use crate::manifest::Manifest;
 use crate::redact::Redactor;
 
@@ -31,6 +34,7 @@ const DEBOUNCE: Duration = Duration::from_millis(300);
 /// The longest a burst of events may postpone an apply.
 const MAX_DELAY: Duration = Duration::from_secs(3);
 
+#[cfg_attr(not(unix), allow(dead_code))] // no signals there
 enum Event {
     Fs(Vec<PathBuf>),
     FsError(String),
@@ -54,6 +58,9 @@ pub fn run(
     let fs_tx = tx.clone();
     let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
         let _ = fs_tx.send(match res {
+            // Opening or reading a file changes nothing; and every apply reads the files it
+            // watches, so counting reads would re-apply forever.
+            Ok(ev) if ev.kind.is_access() => return,
             Ok(ev) => Event::Fs(ev.paths),
             Err(e) => Event::FsError(e.to_string()),
         });
@@ -69,16 +76,21 @@ pub fn run(
         }
     };
     let mut w = Watch {
-        settings,
+        // Per file, like `apply --keep-going`: a drifted or unparsable file never stops the
+        // others from being re-applied.
+        settings: Settings {
+            keep_going: true,
+            ..settings.clone()
+        },
         manifest,
         owner,
         json,
         targets: BTreeSet::new(),
+        globs: Vec::new(),
         watched: BTreeSet::new(),
         last_errors: Vec::new(),
     };
-    w.apply(&redactor);
-    w.watch_dirs(&mut watcher);
+    w.apply_and_watch(&redactor, &mut watcher);
     if w.json {
         let files: Vec<String> = w.targets.iter().map(|p| p.display().to_string()).collect();
         println!(
@@ -122,8 +134,7 @@ pub fn run(
             }
         }
         w.reload_manifest_if_changed();
-        w.apply(&redactor);
-        w.watch_dirs(&mut watcher);
+        w.apply_and_watch(&redactor, &mut watcher);
     }
 }
 
@@ -134,12 +145,14 @@ enum Step {
 }
 
 struct Watch<'a> {
-    settings: &'a Settings,
+    settings: Settings,
     manifest: Manifest,
     owner: &'a str,
     json: bool,
     /// The target files of the last plan (and the manifest).
     targets: BTreeSet<PathBuf>,
+    /// The file patterns of the manifest's glob targets.
+    globs: Vec<PathBuf>,
     /// Directories being watched.
     watched: BTreeSet<PathBuf>,
     /// The refusals last reported, so that a lasting one is said once.
@@ -156,10 +169,16 @@ impl Watch<'_> {
             }
             Event::Fs(paths) => {
                 // A target file, or a directory on the way to one (created, removed, renamed).
+                // Or a file that a glob target matches (a new agent file), or a directory on the
+                // way to a glob's directory.
                 let hit = paths.iter().any(|p| {
                     self.targets.contains(p)
                         || p == &self.settings.manifest
                         || self.targets.iter().any(|t| t.starts_with(p))
+                        || self
+                            .globs
+                            .iter()
+                            .any(|g| fsio::glob_matches(g, p) || g.starts_with(p))
                 });
                 if hit { Step::Relevant } else { Step::Ignore }
             }
@@ -167,11 +186,7 @@ impl Watch<'_> {
     }
 
     fn stopped(&self, sig: i32) -> u8 {
-        let name = match sig {
-            libc::SIGINT => "SIGINT",
-            libc::SIGTERM => "SIGTERM",
-            _ => "signal",
-        };
+        let name = signal_name(sig);
         if self.json {
             println!(
                 "{}",
@@ -204,9 +219,26 @@ impl Watch<'_> {
         }
     }
 
+    /// Apply, then watch the directories the result names. A directory watched for the first
+    /// time may have received a file before its watch began: apply again until no new
+    /// directory is added (a bounded number of times).
+    fn apply_and_watch(
+        &mut self,
+        redactor: &impl Fn(&Report) -> Redactor,
+        watcher: &mut impl Watcher,
+    ) {
+        for _ in 0..8 {
+            self.apply(redactor);
+            if !self.watch_dirs(watcher) {
+                break;
+            }
+        }
+    }
+
     fn apply(&mut self, redactor: &impl Fn(&Report) -> Redactor) {
+        self.globs = engine::glob_patterns(&self.settings, &self.manifest);
         let report = engine::apply(
-            self.settings,
+            &self.settings,
             Some(&self.manifest),
             self.owner,
             Mode::Apply { adopt: false },
@@ -280,14 +312,16 @@ impl Watch<'_> {
         self.last_errors = report.errors.clone();
     }
 
-    /// Watch the directory of every target (its nearest existing ancestor while it does not
-    /// exist yet), not recursively.
-    fn watch_dirs(&mut self, watcher: &mut impl Watcher) {
+    /// Watch the directory of every target and glob (its nearest existing ancestor while it
+    /// does not exist yet), not recursively. True when a directory was added.
+    fn watch_dirs(&mut self, watcher: &mut impl Watcher) -> bool {
         let want: BTreeSet<PathBuf> = self
             .targets
             .iter()
+            .chain(&self.globs)
             .filter_map(|t| t.parent().and_then(existing_ancestor))
             .collect();
+        let mut added = false;
         for d in self.watched.difference(&want).cloned().collect::<Vec<_>>() {
             let _ = watcher.unwatch(&d);
             self.watched.remove(&d);
@@ -299,6 +333,7 @@ impl Watch<'_> {
             match watcher.watch(&d, RecursiveMode::NonRecursive) {
                 Ok(()) => {
                     self.watched.insert(d);
+                    added = true;
                 }
                 Err(e) => println!(
                     "{}",
@@ -311,6 +346,7 @@ impl Watch<'_> {
                 ),
             }
         }
+        added
     }
 }
 
@@ -329,8 +365,31 @@ fn line_error(json: bool, code: &str, path: &str, message: &str) -> String {
     }
 }
 
+#[cfg(unix)]
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        _ => "signal",
+    }
+}
+
+#[cfg(not(unix))]
+fn signal_name(_sig: i32) -> &'static str {
+    "signal"
+}
+
+/// No signals to take on this system (Windows): Ctrl+C ends the process. Every write is an
+/// atomic replace, so that leaves the old or the new file, and at worst a temp file that the
+/// next run removes.
+#[cfg(not(unix))]
+fn stop_on_signals(_tx: Sender<Event>) -> Result<(), String> {
+    Ok(())
+}
+
 /// Block SIGINT and SIGTERM in this thread (and so in every thread started after) and take them
 /// in one thread that turns them into [`Event::Stop`].
+#[cfg(unix)]
 fn stop_on_signals(tx: Sender<Event>) -> Result<(), String> {
     // SAFETY: sigset_t is plain data that sigemptyset initialises; the calls only read and
     // write that set and this thread's signal mask.

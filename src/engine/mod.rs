@@ -27,6 +27,7 @@ use crate::plan::{
 use crate::saved::SavedPlan;
 
 mod targets;
+pub use targets::glob_patterns;
 use targets::{ctx, specs};
 
 /// When a client's own lock directory counts as abandoned (proper-lockfile's default).

@@ -16,6 +16,27 @@ pub(super) fn ctx(settings: &Settings) -> Ctx {
     }
 }
 
+/// The file patterns of the manifest's multi-file targets (`.kiro/agents/*.json`), for
+/// `apply --watch` to notice a file that starts to match one.
+pub fn glob_patterns(settings: &Settings, manifest: &Manifest) -> Vec<PathBuf> {
+    let ctx = ctx(settings);
+    let mut out = Vec::new();
+    for t in &manifest.targets {
+        let Some(d) = dialect::lookup(&t.client).filter(|d| d.multi_file()) else {
+            continue;
+        };
+        let scope = t
+            .scope
+            .as_deref()
+            .and_then(|s| d.scope(s))
+            .unwrap_or_else(|| d.default_scope());
+        out.push(d.path(scope, t.path.as_deref(), &ctx));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Build the file specs from the manifest's targets and the ledger's files.
 pub(super) fn specs(
     settings: &Settings,

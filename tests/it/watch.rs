@@ -98,6 +98,14 @@ fn event(v: &Value, name: &str) -> bool {
     v["event"] == name
 }
 
+/// Read system calls made so far by a process, from /proc (`syscr` in `/proc/PID/io`).
+fn read_syscalls(pid: u32) -> Option<u64> {
+    let io = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
+    io.lines()
+        .find_map(|l| l.strip_prefix("syscr:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
 /// CPU time (user + system, clock ticks) of a process, from /proc.
 fn cpu_ticks(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -140,6 +148,26 @@ fn watch_re_adds_reports_drift_and_stops_on_sigterm() {
     }
     let readded = e.text(".cursor/mcp.json");
     assert!(readded.contains("gh-mcp"), "{readded}");
+
+    // After an event it settles: its own apply (which reads the files it watches, and writes
+    // one) does not set off the next one. Wait until a window passes without a read system
+    // call (the windows are measurements, not synchronisation).
+    if read_syscalls(w.child.id()).is_some() {
+        let end = Instant::now() + DEADLINE;
+        loop {
+            let r0 = read_syscalls(w.child.id()).unwrap();
+            std::thread::sleep(Duration::from_millis(1500));
+            let r1 = read_syscalls(w.child.id()).unwrap();
+            if r1 == r0 {
+                break;
+            }
+            assert!(
+                Instant::now() < end,
+                "the watcher keeps reading ({} reads in the last window): a re-apply loop",
+                r1 - r0
+            );
+        }
+    }
 
     // Someone edits it: drift, reported, nothing written.
     let edited = readded.replace("gh-mcp", "gh-mcp@2");
@@ -199,4 +227,166 @@ fn watch_refuses_a_saved_plan() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Polls `path` (relative to the project) until `pred` holds for its text, within the deadline.
+fn wait_for_text(e: &Env, path: &str, what: &str, pred: impl Fn(&str) -> bool) -> String {
+    let end = Instant::now() + DEADLINE;
+    loop {
+        let text = std::fs::read_to_string(e.root().join(path)).unwrap_or_default();
+        if pred(&text) {
+            return text;
+        }
+        assert!(Instant::now() < end, "{what} within {DEADLINE:?}: {text}");
+        std::thread::sleep(POLL);
+    }
+}
+
+const TWO_FILES: &str = r#"owner = "me"
+
+[servers.github]
+command = "npx"
+args = ["-y", "gh-mcp"]
+
+[[targets]]
+client = "cursor"
+
+[[targets]]
+client = "vscode"
+"#;
+
+#[test]
+fn watch_is_per_file_a_drifted_or_unparsable_file_does_not_stop_the_others() {
+    let e = Env::new();
+    e.manifest(TWO_FILES);
+    let w = Watcher::start(&e, &["--format", "json"]);
+    let (_, before) = w.until("watching", |v| event(v, "watching"));
+    let applied: Vec<&Value> = before.iter().filter(|v| event(v, "applied")).collect();
+    assert_eq!(applied.len(), 2, "both files applied first: {before:?}");
+
+    // The Cursor entry is edited by hand (drift) and the VS Code entry is removed by its
+    // client: the drift is reported and its file left alone, the other file is re-applied.
+    let drifted = e.text(".cursor/mcp.json").replace("gh-mcp", "gh-mcp@2");
+    e.write(".cursor/mcp.json", &drifted);
+    e.write(".vscode/mcp.json", "{\n  \"servers\": {}\n}\n");
+    let (v, _) = w.until("the VS Code entry re-added", |v| {
+        event(v, "applied")
+            && v["path"]
+                .as_str()
+                .unwrap_or("")
+                .ends_with(".vscode/mcp.json")
+    });
+    assert_eq!(v["actions"][0]["op"], "add", "{v}");
+    wait_for_text(&e, ".vscode/mcp.json", "the entry back", |t| {
+        t.contains("gh-mcp")
+    });
+    assert_eq!(
+        e.text(".cursor/mcp.json"),
+        drifted,
+        "a drifted file is not written"
+    );
+    // The drift is reported (before or after the re-add: one apply reports both).
+    let drift_seen = |lines: &[Value]| {
+        lines
+            .iter()
+            .any(|v| event(v, "refused") && v["code"] == "drift" && v["written"] == false)
+    };
+    let mut lines: Vec<Value> = before.clone();
+    lines.push(v.clone());
+    if !drift_seen(&lines) {
+        let (v, _) = w.until("drift", |v| event(v, "refused") && v["code"] == "drift");
+        assert!(
+            v["path"].as_str().unwrap().ends_with(".cursor/mcp.json"),
+            "{v}"
+        );
+    }
+
+    // The Cursor file stops parsing and the VS Code entry is removed again: the same.
+    e.write(".cursor/mcp.json", "{ \"mcpServers\": ");
+    e.write(".vscode/mcp.json", "{\n  \"servers\": {}\n}\n");
+    wait_for_text(&e, ".vscode/mcp.json", "the entry back again", |t| {
+        t.contains("gh-mcp")
+    });
+    let (v, _) = w.until("parse error", |v| {
+        event(v, "refused") && v["code"] == "parse-error"
+    });
+    assert!(
+        v["path"].as_str().unwrap().ends_with(".cursor/mcp.json"),
+        "{v}"
+    );
+    assert_eq!(e.text(".cursor/mcp.json"), "{ \"mcpServers\": ");
+}
+
+const AGENTS: &str = r#"owner = "me"
+
+[servers.github]
+command = "npx"
+args = ["-y", "gh-mcp"]
+
+[[targets]]
+client = "kiro-agent"
+"#;
+
+#[test]
+fn watch_picks_up_a_file_that_newly_matches_a_glob_target() {
+    let e = Env::new();
+    e.manifest(AGENTS);
+    e.write(
+        ".kiro/agents/dev.json",
+        "{\"name\": \"dev\", \"tools\": [\"read\"]}\n",
+    );
+    let w = Watcher::start(&e, &["--format", "json"]);
+    // `watching` comes after the first apply's own writes, so nothing is pending then: the
+    // next apply can only come from the new file.
+    let (_, before) = w.until("watching", |v| event(v, "watching"));
+    assert!(
+        before.iter().any(|v| event(v, "applied")),
+        "dev.json applied first: {before:?}"
+    );
+    assert!(e.text(".kiro/agents/dev.json").contains("gh-mcp"));
+
+    e.write(".kiro/agents/ops.json", "{\"name\": \"ops\"}\n");
+    let (v, _) = w.until("the new agent file applied", |v| {
+        event(v, "applied")
+            && v["path"]
+                .as_str()
+                .unwrap_or("")
+                .ends_with("agents/ops.json")
+    });
+    assert_eq!(v["actions"][0]["op"], "add", "{v}");
+    let ops = wait_for_text(&e, ".kiro/agents/ops.json", "the entry in ops.json", |t| {
+        t.contains("gh-mcp")
+    });
+    assert!(ops.contains("\"name\": \"ops\""), "{ops}");
+}
+
+#[test]
+fn watch_picks_up_a_glob_directory_created_later() {
+    let e = Env::new();
+    e.manifest(AGENTS);
+    // No agent directory at all when the watcher starts.
+    let w = Watcher::start(&e, &["--format", "json"]);
+    w.until("watching", |v| event(v, "watching"));
+    e.write(".kiro/agents/dev.json", "{\"name\": \"dev\"}\n");
+    w.until("the agent file applied", |v| {
+        event(v, "applied")
+            && v["path"]
+                .as_str()
+                .unwrap_or("")
+                .ends_with("agents/dev.json")
+    });
+    wait_for_text(&e, ".kiro/agents/dev.json", "the entry in dev.json", |t| {
+        t.contains("gh-mcp")
+    });
+    // A file the glob does not match is left alone.
+    e.write(".kiro/agents/notes.txt", "hello\n");
+    e.write(".kiro/agents/later.json", "{\"name\": \"later\"}\n");
+    w.until("the second agent file applied", |v| {
+        event(v, "applied")
+            && v["path"]
+                .as_str()
+                .unwrap_or("")
+                .ends_with("agents/later.json")
+    });
+    assert_eq!(e.text(".kiro/agents/notes.txt"), "hello\n");
 }
