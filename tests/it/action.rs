@@ -127,3 +127,38 @@ fn action_yml_runs_the_script_with_every_input() {
         "docs/recipes.md shows the action"
     );
 }
+
+/// `license` and `repository` are left for the product to decide: until they are in Cargo.toml,
+/// `scripts/release-check` in publish mode refuses at once and names both, with what each is
+/// for (and without the mode it only notes them, so that scripts/test passes).
+#[test]
+fn release_check_says_what_publishing_still_needs() {
+    let manifest = fs::read_to_string(repo().join("Cargo.toml")).unwrap();
+    let set = |key: &str| {
+        manifest
+            .lines()
+            .any(|l| l.starts_with(key) && l.contains('='))
+    };
+    if set("license") && set("repository") {
+        return; // decided: nothing to say
+    }
+    let out = Command::new(repo().join("scripts/release-check"))
+        .env("MCPCONF_RELEASE_CHECK_PUBLISH", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(out.stdout.is_empty(), "it stops before building");
+    if !set("license") {
+        assert!(
+            err.contains("not ready to publish: set license") && err.contains("SPDX"),
+            "{err}"
+        );
+    }
+    if !set("repository") {
+        assert!(
+            err.contains("set repository") && err.contains("cargo binstall"),
+            "{err}"
+        );
+    }
+}
