@@ -445,8 +445,15 @@ fn write_new_file(path: &Path, bytes: &[u8]) -> Result<(), fsio::FsError> {
 /// The error for a client id that is not one: the closest id, or the list of ids.
 fn unknown_client(id: &str) -> String {
     let ids = dialect::ids();
+    // `claude` is too far from `claude-code` for a typo: offer the ids it starts.
+    let starting: Vec<String> = ids
+        .iter()
+        .filter(|c| id.len() >= 3 && c.starts_with(id))
+        .map(|c| format!("`{c}`"))
+        .collect();
     let hint = match crate::text::closest(id, ids.iter().copied()) {
         Some(c) => format!("did you mean `{c}`?"),
+        None if !starting.is_empty() => format!("did you mean {}?", starting.join(" or ")),
         None => format!("known clients: {}", ids.join(", ")),
     };
     format!("unknown client `{id}`; {hint} (see `mcpconf clients`)")

@@ -177,11 +177,27 @@ fn client_ids_are_checked_with_a_suggestion() {
         assert!(stderr.contains("unknown client `curosr`"), "{stderr}");
         assert!(stderr.contains("did you mean `cursor`?"), "{stderr}");
     }
-    // Too far from any id: the list of ids instead.
-    let out = e.run(&["import", "--client", "claude"]);
+    // Too far from any id for a typo, but the start of some: those are offered.
+    for args in [
+        &["release", "github", "--client", "claude"][..],
+        &["import", "--client", "claude"][..],
+    ] {
+        let out = e.run(args);
+        let (_, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("did you mean `claude-code` or `claude-desktop`?"),
+            "{stderr}"
+        );
+    }
+    // Like nothing known: the list of ids instead.
+    let out = e.run(&["import", "--client", "notepad"]);
     let (_, stderr) = text(&out);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr.contains("claude-code"), "{stderr}");
+    assert!(
+        stderr.contains("known clients: ") && stderr.contains("claude-code"),
+        "{stderr}"
+    );
     // The ledger was not touched by the refused release.
     let (_, doc) = e.json(&["status"]);
     assert_eq!(doc["records"].as_array().unwrap().len(), 2, "{doc}");
