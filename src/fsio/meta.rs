@@ -190,8 +190,10 @@ pub(super) mod generic {
         1
     }
 
-    /// A new file keeps what the directory gives it (its inherited access list); a replaced
-    /// file keeps its read-only attribute.
+    /// A new file keeps what the directory gives it (its inherited access list). The read-only
+    /// attribute is copied, though on Windows a read-only target cannot be renamed over, and
+    /// `tempfile`'s persist resets the temp's attributes: there a read-only file ends in
+    /// `permission-denied` before this matters.
     pub(in super::super) fn apply_owner_and_mode(
         file: &File,
         meta: Option<FileMeta>,
