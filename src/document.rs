@@ -166,6 +166,39 @@ impl Doc {
         }
     }
 
+    /// How many entries the object at `container` holds (`None`: no object there).
+    pub fn member_count(&self, container: &[String]) -> Option<usize> {
+        match self {
+            Doc::Json(d) => d.member_count(container),
+            Doc::Toml(d) => Some(d.get(container)?.as_object()?.len()),
+        }
+    }
+
+    /// Sets (`Some`) or removes (`None`) several distinct entries of the existing object at
+    /// `container`, which keeps at least one entry: the same result as the single edits one
+    /// after the other ([`Doc::upsert`], [`Doc::remove`] without hints), made and proven in one
+    /// pass over a JSON object when its layout allows, else by those single edits.
+    pub fn edit_entries(
+        &mut self,
+        container: &[String],
+        edits: &[(String, Option<Value>)],
+    ) -> Result<(), ReadError> {
+        if let Doc::Json(d) = self
+            && d.edit_members(container, edits).is_ok()
+        {
+            return Ok(());
+        }
+        for (name, value) in edits {
+            match value {
+                Some(v) => {
+                    self.upsert(container, name, v)?;
+                }
+                None => self.remove(container, name, None)?,
+            }
+        }
+        Ok(())
+    }
+
     /// 1-based line and column of the entry at `path`, if known.
     pub fn location(&self, path: &[String]) -> Option<(usize, usize)> {
         match self {

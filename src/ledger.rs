@@ -125,9 +125,9 @@ impl Ledger {
         workspace: &'a str,
         file: &'a str,
     ) -> impl Iterator<Item = &'a Record> + 'a {
-        self.records
+        self.records[self.range(file)]
             .iter()
-            .filter(move |r| r.file == file && r.workspace.as_deref() == Some(workspace))
+            .filter(move |r| r.workspace.as_deref() == Some(workspace))
     }
 
     /// Records of one file held by anyone but `workspace` (co-owners, and format-1 records no
@@ -137,9 +137,29 @@ impl Ledger {
         workspace: &'a str,
         file: &'a str,
     ) -> impl Iterator<Item = &'a Record> + 'a {
-        self.records
+        self.records[self.range(file)]
             .iter()
-            .filter(move |r| r.file == file && r.workspace.as_deref() != Some(workspace))
+            .filter(move |r| r.workspace.as_deref() != Some(workspace))
+    }
+
+    /// The index range of one file's records. Records are kept ordered by file, pointer and
+    /// workspace, so every lookup is a binary search: a run over n records costs n log n, not
+    /// n².
+    fn range(&self, file: &str) -> std::ops::Range<usize> {
+        let start = self.records.partition_point(|r| r.file.as_str() < file);
+        let len = self
+            .records
+            .get(start..)
+            .map_or(0, |rest| rest.partition_point(|r| r.file == file));
+        start..start + len
+    }
+
+    /// Where the record of a workspace at a file and pointer is, or would be inserted.
+    fn search(&self, workspace: Option<&str>, file: &str, pointer: &str) -> Result<usize, usize> {
+        self.records.binary_search_by(|r| {
+            (r.file.as_str(), r.pointer.as_str(), r.workspace.as_deref())
+                .cmp(&(file, pointer, workspace))
+        })
     }
 
     /// The distinct files with records of a workspace, in order.
@@ -183,34 +203,34 @@ impl Ledger {
 
     /// The record of a workspace at a file and pointer.
     pub fn find(&self, workspace: &str, file: &str, pointer: &str) -> Option<&Record> {
-        self.records.iter().find(|r| {
-            r.file == file && r.pointer == pointer && r.workspace.as_deref() == Some(workspace)
-        })
+        self.search(Some(workspace), file, pointer)
+            .ok()
+            .and_then(|i| self.records.get(i))
     }
 
     /// Insert or replace the record with the same workspace, file and pointer. The whole-file
     /// digest of a created file is kept when the new record does not carry one (the planner
     /// never knows it).
     pub fn upsert(&mut self, mut record: Record) {
-        match self.records.iter_mut().find(|r| {
-            r.file == record.file && r.pointer == record.pointer && r.workspace == record.workspace
-        }) {
-            Some(r) => {
-                if record.file_digest.is_none() && record.created_file {
-                    record.file_digest = r.file_digest.take();
+        let at = self.search(record.workspace.as_deref(), &record.file, &record.pointer);
+        match at {
+            Ok(i) => {
+                if let Some(r) = self.records.get_mut(i) {
+                    if record.file_digest.is_none() && record.created_file {
+                        record.file_digest = r.file_digest.take();
+                    }
+                    *r = record;
                 }
-                *r = record
             }
-            None => self.records.push(record),
+            Err(i) => self.records.insert(i, record),
         }
-        self.sort();
     }
 
     /// Remove a workspace's record at a file and pointer.
     pub fn remove(&mut self, workspace: &str, file: &str, pointer: &str) {
-        self.records.retain(|r| {
-            !(r.file == file && r.pointer == pointer && r.workspace.as_deref() == Some(workspace))
-        });
+        if let Ok(i) = self.search(Some(workspace), file, pointer) {
+            self.records.remove(i);
+        }
     }
 
     fn sort(&mut self) {
@@ -222,33 +242,44 @@ impl Ledger {
     /// Commit every pending intent of a workspace in `file` (the write happened): the pending
     /// digest becomes the digest, and records of completed removals disappear.
     pub fn commit(&mut self, workspace: &str, file: &str) {
-        let mine = |r: &Record| r.file == file && r.workspace.as_deref() == Some(workspace);
-        for r in self.records.iter_mut().filter(|r| mine(r)) {
+        let range = self.range(file);
+        let mut gone = false;
+        for r in self.records[range.clone()]
+            .iter_mut()
+            .filter(|r| r.workspace.as_deref() == Some(workspace))
+        {
             if let Some(p) = r.pending.take() {
                 r.digest = p.digest;
             }
+            gone |= r.digest.is_none();
         }
-        self.records.retain(|r| !mine(r) || r.digest.is_some());
+        if gone {
+            self.drop_undigested(range, workspace);
+        }
+    }
+
+    /// Removes the records of `workspace` in `range` (one file's) that hold no digest.
+    fn drop_undigested(&mut self, range: std::ops::Range<usize>, workspace: &str) {
+        let tail = self.records.split_off(range.end);
+        let mut mid = self.records.split_off(range.start);
+        mid.retain(|r| r.workspace.as_deref() != Some(workspace) || r.digest.is_some());
+        self.records.extend(mid);
+        self.records.extend(tail);
     }
 
     /// Record the whole-file digest of `file` (as just written) on its created-file records.
     pub fn set_file_digest(&mut self, file: &str, bytes: &[u8]) {
         let d = file_digest(bytes);
-        for r in self
-            .records
-            .iter_mut()
-            .filter(|r| r.file == file && r.created_file)
-        {
+        let range = self.range(file);
+        for r in self.records[range].iter_mut().filter(|r| r.created_file) {
             r.file_digest = Some(d.clone());
         }
     }
 
     /// The directories mcpconf created for `file`, as any of its records remembers them.
     pub fn created_dirs(&self, file: &str) -> Vec<String> {
-        let mut dirs: Vec<String> = self
-            .records
+        let mut dirs: Vec<String> = self.records[self.range(file)]
             .iter()
-            .filter(|r| r.file == file)
             .flat_map(|r| r.created_dirs.iter().cloned())
             .collect();
         dirs.sort();
@@ -259,22 +290,26 @@ impl Ledger {
     /// Remember `dirs` as created for `file` on each of its records that marks the file as
     /// created (so the memory survives whichever of them prune removes first).
     pub fn set_created_dirs(&mut self, file: &str, dirs: &[String]) {
-        for r in self
-            .records
-            .iter_mut()
-            .filter(|r| r.file == file && r.created_file)
-        {
+        let range = self.range(file);
+        for r in self.records[range].iter_mut().filter(|r| r.created_file) {
             r.created_dirs = dirs.to_vec();
         }
     }
 
     /// Drop every pending intent of a workspace in `file` (the write did not happen).
     pub fn rollback(&mut self, workspace: &str, file: &str) {
-        let mine = |r: &Record| r.file == file && r.workspace.as_deref() == Some(workspace);
-        for r in self.records.iter_mut().filter(|r| mine(r)) {
+        let range = self.range(file);
+        let mut gone = false;
+        for r in self.records[range.clone()]
+            .iter_mut()
+            .filter(|r| r.workspace.as_deref() == Some(workspace))
+        {
             r.pending = None;
+            gone |= r.digest.is_none();
         }
-        self.records.retain(|r| !mine(r) || r.digest.is_some());
+        if gone {
+            self.drop_undigested(range, workspace);
+        }
     }
 
     /// Parse a ledger file; a text that is not a ledger this version reads is a
@@ -282,6 +317,8 @@ impl Ledger {
     pub fn from_json(text: &str) -> Result<Ledger, crate::diag::Error> {
         let corrupt = |m: String| crate::diag::Error::new(crate::diag::Code::LedgerCorrupt, m);
         let mut l: Ledger = serde_json::from_str(text).map_err(|e| corrupt(e.to_string()))?;
+        // Every lookup relies on the order (a hand-edited ledger may not keep it).
+        l.sort();
         match l.format_version {
             // Before workspaces: every record waits to be claimed (see [`Ledger::claim`]).
             1 => {

@@ -723,12 +723,18 @@ pub fn apply(
         }
     }
 
-    // Holding the locks, any temp file of ours is a leftover of a killed run.
+    // Holding the locks, any temp file of ours is a leftover of a killed run: one listing of
+    // each directory for all its files.
     let _ = fsio::clean_stale_temps(&state_path(ledger_path(&settings.state_dir, owner)));
+    let mut by_dir: BTreeMap<&Path, Vec<&Path>> = BTreeMap::new();
     for s in &pre_specs {
-        if s.real.parent().is_some_and(Path::is_dir) {
-            let _ = fsio::clean_stale_temps(&s.real);
+        if let Some(dir) = s.real.parent() {
+            by_dir.entry(dir).or_default().push(&s.real);
         }
+    }
+    for (dir, files) in by_dir {
+        // A missing directory counts as zero.
+        let _ = fsio::clean_stale_temps_of(dir, &files);
     }
     let mut ledger = match load_claimed(settings, manifest, owner, mode) {
         Ok((l, _)) => l,
@@ -782,11 +788,27 @@ pub fn apply(
     }
     let mut io_error: Option<ErrorEntry> = None;
     let mut written = false;
+    // The intent of every file about to be written goes into the ledger in one durable save,
+    // before any file is written: a kill at any instant after it leaves each file old or new,
+    // both of which the ledger proves ours.
+    for fp in plans.iter().filter(|p| p.writes()) {
+        journal(&mut ledger, &ws, fp);
+    }
+    if plans.iter().any(FilePlan::writes)
+        && let Err(e) = save_ledger(&settings.state_dir, &ledger)
+    {
+        for fp in plans.iter_mut().filter(|p| p.writes()) {
+            ledger.rollback(&ws, &fp.key);
+            fp.status = Status::Unchanged;
+        }
+        io_error = Some(fs_entry(&e));
+    }
     for i in 0..plans.len() {
-        if !plans[i].writes() {
+        if !plans[i].writes() || plans[i].status == Status::Unchanged {
             continue;
         }
         if io_error.is_some() {
+            ledger.rollback(&ws, &plans[i].key);
             plans[i].status = Status::Unchanged;
             continue;
         }
@@ -795,12 +817,15 @@ pub fn apply(
         loop {
             let fp = &plans[i];
             let read = read_now.as_ref().unwrap_or(&reads[i]);
-            journal(&mut ledger, &ws, fp);
-            if let Err(e) = save_ledger(&settings.state_dir, &ledger) {
-                ledger.rollback(&ws, &fp.key);
-                io_error = Some(fs_entry(&e));
-                plans[i].status = Status::Unchanged;
-                break;
+            if attempt > 0 {
+                // A re-planned file: its new intent must be durable before it is written.
+                journal(&mut ledger, &ws, fp);
+                if let Err(e) = save_ledger(&settings.state_dir, &ledger) {
+                    ledger.rollback(&ws, &fp.key);
+                    io_error = Some(fs_entry(&e));
+                    plans[i].status = Status::Unchanged;
+                    break;
+                }
             }
             let result = if fp.delete {
                 fsio::remove_file(&specs[i].real)
@@ -1106,21 +1131,20 @@ pub fn status(
     all: bool,
 ) -> Result<(String, Vec<RecordStatus>), Box<Report>> {
     let (ledger, ws) = load_claimed(settings, manifest, owner, Mode::Prune)?;
-    let mut files: Vec<String> = ledger
+    // Records are ordered by file: one group per file, without a scan per file.
+    let mut groups: Vec<(String, Vec<&Record>)> = Vec::new();
+    for r in ledger
         .records
         .iter()
         .filter(|r| all || r.workspace.as_deref() == Some(ws.as_str()))
-        .map(|r| r.file.clone())
-        .collect();
-    files.sort();
-    files.dedup();
+    {
+        match groups.last_mut() {
+            Some((f, recs)) if *f == r.file => recs.push(r),
+            _ => groups.push((r.file.clone(), vec![r])),
+        }
+    }
     let mut out = Vec::new();
-    for file in files {
-        let recs: Vec<&Record> = ledger
-            .records
-            .iter()
-            .filter(|r| r.file == file && (all || r.workspace.as_deref() == Some(ws.as_str())))
-            .collect();
+    for (file, recs) in groups {
         let syntax = recs
             .first()
             .and_then(|r| dialect::lookup(&r.client))

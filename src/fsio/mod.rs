@@ -821,16 +821,44 @@ fn split_path(path: &Path) -> Result<(&Path, &OsStr), FsError> {
 /// of a killed run, not a live temp of a concurrent one. Only regular files matching the exact
 /// pattern are touched; a missing directory counts as zero.
 pub fn clean_stale_temps(path: &Path) -> Result<usize, FsError> {
-    let (dir, name) = split_path(path)?;
+    let (dir, _) = split_path(path)?;
+    clean_stale_temps_of(dir, &[path])
+}
+
+/// [`clean_stale_temps`] for several files of one directory `dir` with one listing of it, so a
+/// run over n files of a directory lists it once, not n times. Paths not directly in `dir` are
+/// ignored.
+pub fn clean_stale_temps_of(dir: &Path, paths: &[&Path]) -> Result<usize, FsError> {
+    let names: std::collections::HashSet<&OsStr> = paths
+        .iter()
+        .filter_map(|p| split_path(p).ok().filter(|(d, _)| *d == dir))
+        .map(|(_, n)| n)
+        .collect();
+    let Some(first) = paths.first() else {
+        return Ok(0);
+    };
+    if names.is_empty() {
+        return Ok(0);
+    }
     let dir_file = match at::open_dir(dir) {
         Ok(f) => f,
         Err(e) if is_missing(&e) => return Ok(0),
-        Err(e) => return Err(dir_error(path, dir, "clean temporary files next to", e)),
+        Err(e) => return Err(dir_error(first, dir, "clean temporary files next to", e)),
     };
-    let names = at::list(&dir_file).map_err(|e| read_error(dir, e))?;
+    let entries = at::list(&dir_file).map_err(|e| read_error(dir, e))?;
     let mut removed = 0;
-    for entry in names {
-        if !is_our_temp(&entry, name) {
+    for entry in entries {
+        // `.<name>.mcpconf-XXXXXX.tmp`: the name is what lies between the dot and the marker.
+        let e = entry.as_bytes();
+        let tail = TEMP_MARKER.len() + TEMP_RAND_LEN + TEMP_SUFFIX.len();
+        let Some(name) = e
+            .get(1..e.len().saturating_sub(tail))
+            .filter(|_| e.len() > tail)
+        else {
+            continue;
+        };
+        let name = OsStr::from_bytes(name);
+        if !names.contains(name) || !is_our_temp(&entry, name) {
             continue;
         }
         match at::stat_at(&dir_file, &entry) {

@@ -325,6 +325,14 @@ impl JsonDoc {
         self.obj_at(container)?.by_key.get(name).copied()
     }
 
+    /// How many members the object at `container` has (`None`: no object there).
+    pub fn member_count(&self, container: &[String]) -> Option<usize> {
+        if container.is_empty() {
+            return Some(self.root.members.len());
+        }
+        Some(self.obj_at(container)?.span.members.len())
+    }
+
     /// Byte range (in the text after the BOM) of the value of the member at `path` (a non-empty
     /// key path), if it exists.
     pub fn value_span(&self, path: &[String]) -> Option<(usize, usize)> {

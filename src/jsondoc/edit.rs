@@ -336,61 +336,11 @@ fn insert_member(
         write_value(&mut s, value, &layout, indent, style)?;
         Ok(s)
     };
-    if let Some(last) = o.members.last() {
-        let trailing = last.comma;
-        if layout.multiline {
-            let indent = own_line_indent(b, last.key_start)
-                .or_else(|| {
-                    o.members
-                        .first()
-                        .and_then(|m| own_line_indent(b, m.key_start))
-                })
-                .map(str::to_owned)
-                .unwrap_or_else(|| format!("{obj_indent}{}", style.unit));
-            let anchor = trailing.map_or(last.value_end, |c| c + 1);
-            // Insert after the rest of the last member's line (its trailing comment), so that
-            // comment keeps following its own member.
-            let mut at = anchor;
-            for it in gap_items(b, anchor, o.close) {
-                match it.kind {
-                    Gap::Space => {}
-                    Gap::BlockComment { multiline: false } => at = it.end,
-                    Gap::LineComment => {
-                        at = it.end;
-                        break;
-                    }
-                    Gap::Newline => {
-                        at = it.start;
-                        break;
-                    }
-                    _ => break,
-                }
-            }
-            // Never put our line break right after a lone CR: `\r` + `\n` would read back as
-            // one CRLF and the removal would take the CR (found by fuzzing).
-            while at > anchor && b.get(at - 1) == Some(&b'\r') {
-                at -= 1;
-            }
-            let mut ins = format!("{}{indent}{}", style.nl, member(&indent)?);
-            let mut splices = Vec::new();
-            if trailing.is_some() {
-                ins.push(',');
-            } else {
-                splices.push(Splice::new(last.value_end, last.value_end, ",".into()));
-            }
-            splices.push(Splice::new(at, at, ins));
-            Ok((splices, None))
-        } else {
-            let m = member("")?;
-            let s = match trailing {
-                Some(c) => {
-                    let after = layout.sep.get(1..).unwrap_or("");
-                    Splice::new(c + 1, c + 1, format!("{after}{m},"))
-                }
-                None => Splice::new(last.value_end, last.value_end, format!("{}{m}", layout.sep)),
-            };
-            Ok((vec![s], None))
-        }
+    if !o.members.is_empty() {
+        Ok((
+            append_splices(text, tree, obj, &[(key, value)], style)?,
+            None,
+        ))
     } else {
         let inner = text
             .get(o.open + 1..o.close)
@@ -429,6 +379,108 @@ fn insert_member(
             };
             Ok((vec![Splice::new(at, at, ins)], None))
         }
+    }
+}
+
+/// Plans the insertion of new members after the last member of object `obj` (which has at
+/// least one), in the object's layout: the text a sequence of single inserts would give, as one
+/// insertion (plus, without trailing commas, the separator after the old last member).
+pub(super) fn append_splices(
+    text: &str,
+    tree: &Tree,
+    obj: usize,
+    new: &[(&str, &Value)],
+    style: &Style,
+) -> Result<Vec<Splice>, EditError> {
+    let b = text.as_bytes();
+    let o = tree
+        .objs
+        .get(obj)
+        .ok_or_else(|| internal("object index out of range"))?;
+    let last = o
+        .members
+        .last()
+        .ok_or_else(|| internal("no member to append after"))?;
+    let layout = Layout::for_object(text, tree, obj);
+    let obj_indent = line_indent(text, o.open);
+    let member = |key: &str, value: &Value, indent: &str| -> Result<String, EditError> {
+        let mut s = json_string(key)?;
+        s.push_str(&layout.colon);
+        write_value(&mut s, value, &layout, indent, style)?;
+        Ok(s)
+    };
+    let trailing = last.comma;
+    if layout.multiline {
+        let indent = own_line_indent(b, last.key_start)
+            .or_else(|| {
+                o.members
+                    .first()
+                    .and_then(|m| own_line_indent(b, m.key_start))
+            })
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("{obj_indent}{}", style.unit));
+        let anchor = trailing.map_or(last.value_end, |c| c + 1);
+        // Insert after the rest of the last member's line (its trailing comment), so that
+        // comment keeps following its own member.
+        let mut at = anchor;
+        for it in gap_items(b, anchor, o.close) {
+            match it.kind {
+                Gap::Space => {}
+                Gap::BlockComment { multiline: false } => at = it.end,
+                Gap::LineComment => {
+                    at = it.end;
+                    break;
+                }
+                Gap::Newline => {
+                    at = it.start;
+                    break;
+                }
+                _ => break,
+            }
+        }
+        // Never put our line break right after a lone CR: `\r` + `\n` would read back as
+        // one CRLF and the removal would take the CR (found by fuzzing).
+        while at > anchor && b.get(at - 1) == Some(&b'\r') {
+            at -= 1;
+        }
+        let mut ins = String::new();
+        for (i, (key, value)) in new.iter().enumerate() {
+            if i > 0 {
+                ins.push(',');
+            }
+            ins.push_str(&style.nl);
+            ins.push_str(&indent);
+            ins.push_str(&member(key, value, &indent)?);
+        }
+        let mut splices = Vec::new();
+        if trailing.is_some() {
+            ins.push(',');
+        } else {
+            splices.push(Splice::new(last.value_end, last.value_end, ",".into()));
+        }
+        splices.push(Splice::new(at, at, ins));
+        Ok(splices)
+    } else {
+        let mut ins = String::new();
+        let s = match trailing {
+            Some(c) => {
+                let after = layout.sep.get(1..).unwrap_or("");
+                for (key, value) in new {
+                    ins.push_str(after);
+                    ins.push_str(&member(key, value, "")?);
+                    ins.push(',');
+                }
+                Splice::new(c + 1, c + 1, ins)
+            }
+            None => {
+                for (key, value) in new {
+                    ins.push_str(&layout.sep);
+                    ins.push_str(&member(key, value, "")?);
+                }
+                Splice::new(last.value_end, last.value_end, ins)
+            }
+        };
+        Ok(vec![s])
     }
 }
 

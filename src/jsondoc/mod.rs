@@ -56,6 +56,7 @@
 
 mod api;
 pub mod array;
+mod batch;
 mod edit;
 mod layout;
 mod parse;

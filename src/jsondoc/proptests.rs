@@ -505,6 +505,50 @@ proptest! {
         }
     }
 
+    /// 4c. a batch of member edits (new members appended, existing ones replaced or removed)
+    /// gives exactly the bytes of the single edits one after the other, or is refused and
+    /// leaves the document unchanged.
+    #[test]
+    fn prop_batch_equals_single_edits(
+        (bytes, f, container) in gen_doc(),
+        a in entry_value(),
+        b in entry_value(),
+        c in entry_value(),
+        pick in prop::collection::vec(0u8..4, 0..6),
+    ) {
+        let d = JsonDoc::parse(&bytes, f.syntax).unwrap();
+        let Some(Value::Object(m)) = d.get(&container) else { return Ok(()) };
+        let existing: Vec<String> = m.keys().cloned().collect();
+        let mut edits: Vec<(String, Option<Value>)> = Vec::new();
+        for (i, p) in pick.iter().enumerate() {
+            let Some(name) = existing.get(i) else { break };
+            match p {
+                0 => edits.push((name.clone(), None)),
+                1 => edits.push((name.clone(), Some(c.clone()))),
+                _ => {}
+            }
+        }
+        edits.push(("mcpconf-a".into(), Some(a.clone())));
+        edits.push(("mcpconf-b".into(), Some(b.clone())));
+        let mut seq = d.clone();
+        let mut seq_ok = true;
+        for (name, v) in &edits {
+            let r = match v {
+                Some(v) => seq.upsert(&container, name, v).map(|_| ()),
+                None => seq.remove(&container, name, &[]),
+            };
+            seq_ok &= r.is_ok();
+        }
+        let mut batch = d.clone();
+        match batch.edit_members(&container, &edits) {
+            Ok(()) => {
+                prop_assert!(seq_ok);
+                prop_assert_eq!(show(&batch.to_bytes()), show(&seq.to_bytes()), "input:\n{}", show(&bytes));
+            }
+            Err(_) => prop_assert_eq!(batch.to_bytes(), bytes),
+        }
+    }
+
     /// 5. no panics on arbitrary bytes.
     #[test]
     fn prop_no_panic_random(bytes in prop::collection::vec(any::<u8>(), 0..256)) {

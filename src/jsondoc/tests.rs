@@ -437,3 +437,52 @@ fn hints_serialize_small() {
     let back: Vec<UndoHint> = serde_json::from_str(&s).unwrap();
     assert_eq!(back, hints);
 }
+
+#[test]
+fn a_batch_of_member_edits_is_one_pass_with_the_single_edits_bytes() {
+    let text =
+        "{\n  \"mcpServers\": {\n    \"a\": 1,\n    \"b\": 2, // two\n    \"c\": 3\n  }\n}\n";
+    let c = vec!["mcpServers".to_string()];
+    let d = JsonDoc::parse(text.as_bytes(), Syntax::Jsonc).unwrap();
+    // Appends and a replacement.
+    let edits = vec![
+        ("b".to_string(), Some(serde_json::json!(20))),
+        ("x".to_string(), Some(serde_json::json!({"command": "npx"}))),
+        ("y".to_string(), Some(serde_json::json!(true))),
+    ];
+    let mut batch = d.clone();
+    batch.edit_members(&c, &edits).unwrap();
+    let mut seq = d.clone();
+    for (n, v) in &edits {
+        seq.upsert(&c, n, v.as_ref().unwrap()).unwrap();
+    }
+    assert_eq!(batch.text(), seq.text());
+    assert!(
+        batch.text().contains("\"b\": 20, // two"),
+        "{}",
+        batch.text()
+    );
+    // Removals, the last member among them: the new last one loses its comma.
+    let removals = vec![("c".to_string(), None), ("b".to_string(), None)];
+    let mut batch = d.clone();
+    batch.edit_members(&c, &removals).unwrap();
+    assert_eq!(
+        batch.text(),
+        "{\n  \"mcpServers\": {\n    \"a\": 1\n  }\n}\n"
+    );
+    // Never empties the object; never names a member twice; nothing changes then.
+    let all = vec![
+        ("a".to_string(), None),
+        ("b".to_string(), None),
+        ("c".to_string(), None),
+    ];
+    let mut batch = d.clone();
+    assert!(batch.edit_members(&c, &all).is_err());
+    assert_eq!(batch.text(), text);
+    let twice = vec![
+        ("x".to_string(), Some(serde_json::json!(1))),
+        ("x".to_string(), None),
+    ];
+    assert!(batch.edit_members(&c, &twice).is_err());
+    assert_eq!(batch.text(), text);
+}

@@ -5,6 +5,7 @@ use super::api::{EditError, Syntax, internal};
 use super::parse::{Mode, ObjSpan, cross_check, parse_core, serde_accepts};
 use super::scan::{shallow, value_at};
 use serde_json::Value;
+use std::collections::HashMap;
 
 /// What an edit must have done to the member at the end of its key path.
 #[derive(Clone, Copy)]
@@ -40,6 +41,84 @@ pub(super) fn commit_edit(
     keys: &[&str],
     expect: Expect<'_>,
 ) -> Result<(String, ObjSpan), EditError> {
+    let (buf, hi, new_x) = splice_and_parse(syntax, prefix, old, x, level, splices)?;
+    let new = buf.get(prefix.len()..).unwrap_or("");
+    if !members_match(syntax, old, new, x.clone(), new_x, keys, expect) {
+        return Err(internal("the result holds a different value than intended"));
+    }
+    let root = new_root(syntax, old, new, old_root, x_is_root, hi)?;
+    Ok((buf, root))
+}
+
+/// [`commit_edit`] for a batch of member edits of object `x` (see
+/// [`super::JsonDoc::edit_members`]): below `x`, every member not named in `edits` is
+/// byte-identical and in the same order, each `Some` member holds its value and each `None`
+/// member is gone.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn commit_members(
+    syntax: Syntax,
+    prefix: &str,
+    old: &str,
+    old_root: &ObjSpan,
+    x: &ObjSpan,
+    x_is_root: bool,
+    level: usize,
+    splices: &[Splice],
+    edits: &[(String, Option<Value>)],
+) -> Result<(String, ObjSpan), EditError> {
+    let (buf, hi, new_x) = splice_and_parse(syntax, prefix, old, x, level, splices)?;
+    let new = buf.get(prefix.len()..).unwrap_or("");
+    let named: HashMap<&str, Option<&Value>> = edits
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_ref()))
+        .collect();
+    let untouched = |text: &'_ str, o: &ObjSpan| -> Vec<(String, Option<String>)> {
+        o.members
+            .iter()
+            .filter(|m| !named.contains_key(m.key.as_str()))
+            .map(|m| {
+                (
+                    m.key.clone(),
+                    text.get(m.value_start..m.value_end).map(str::to_owned),
+                )
+            })
+            .collect()
+    };
+    if untouched(old, x) != untouched(new, &new_x) {
+        return Err(internal("a member the batch does not name changed"));
+    }
+    let mut found = 0usize;
+    for m in &new_x.members {
+        match named.get(m.key.as_str()) {
+            None => {}
+            Some(None) => return Err(internal("a removed member is still there")),
+            Some(Some(v)) => {
+                if value_at(new, m.value_start, m.value_end, syntax).as_ref() != Some(*v) {
+                    return Err(internal("the result holds a different value than intended"));
+                }
+                found += 1;
+            }
+        }
+    }
+    if found != named.values().filter(|v| v.is_some()).count() {
+        return Err(internal("a set member is missing"));
+    }
+    let root = new_root(syntax, old, new, old_root, x_is_root, hi)?;
+    Ok((buf, root))
+}
+
+/// Applies `splices` inside object `x` and proves the syntax of the result: the bytes outside
+/// the edited range are unchanged and the new text of `x` parses on its own (so the whole
+/// document does) with serde_json agreeing. Returns the new buffer, the end of the edited range
+/// in the old text, and the new members of `x`.
+fn splice_and_parse(
+    syntax: Syntax,
+    prefix: &str,
+    old: &str,
+    x: &ObjSpan,
+    level: usize,
+    splices: &[Splice],
+) -> Result<(String, usize, ObjSpan), EditError> {
     let lo = splices.iter().map(|s| s.start).min().unwrap_or(x.close);
     let hi = splices.iter().map(|s| s.end).max().unwrap_or(x.close);
     if lo <= x.open || hi > x.close {
@@ -75,34 +154,41 @@ pub(super) fn commit_edit(
     }
     let new_x = shallow(new, x.open, syntax, None)
         .ok_or_else(|| internal("the edited object cannot be read"))?;
-    if !members_match(syntax, old, new, x.clone(), new_x, keys, expect) {
-        return Err(internal("the result holds a different value than intended"));
+    Ok((buf, hi, new_x))
+}
+
+/// The root's member spans after an edit that ended at `hi` in the old text.
+fn new_root(
+    syntax: Syntax,
+    old: &str,
+    new: &str,
+    old_root: &ObjSpan,
+    x_is_root: bool,
+    hi: usize,
+) -> Result<ObjSpan, EditError> {
+    if x_is_root {
+        return shallow(new, old_root.open, syntax, None)
+            .ok_or_else(|| internal("the root cannot be read"));
     }
-    let root = if x_is_root {
-        shallow(new, old_root.open, syntax, None)
-            .ok_or_else(|| internal("the root cannot be read"))?
-    } else {
-        // Only positions after the edit move.
-        let delta = new.len() as isize - old.len() as isize;
-        let mv = |p: usize| {
-            if p >= hi {
-                p.saturating_add_signed(delta)
-            } else {
-                p
-            }
-        };
-        let mut r = old_root.clone();
-        r.close = mv(r.close);
-        for m in &mut r.members {
-            m.key_start = mv(m.key_start);
-            m.key_end = mv(m.key_end);
-            m.value_start = mv(m.value_start);
-            m.value_end = mv(m.value_end);
-            m.comma = m.comma.map(mv);
+    // Only positions after the edit move.
+    let delta = new.len() as isize - old.len() as isize;
+    let mv = |p: usize| {
+        if p >= hi {
+            p.saturating_add_signed(delta)
+        } else {
+            p
         }
-        r
     };
-    Ok((buf, root))
+    let mut r = old_root.clone();
+    r.close = mv(r.close);
+    for m in &mut r.members {
+        m.key_start = mv(m.key_start);
+        m.key_end = mv(m.key_end);
+        m.value_start = mv(m.value_start);
+        m.value_end = mv(m.value_end);
+        m.comma = m.comma.map(mv);
+    }
+    Ok(r)
 }
 
 /// Member-wise proof of an edit below object `old_obj` / `new_obj` (see [`commit_edit`]).

@@ -20,8 +20,10 @@ use crate::ledger::{self, Kind, Ownership, Record};
 use crate::manifest::Legacy;
 
 mod equal;
+mod staged;
 use equal::difference_hint;
 pub use equal::{first_difference, normalized, semantic_eq};
+use staged::Staged;
 
 /// An entry the manifest wants in a file.
 #[derive(Debug, Clone)]
@@ -444,7 +446,7 @@ fn plan_missing(input: &FileInput, mut fp: FilePlan) -> FilePlan {
     fp
 }
 
-fn refuse(fp: &mut FilePlan, doc: &Doc, path: &[String], op: Op, server: &str, message: String) {
+fn refuse(fp: &mut FilePlan, doc: &Staged, path: &[String], op: Op, server: &str, message: String) {
     fp.actions.push(Action {
         op,
         server: server.to_string(),
@@ -461,7 +463,7 @@ fn refuse(fp: &mut FilePlan, doc: &Doc, path: &[String], op: Op, server: &str, m
 
 fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePlan) -> FilePlan {
     fp.old = Some(original.clone());
-    let mut doc = original.clone();
+    let mut doc = Staged::new(original.clone());
     let shown = input.path.display().to_string();
     let created_file = input.records.iter().any(|r| r.created_file);
     let mut wanted_pointers = Vec::new();
@@ -1040,6 +1042,14 @@ fn plan_present(input: &FileInput, opts: Options, original: &Doc, mut fp: FilePl
         }
     }
 
+    // The staged entry edits, made and proven in one pass.
+    let doc = match doc.finish() {
+        Ok(d) => d,
+        Err(e) => {
+            fp.errors.push(e.into());
+            original.clone()
+        }
+    };
     if !fp.errors.is_empty() {
         fp.status = Status::Refused;
         fp.ledger.clear();
@@ -1120,7 +1130,7 @@ fn still_declared(co: &[String]) -> String {
 }
 
 /// Every container on the way must be an object (or absent).
-fn check_containers(doc: &Doc, container: &[String]) -> Result<(), PlanError> {
+fn check_containers(doc: &Staged, container: &[String]) -> Result<(), PlanError> {
     for i in 1..=container.len() {
         if let Some(kind) = doc.kind(&container[..i])
             && kind != "an object"

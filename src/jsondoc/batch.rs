@@ -1,0 +1,174 @@
+//! Many edits of one object's members at once: [`JsonDoc::edit_members`] plans the splices of
+//! every edit against the same text and hands them to `verify` for one proof of the result, so
+//! n edits into one object cost one pass over it, not n.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::api::{EditError, JsonDoc, MAX_DEPTH, internal};
+use super::layout::{
+    Style, line_indent, own_line_end, own_line_indent, own_line_start, write_value,
+};
+use super::scan::{spine, value_at};
+use super::verify::{Splice, commit_members};
+
+impl JsonDoc {
+    /// Sets (`Some`) or removes (`None`) several members of the existing, non-empty object at
+    /// key path `container`, as one edit proven once: every member not named keeps its bytes
+    /// and its place, each set member holds its value (an existing one in place, new ones
+    /// appended in the given order, in the object's layout), each removed member is gone, and
+    /// at least one member remains. Names must be distinct.
+    ///
+    /// The result equals what the single edits ([`JsonDoc::upsert`], [`JsonDoc::remove`]
+    /// without hints) would give one after the other. An edit this cannot plan as one pass (a
+    /// removal of a member that shares its line with another, a removed last member together
+    /// with appended ones, …) is refused with `internal-edit-error` and the document is
+    /// unchanged: the caller then makes the single edits.
+    pub fn edit_members(
+        &mut self,
+        container: &[String],
+        edits: &[(String, Option<Value>)],
+    ) -> Result<(), EditError> {
+        let text = self.text();
+        let b = text.as_bytes();
+        let tree = spine(text, &self.root, container, self.syntax);
+        if tree.objs.len() != container.len() + 1 {
+            return Err(internal("the object of a batch is missing"));
+        }
+        let obj = tree.objs.len() - 1;
+        let o = tree
+            .objs
+            .get(obj)
+            .ok_or_else(|| internal("object index out of range"))?;
+        let index: HashMap<&str, usize> = o
+            .members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.key.as_str(), i))
+            .collect();
+        let style = Style::detect(text, self.syntax);
+        let layout = super::layout::Layout::for_object(text, &tree, obj);
+        let mut seen: HashMap<&str, ()> = HashMap::with_capacity(edits.len());
+        let mut splices = Vec::new();
+        let mut appended: Vec<(&str, &Value)> = Vec::new();
+        let mut removed = vec![false; o.members.len()];
+        for (name, value) in edits {
+            if seen.insert(name.as_str(), ()).is_some() {
+                return Err(internal("a member is named twice in one batch"));
+            }
+            match (index.get(name.as_str()), value) {
+                (Some(&i), Some(v)) => {
+                    let m = o.members.get(i).ok_or_else(|| internal("member index"))?;
+                    if container.len() + 1 + value_depth(v) > MAX_DEPTH {
+                        return Err(internal("too deep for a batch"));
+                    }
+                    if value_at(text, m.value_start, m.value_end, self.syntax).as_ref() == Some(v) {
+                        continue;
+                    }
+                    let indent = own_line_indent(b, m.key_start)
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| format!("{}{}", line_indent(text, o.open), style.unit));
+                    let mut out = String::new();
+                    write_value(&mut out, v, &layout, &indent, &style)?;
+                    splices.push(Splice::new(m.value_start, m.value_end, out));
+                }
+                (None, Some(v)) => {
+                    if container.len() + 1 + value_depth(v) > MAX_DEPTH {
+                        return Err(internal("too deep for a batch"));
+                    }
+                    appended.push((name.as_str(), v));
+                }
+                (Some(&i), None) => {
+                    if let Some(r) = removed.get_mut(i) {
+                        *r = true;
+                    }
+                }
+                (None, None) => return Err(internal("no such member to remove")),
+            }
+        }
+        let kept = removed.iter().filter(|r| !**r).count();
+        if kept == 0 {
+            return Err(internal("a batch never empties its object"));
+        }
+        // Removals: each removed member owns whole lines (what a single removal then takes).
+        let n = o.members.len();
+        for (i, m) in o.members.iter().enumerate() {
+            if !removed.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            let next_token = o.members.get(i + 1).map_or(o.close, |x| x.key_start);
+            let (Some(start), Some(end)) = (
+                own_line_start(b, m.key_start),
+                own_line_end(b, m, next_token),
+            ) else {
+                return Err(internal("a removed member shares its line"));
+            };
+            splices.push(Splice::new(start, end, String::new()));
+        }
+        if removed.last().copied().unwrap_or(false) {
+            // The old last member goes: the new last one loses its separator comma, as the
+            // single removals (last first) would leave it, unless the object uses trailing
+            // commas.
+            if !appended.is_empty() {
+                return Err(internal("appending after a removed last member"));
+            }
+            let last = o.members.last().ok_or_else(|| internal("member index"))?;
+            let k = (0..n)
+                .rev()
+                .find(|&i| !removed.get(i).copied().unwrap_or(true))
+                .ok_or_else(|| internal("no member remains"))?;
+            let keep = o.members.get(k).ok_or_else(|| internal("member index"))?;
+            if last.comma.is_none()
+                && let Some(c) = keep.comma
+            {
+                splices.push(Splice::new(c, c + 1, String::new()));
+            }
+        }
+        if !appended.is_empty() {
+            splices.extend(super::edit::append_splices(
+                text, &tree, obj, &appended, &style,
+            )?);
+        }
+        if splices.is_empty() {
+            return Ok(());
+        }
+        let prefix = self.buf.get(..self.start).unwrap_or("");
+        let (buf, root) = commit_members(
+            self.syntax,
+            prefix,
+            text,
+            &self.root,
+            o,
+            obj == 0,
+            container.len(),
+            &splices,
+            edits,
+        )?;
+        self.buf = Arc::new(buf);
+        self.root = root;
+        self.cache = Arc::default();
+        Ok(())
+    }
+}
+
+/// Nesting depth of a value (scalars 0), computed without recursion.
+fn value_depth(v: &Value) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(v, 1usize)];
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            Value::Object(m) => {
+                max = max.max(d);
+                stack.extend(m.values().map(|c| (c, d + 1)));
+            }
+            Value::Array(a) => {
+                max = max.max(d);
+                stack.extend(a.iter().map(|c| (c, d + 1)));
+            }
+            _ => {}
+        }
+    }
+    max
+}
