@@ -448,7 +448,7 @@ pub(super) fn append_splices(
             if i > 0 {
                 ins.push(',');
             }
-            ins.push_str(&style.nl);
+            ins.push_str(style.nl);
             ins.push_str(&indent);
             ins.push_str(&member(key, value, &indent)?);
         }
