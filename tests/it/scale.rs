@@ -105,7 +105,7 @@ fn three_thousand_servers_in_one_file_apply_and_prune_back() {
     let file = scratch.root().join(".cursor/mcp.json");
     fs::create_dir_all(file.parent().unwrap()).unwrap();
     let before = "{\n  \"mcpServers\": {\n    \"mine\": { \"command\": \"x\" }\n  }\n}\n";
-    fs::write(&file, &before).unwrap();
+    fs::write(&file, before).unwrap();
 
     let out = run_bounded(scratch.cmd("apply", &m, &["--yes"]), DEADLINE);
     assert_eq!(code(&out.status, "apply"), 0, "{}", show(&out));
