@@ -829,10 +829,10 @@ pub fn clean_stale_temps(path: &Path) -> Result<usize, FsError> {
 /// run over n files of a directory lists it once, not n times. Paths not directly in `dir` are
 /// ignored.
 pub fn clean_stale_temps_of(dir: &Path, paths: &[&Path]) -> Result<usize, FsError> {
-    let names: std::collections::HashSet<&OsStr> = paths
+    let names: std::collections::HashMap<&[u8], &OsStr> = paths
         .iter()
         .filter_map(|p| split_path(p).ok().filter(|(d, _)| *d == dir))
-        .map(|(_, n)| n)
+        .map(|(_, n)| (n.as_encoded_bytes(), n))
         .collect();
     let Some(first) = paths.first() else {
         return Ok(0);
@@ -849,7 +849,7 @@ pub fn clean_stale_temps_of(dir: &Path, paths: &[&Path]) -> Result<usize, FsErro
     let mut removed = 0;
     for entry in entries {
         // `.<name>.mcpconf-XXXXXX.tmp`: the name is what lies between the dot and the marker.
-        let e = entry.as_bytes();
+        let e = entry.as_encoded_bytes();
         let tail = TEMP_MARKER.len() + TEMP_RAND_LEN + TEMP_SUFFIX.len();
         let Some(name) = e
             .get(1..e.len().saturating_sub(tail))
@@ -857,8 +857,10 @@ pub fn clean_stale_temps_of(dir: &Path, paths: &[&Path]) -> Result<usize, FsErro
         else {
             continue;
         };
-        let name = OsStr::from_bytes(name);
-        if !names.contains(name) || !is_our_temp(&entry, name) {
+        let Some(name) = names.get(name) else {
+            continue;
+        };
+        if !is_our_temp(&entry, name) {
             continue;
         }
         match at::stat_at(&dir_file, &entry) {
