@@ -176,6 +176,11 @@ fn plain_or_json(s: &str) -> String {
 
 fn flow(g: &G, rng: &mut Rng) -> Option<String> {
     match g {
+        // yaml-rust2, the reference reader, refuses some plain scalars with a `-` in flow
+        // context that YAML and PyYAML read (`[/ -]`), so those are quoted here.
+        G::Scalar(Value::String(s)) if !emit::string(s).starts_with('"') && s.contains('-') => {
+            Some(plain_or_json(s))
+        }
         G::Scalar(v) => Some(spell(v, rng)),
         G::Seq(a) => {
             let parts: Option<Vec<String>> = a.iter().map(|x| flow(x, rng)).collect();
