@@ -26,7 +26,7 @@ use sha2::{Digest, Sha256};
 use crate::text::hex;
 
 mod store;
-pub use store::{load, lock_path, path, save};
+pub use store::{commit, intent_path, load, lock_path, path, save, save_intent};
 
 /// One owner's ledger file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,6 +36,10 @@ pub struct Ledger {
     pub format_version: u32,
     /// The owner.
     pub owner: String,
+    /// How many durable saves made this ledger (0 in ledgers written before it was counted):
+    /// orders the ledger against a run's intent (see [`save_intent`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub generation: u64,
     /// Records, ordered by file then pointer.
     pub records: Vec<Record>,
 }
@@ -115,6 +119,7 @@ impl Ledger {
         Ledger {
             format_version: 2,
             owner: owner.to_string(),
+            generation: 0,
             records: Vec::new(),
         }
     }
@@ -361,6 +366,10 @@ impl Record {
             Ownership::Drifted
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// `sha256:<hex>` of a whole file's bytes.

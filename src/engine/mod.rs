@@ -725,7 +725,11 @@ pub fn apply(
 
     // Holding the locks, any temp file of ours is a leftover of a killed run: one listing of
     // each directory for all its files.
-    let _ = fsio::clean_stale_temps(&state_path(ledger_path(&settings.state_dir, owner)));
+    let ledger_file = state_path(ledger_path(&settings.state_dir, owner));
+    let intent_file = state_path(ledger::intent_path(&settings.state_dir, owner));
+    if let Some(dir) = ledger_file.parent() {
+        let _ = fsio::clean_stale_temps_of(dir, &[&ledger_file, &intent_file]);
+    }
     let mut by_dir: BTreeMap<&Path, Vec<&Path>> = BTreeMap::new();
     for s in &pre_specs {
         if let Some(dir) = s.real.parent() {
@@ -740,6 +744,8 @@ pub fn apply(
         Ok((l, _)) => l,
         Err(r) => return *r,
     };
+    // The generation of the ledger this run starts from (see `ledger::save_intent`).
+    let base = ledger.generation;
     let (specs, reads, mut plans) = plan_all(settings, manifest, owner, &ledger, &ws, mode);
     // (No clone of the plans: their new bytes can be as big as the files.)
     if !settings.keep_going && plans.iter().any(|p| p.status == Status::Refused) {
@@ -795,7 +801,7 @@ pub fn apply(
         journal(&mut ledger, &ws, fp);
     }
     if plans.iter().any(FilePlan::writes)
-        && let Err(e) = save_ledger(&settings.state_dir, &ledger)
+        && let Err(e) = ledger::save_intent(&settings.state_dir, &mut ledger, base)
     {
         for fp in plans.iter_mut().filter(|p| p.writes()) {
             ledger.rollback(&ws, &fp.key);
@@ -820,7 +826,7 @@ pub fn apply(
             if attempt > 0 {
                 // A re-planned file: its new intent must be durable before it is written.
                 journal(&mut ledger, &ws, fp);
-                if let Err(e) = save_ledger(&settings.state_dir, &ledger) {
+                if let Err(e) = ledger::save_intent(&settings.state_dir, &mut ledger, base) {
                     ledger.rollback(&ws, &fp.key);
                     io_error = Some(fs_entry(&e));
                     plans[i].status = Status::Unchanged;
@@ -906,7 +912,12 @@ pub fn apply(
             }
         }
     }
-    let save = save_ledger(&settings.state_dir, &ledger);
+    // After file writes the commit needs no fsync: the durable intent stands for it.
+    let save = if written {
+        ledger::commit(&settings.state_dir, &ledger)
+    } else {
+        save_ledger(&settings.state_dir, &ledger)
+    };
     let mut report = Report::from_plans(owner, plans);
     report.applied = true;
     report.changed = written

@@ -971,6 +971,19 @@ pub fn replace(
     replace_impl(path, bytes, meta, expect, &mut |_| {})
 }
 
+/// [`replace`] without its two fsyncs (steps 4 and 7): atomic against a killed process (the
+/// rename publishes the whole new content or nothing) but not durable across a power loss, where
+/// the old name, the new one, or an empty file may be found. Only for a file whose content is
+/// also kept durably elsewhere until it is (the ledger commit, which its durable intent covers).
+pub fn replace_unsynced(
+    path: &Path,
+    bytes: &[u8],
+    meta: Option<FileMeta>,
+    expect: Expect,
+) -> Result<(), FsError> {
+    replace_with(path, bytes, meta, expect, false, &mut |_| {})
+}
+
 /// Points in [`replace_impl`] where tests can observe or interfere.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stage {
@@ -987,6 +1000,18 @@ fn replace_impl(
     bytes: &[u8],
     meta: Option<FileMeta>,
     expect: Expect,
+    hook: &mut dyn FnMut(Stage),
+) -> Result<(), FsError> {
+    replace_with(path, bytes, meta, expect, true, hook)
+}
+
+/// [`replace_impl`], with the fsyncs (`durable`) or without them ([`replace_unsynced`]).
+fn replace_with(
+    path: &Path,
+    bytes: &[u8],
+    meta: Option<FileMeta>,
+    expect: Expect,
+    durable: bool,
     hook: &mut dyn FnMut(Stage),
 ) -> Result<(), FsError> {
     let (dir, name) = split_path(path)?;
@@ -1008,7 +1033,9 @@ fn replace_impl(
     let mut out = temp.file();
     out.write_all(bytes).map_err(fail)?;
     meta::apply_owner_and_mode(temp.file(), meta).map_err(fail)?;
-    temp.file().sync_all().map_err(fail)?;
+    if durable {
+        temp.file().sync_all().map_err(fail)?;
+    }
 
     // 5. Has anyone changed the target since it was read?
     let now = at::stat_at(&dir_file, name)
@@ -1043,6 +1070,9 @@ fn replace_impl(
     }
 
     // 7. Make the rename durable.
+    if !durable {
+        return Ok(());
+    }
     at::sync(&dir_file).map_err(|e| {
         let message = format!(
             "the new content of `{}` is in place but durability is not confirmed (syncing its \

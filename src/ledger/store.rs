@@ -1,6 +1,20 @@
 //! Loading and saving an owner's ledger, through [`crate::fsio`]: `<state>/ledger/<owner>.json`.
+//!
+//! # One durable ledger write per run
+//!
+//! A run that writes files saves the ledger once, durably, *before* the first file write: the
+//! intent `<state>/ledger/<owner>.intent`, which holds the ledger as it will be (every record
+//! about to change with its `pending` digest, so old and new content are both proven ours) and
+//! the generation of the ledger it was made from. After the writes, the committed ledger
+//! `<owner>.json` is published atomically but without fsync ([`commit`]): a killed process
+//! leaves either file whole, and after a power loss that lost the commit, [`load`] finds an
+//! intent newer than the ledger (or a ledger left empty) and uses the intent, which proves
+//! every file old or new. So a one-file apply costs four fsyncs: the intent and its directory,
+//! the file and its directory. Saves that write no file ([`save`]) stay durable themselves.
 
 use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
 
 use super::Ledger;
 use crate::diag::Code;
@@ -11,15 +25,43 @@ pub fn path(state_dir: &Path, owner: &str) -> PathBuf {
     state_dir.join("ledger").join(format!("{owner}.json"))
 }
 
+/// Where an owner's intent (the ledger a run is about to commit) lives.
+pub fn intent_path(state_dir: &Path, owner: &str) -> PathBuf {
+    state_dir.join("ledger").join(format!("{owner}.intent"))
+}
+
 /// The lock that serialises the writers of an owner's ledger.
 pub fn lock_path(state_dir: &Path, owner: &str) -> PathBuf {
     state_dir.join("ledger").join(format!("{owner}.lock"))
 }
 
+/// The intent file: the ledger a run will commit, and the generation of the ledger it started
+/// from (0: there was none).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Intent {
+    base: u64,
+    ledger: Ledger,
+}
+
+/// The intent of an owner, if there is one that reads as such (anything else is ignored: an
+/// intent is only published whole, so an unreadable one is not ours to trust).
+fn load_intent(state_dir: &Path, owner: &str) -> Option<Intent> {
+    let path = intent_path(state_dir, owner);
+    let r = fsio::read_existing(&path, MAX_FILE).ok()??;
+    let i: Intent = serde_json::from_slice(&r.bytes).ok()?;
+    let ledger = Ledger::from_json(&serde_json::to_string(&i.ledger).ok()?).ok()?;
+    (ledger.owner == owner).then_some(Intent {
+        base: i.base,
+        ledger,
+    })
+}
+
 /// Load an owner's ledger (empty if there is none), with the stamp of the file read. A ledger
 /// that exists but cannot be read (`unreadable`), that is not a ledger or belongs to another
 /// owner (`ledger-corrupt`), or an owner that is not a valid name (`invalid-owner`) is an error,
-/// never an empty ledger.
+/// never an empty ledger. An intent newer than the ledger (its commit was lost) is used instead
+/// of the ledger.
 pub fn load(state_dir: &Path, owner: &str) -> Result<(Ledger, Option<fsio::Stamp>), FsError> {
     let path = path(state_dir, owner);
     let fail = |code: Code, path: &Path, message: String| FsError {
@@ -48,28 +90,79 @@ pub fn load(state_dir: &Path, owner: &str) -> Result<(Ledger, Option<fsio::Stamp
             ),
         )
     })?;
+    let intent = load_intent(state_dir, owner);
     match read {
-        None => Ok((Ledger::new(owner), None)),
+        None => match intent {
+            // A first run's commit was lost: its intent is the ledger. (An intent made from a
+            // ledger that has since been moved away is not: that starts over.)
+            Some(i) if i.base == 0 => Ok((i.ledger, None)),
+            _ => Ok((Ledger::new(owner), None)),
+        },
         Some(r) => {
+            // A commit lost by a power loss can leave an empty file under the new name.
+            if r.bytes.iter().all(|&b| b == 0)
+                && let Some(i) = intent
+            {
+                return Ok((i.ledger, Some(r.stamp)));
+            }
             let text = String::from_utf8_lossy(&r.bytes);
             match Ledger::from_json(&text) {
-                Ok(l) if l.owner == owner => Ok((l, Some(r.stamp))),
+                Ok(l) if l.owner == owner => match intent {
+                    Some(i) if i.ledger.generation > l.generation => Ok((i.ledger, Some(r.stamp))),
+                    _ => Ok((l, Some(r.stamp))),
+                },
                 Ok(_) => Err(corrupt(format!(
                     "the ledger `{}` belongs to another owner",
                     path.display()
                 ))),
-                Err(m) => Err(corrupt(format!(
-                    "the ledger `{}` cannot be read ({m}); nothing was changed: restore it from a backup or move it away to start over",
-                    path.display()
+                Err(e) => Err(corrupt(format!(
+                    "the ledger `{}` cannot be read ({}); nothing was changed: restore it from a backup or move it away to start over",
+                    path.display(),
+                    e.message
                 ))),
             }
         }
     }
 }
 
-/// Save an owner's ledger atomically; an empty ledger that was never saved stays unsaved, and
-/// identical bytes are not rewritten.
+/// Save an owner's ledger atomically and durably, as a newer generation than any saved before;
+/// an empty ledger that was never saved stays unsaved, and a ledger whose records are already
+/// saved is not rewritten.
 pub fn save(state_dir: &Path, ledger: &Ledger) -> Result<(), FsError> {
+    publish(state_dir, ledger, true)
+}
+
+/// Save the intent of a run (the ledger with this run's pending digests) durably, before any
+/// file is written; `base` is the generation of the ledger the run loaded. Advances the
+/// ledger's generation: [`commit`] then publishes the same generation.
+pub fn save_intent(state_dir: &Path, ledger: &mut Ledger, base: u64) -> Result<(), FsError> {
+    let path = fsio::resolve(&intent_path(state_dir, &ledger.owner))
+        .unwrap_or_else(|_| intent_path(state_dir, &ledger.owner));
+    fsio::create_parent_dirs(&path)?;
+    ledger.generation += 1;
+    // A ledger always serializes (string keys, no floats).
+    let text = serde_json::to_string(&IntentRef { base, ledger }).unwrap_or_default();
+    let current = fsio::read(&path, MAX_FILE)?;
+    let (meta, expect) = match &current {
+        Some(r) => (Some(r.meta), Expect::Stamp(r.stamp)),
+        None => (None, Expect::Missing),
+    };
+    fsio::replace(&path, text.as_bytes(), meta, expect)
+}
+
+#[derive(Serialize)]
+struct IntentRef<'a> {
+    base: u64,
+    ledger: &'a Ledger,
+}
+
+/// Publish the ledger after a run's writes, atomically but without fsync: its durable intent
+/// ([`save_intent`]) stands for it until the next durable save.
+pub fn commit(state_dir: &Path, ledger: &Ledger) -> Result<(), FsError> {
+    publish(state_dir, ledger, false)
+}
+
+fn publish(state_dir: &Path, ledger: &Ledger, durable: bool) -> Result<(), FsError> {
     // Resolved once: the write-side calls of `fsio` never follow a link on the way, so a state
     // directory reached through one (a dotfile manager's) is resolved here.
     let path = path(state_dir, &ledger.owner);
@@ -80,12 +173,123 @@ pub fn save(state_dir: &Path, ledger: &Ledger) -> Result<(), FsError> {
         Some(r) => (Some(r.meta), Expect::Stamp(r.stamp)),
         None => (None, Expect::Missing),
     };
-    if ledger.records.is_empty() && current.is_none() {
+    if ledger.records.is_empty() && current.is_none() && ledger.generation == 0 {
         return Ok(());
     }
-    let text = ledger.to_json();
+    let on_disk = current
+        .as_ref()
+        .and_then(|r| Ledger::from_json(&String::from_utf8_lossy(&r.bytes)).ok());
+    let mut out = ledger.clone();
+    if durable {
+        if on_disk
+            .as_ref()
+            .is_some_and(|d| d.records == ledger.records && d.generation >= ledger.generation)
+        {
+            return Ok(());
+        }
+        // Newer than the ledger on disk and than any intent the ledger was loaded from.
+        out.generation = on_disk
+            .as_ref()
+            .map_or(0, |d| d.generation)
+            .max(ledger.generation)
+            + 1;
+    }
+    let text = out.to_json();
     if current.as_ref().is_some_and(|r| r.bytes == text.as_bytes()) {
         return Ok(());
     }
-    fsio::replace(&path, text.as_bytes(), meta, expect)
+    if durable {
+        fsio::replace(&path, text.as_bytes(), meta, expect)
+    } else {
+        fsio::replace_unsynced(&path, text.as_bytes(), meta, expect)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ledger::{Kind, Pending, Record};
+
+    fn record(digest: &str, pending: Option<&str>) -> Record {
+        Record {
+            workspace: Some("w".into()),
+            file: "/p/f.json".into(),
+            client: "json".into(),
+            pointer: "/mcpServers/s".into(),
+            kind: Kind::Entry,
+            server: "s".into(),
+            digest: Some(digest.into()),
+            pending: pending.map(|d| Pending {
+                digest: Some(d.into()),
+            }),
+            created_file: false,
+            file_digest: None,
+            hints: None,
+            created_dirs: Vec::new(),
+        }
+    }
+
+    /// A run: its intent saved durably, then its commit published.
+    fn run(state: &Path, ledger: &mut Ledger, old: &str, new: &str) -> (Ledger, Ledger) {
+        let base = ledger.generation;
+        ledger.records = vec![record(old, Some(new))];
+        save_intent(state, ledger, base).unwrap();
+        let intent = ledger.clone();
+        ledger.records = vec![record(new, None)];
+        commit(state, ledger).unwrap();
+        (intent, ledger.clone())
+    }
+
+    #[test]
+    fn a_lost_commit_is_replaced_by_the_intent_and_a_kept_one_wins() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path();
+        let mut l = Ledger::new("o");
+        let (_, first) = run(state, &mut l, "sha256:a", "sha256:b");
+        assert_eq!(load(state, "o").unwrap().0, first);
+        let before = fs_read(&path(state, "o"));
+        let (intent, second) = run(state, &mut l, "sha256:b", "sha256:c");
+        assert_eq!(load(state, "o").unwrap().0, second);
+
+        // The second commit lost (the first ledger back): the intent proves old and new.
+        std::fs::write(path(state, "o"), &before).unwrap();
+        let (got, _) = load(state, "o").unwrap();
+        assert_eq!(got, intent);
+        assert!(got.records[0].pending.is_some());
+        // ... or left empty under the new name.
+        std::fs::write(path(state, "o"), b"").unwrap();
+        assert_eq!(load(state, "o").unwrap().0, intent);
+        // A ledger that is not empty but not a ledger is still refused.
+        std::fs::write(path(state, "o"), b"{\"garbage").unwrap();
+        assert_eq!(load(state, "o").unwrap_err().code, Code::LedgerCorrupt);
+        // A durable save after recovery is newer than the intent.
+        std::fs::write(path(state, "o"), &before).unwrap();
+        let (mut got, _) = load(state, "o").unwrap();
+        got.records = vec![record("sha256:c", None)];
+        save(state, &got).unwrap();
+        let (after, _) = load(state, "o").unwrap();
+        assert_eq!(after.records, got.records);
+        assert!(after.generation > intent.generation);
+    }
+
+    #[test]
+    fn an_intent_of_a_ledger_moved_away_is_not_used_but_a_first_runs_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path();
+        let mut l = Ledger::new("o");
+        let (first_intent, _) = run(state, &mut l, "sha256:a", "sha256:b");
+        // The first run's commit lost: there is no ledger, its intent (base 0) is used.
+        std::fs::remove_file(path(state, "o")).unwrap();
+        assert_eq!(load(state, "o").unwrap().0, first_intent);
+        // After later runs, a ledger moved away to start over stays gone.
+        let mut l = Ledger::new("o");
+        run(state, &mut l, "sha256:a", "sha256:b");
+        run(state, &mut l, "sha256:b", "sha256:c");
+        std::fs::remove_file(path(state, "o")).unwrap();
+        assert_eq!(load(state, "o").unwrap().0, Ledger::new("o"));
+    }
+
+    fn fs_read(p: &Path) -> Vec<u8> {
+        std::fs::read(p).unwrap()
+    }
 }

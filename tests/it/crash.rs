@@ -550,3 +550,43 @@ fn stale_temp_in_the_target_directory_is_removed_by_a_noop_run() {
     assert_eq!(run_clean(&scratch, "apply", &m, &["--yes"]).0, 0);
     assert_no_temps(&dir, "project directory after the next apply");
 }
+
+/// A power loss can lose the ledger commit, which is published without fsync after the files
+/// (its durable intent, saved before them, stands for it): the ledger is then the one from
+/// before the run, or an empty file. Either way the next run proves the file ours, converges,
+/// and `status` finds the entry intact; a prune then restores the file.
+#[test]
+fn a_lost_ledger_commit_is_recovered_from_the_intent() {
+    for lost in ["previous ledger", "empty ledger"] {
+        let scratch = Scratch::new();
+        let m = scratch.manifest("m.toml", &small_manifest());
+        let target = scratch.root().join(SMALL_TARGET);
+        fs::create_dir_all(target.parent().unwrap()).unwrap();
+        fs::write(&target, small_file()).unwrap();
+        let ledger = scratch.state().join("ledger/crashy.json");
+        // A first apply with another value, so there is a previous ledger.
+        let m0 = scratch.manifest(
+            "m0.toml",
+            &small_manifest().replace("\"serve\"", "\"serve-old\""),
+        );
+        assert_eq!(run_clean(&scratch, "apply", &m0, &["--yes"]).0, 0);
+        let previous = fs::read(&ledger).unwrap();
+        assert_eq!(run_clean(&scratch, "apply", &m, &["--yes"]).0, 0);
+        let applied = fs::read(&target).unwrap();
+        // The commit is lost.
+        match lost {
+            "previous ledger" => fs::write(&ledger, &previous).unwrap(),
+            _ => fs::write(&ledger, b"").unwrap(),
+        }
+        let ctx = format!("after a lost commit ({lost})");
+        assert_eq!(run_clean(&scratch, "apply", &m, &["--yes"]).0, 0, "{ctx}");
+        assert_eq!(fs::read(&target).unwrap(), applied, "{ctx}");
+        assert_eq!(
+            status_records(&scratch, &m, &scratch.state()),
+            vec![("smallsrv".to_string(), "intact".to_string())],
+            "{ctx}"
+        );
+        assert_eq!(run_clean(&scratch, "prune", &m, &["--yes"]).0, 0, "{ctx}");
+        assert_eq!(fs::read(&target).unwrap(), small_file(), "{ctx}");
+    }
+}

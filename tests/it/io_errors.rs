@@ -184,6 +184,8 @@ struct Point {
     file_new: bool,
     /// The path the error must name.
     about_target: bool,
+    /// (When not about the target:) the error names the ledger's intent, not the ledger.
+    intent: bool,
 }
 
 #[test]
@@ -198,12 +200,14 @@ fn injected_write_side_errors_exit_4_and_leave_the_file_old() {
     let s = Setup::new();
     let target_temp = ".mcp.json.mcpconf-".to_string();
     let ledger_temp = format!(".{OWNER}.json.mcpconf-");
+    let intent_temp = format!(".{OWNER}.intent.mcpconf-");
 
     let tt = target_temp.clone();
     let tt2 = target_temp.clone();
     let tt3 = target_temp.clone();
     let tt4 = target_temp.clone();
     let lt = ledger_temp.clone();
+    let it = intent_temp.clone();
     let temp_of = move |t: String| move |s: &Sys| s.args.contains(&t);
     let points: Vec<Point> = vec![
         Point {
@@ -214,6 +218,7 @@ fn injected_write_side_errors_exit_4_and_leave_the_file_old() {
             pred: Box::new(temp_of(tt.clone())),
             file_new: false,
             about_target: true,
+            intent: false,
         },
         Point {
             label: "write EIO on the target's temp",
@@ -223,6 +228,7 @@ fn injected_write_side_errors_exit_4_and_leave_the_file_old() {
             pred: Box::new(temp_of(tt)),
             file_new: false,
             about_target: true,
+            intent: false,
         },
         Point {
             label: "fchmod EPERM on the target's temp",
@@ -232,6 +238,7 @@ fn injected_write_side_errors_exit_4_and_leave_the_file_old() {
             pred: Box::new(temp_of(tt2)),
             file_new: false,
             about_target: true,
+            intent: false,
         },
         Point {
             label: "fsync EIO on the target's temp",
@@ -241,6 +248,7 @@ fn injected_write_side_errors_exit_4_and_leave_the_file_old() {
             pred: Box::new(temp_of(tt3)),
             file_new: false,
             about_target: true,
+            intent: false,
         },
         Point {
             label: "rename EROFS over the target",
@@ -250,6 +258,7 @@ fn injected_write_side_errors_exit_4_and_leave_the_file_old() {
             pred: Box::new(temp_of(tt4.clone())),
             file_new: false,
             about_target: true,
+            intent: false,
         },
         Point {
             label: "rename EXDEV over the target",
@@ -259,6 +268,7 @@ fn injected_write_side_errors_exit_4_and_leave_the_file_old() {
             pred: Box::new(temp_of(tt4.clone())),
             file_new: false,
             about_target: true,
+            intent: false,
         },
         Point {
             label: "rename EBUSY over the target (bind-mounted file)",
@@ -268,15 +278,27 @@ fn injected_write_side_errors_exit_4_and_leave_the_file_old() {
             pred: Box::new(temp_of(tt4)),
             file_new: false,
             about_target: true,
+            intent: false,
         },
         Point {
-            label: "write ENOSPC on the ledger journal (before the target is touched)",
+            label: "write ENOSPC on the ledger's intent (before the target is touched)",
+            sys: "write",
+            errno: "ENOSPC",
+            want_code: "disk-full",
+            pred: Box::new(temp_of(it)),
+            file_new: false,
+            about_target: false,
+            intent: true,
+        },
+        Point {
+            label: "write ENOSPC on the ledger commit (after the target is written)",
             sys: "write",
             errno: "ENOSPC",
             want_code: "disk-full",
             pred: Box::new(temp_of(lt)),
-            file_new: false,
+            file_new: true,
             about_target: false,
+            intent: false,
         },
     ];
 
@@ -356,6 +378,8 @@ fn run_points(s: &Setup, points: &[Point]) {
         );
         let path = if p.about_target {
             s.target.clone()
+        } else if p.intent {
+            s.ledger_dir().join(format!("{OWNER}.intent"))
         } else {
             engine_ledger_path(s)
         };
@@ -596,6 +620,7 @@ fn failed_directory_fsync_after_rename_keeps_the_ledger_in_step() {
         pred: Box::new(move |c: &Sys| c.args.ends_with(&dir_fd)),
         file_new: true,
         about_target: true,
+        intent: false,
     }];
     run_points(&s, &points);
 }
