@@ -1,0 +1,501 @@
+//! `apply` (and `prune`) in its steps: confirm → prepare (parent directories) → lock → re-check
+//! under the locks (re-read, re-plan, refuse a stale plan) → write (one durable intent, the
+//! files, the ledger commit). Each step either hands its result to the next or ends the run
+//! with a report; nothing is written before the write step except the parent directories of
+//! files about to be created (after a plan that refuses nothing).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::targets::{ctx, specs};
+use super::{
+    CLIENT_LOCK_STALE, ErrorEntry, Exit, Mode, Read, Report, Settings, Spec, apply_ops_direct,
+    fs_entry, fs_report, goes_on, journal, ledger_path, load_claimed, lock_path, plan, plan_all,
+    plan_spec, read_current, save_ledger, state_path,
+};
+use crate::diag::Code;
+use crate::fsio::{self, Expect};
+use crate::ledger::{self, Ledger};
+use crate::manifest::{Legacy, Manifest};
+use crate::plan::{FilePlan, Status};
+use crate::saved::SavedPlan;
+
+/// Plan, confirm, then apply under locks. `confirm` sees the unlocked plan and says whether to
+/// go on; `None` means confirmed in advance (`--yes`), in which case planning happens under the
+/// locks only. `expected` is a saved plan ([`SavedPlan`]) that the plan made under the locks
+/// must equal, or nothing is written (`stale-plan`). [`Mode::Prune`] removes what the owner
+/// provably wrote. The report says whether files were written (`applied`).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcpconf::engine::{self, Exit, Mode, Report};
+///
+/// let dir = tempfile::tempdir()?;
+/// let settings = mcpconf::settings::Settings::builder()
+///     .manifest(dir.path().join("mcpconf.toml"))
+///     .root(dir.path())
+///     .home(dir.path())
+///     .state_dir(dir.path().join("state"))
+///     .build()?;
+/// let manifest = mcpconf::manifest::parse(
+///     "owner = \"o\"\n[servers.web]\ncommand = \"web-mcp\"\n[[targets]]\nclient = \"cursor\"\n",
+///     &mcpconf::known::Known,
+/// )?;
+/// let mode = Mode::Apply { adopt: false };
+///
+/// // Asked, and declined: nothing is written.
+/// let mut no = |plan: &Report| {
+///     assert!(plan.changed);
+///     false
+/// };
+/// let declined = engine::apply(&settings, Some(&manifest), "o", mode, Some(&mut no), None);
+/// assert!(!declined.applied);
+/// assert_eq!(declined.errors[0].code, mcpconf::diag::Code::NotConfirmed);
+/// assert!(!dir.path().join(".cursor/mcp.json").exists());
+///
+/// // Confirmed in advance; a second run changes nothing; prune takes it back out.
+/// let report = engine::apply(&settings, Some(&manifest), "o", mode, None, None);
+/// assert!(report.applied && report.exit == Exit::Ok);
+/// assert!(!engine::apply(&settings, Some(&manifest), "o", mode, None, None).changed);
+/// let pruned = engine::apply(&settings, None, "o", Mode::Prune, None, None);
+/// assert!(pruned.applied && !dir.path().join(".cursor/mcp.json").exists());
+/// # Ok(())
+/// # }
+/// ```
+pub fn apply(
+    settings: &Settings,
+    manifest: Option<&Manifest>,
+    owner: &str,
+    mode: Mode,
+    confirm: Option<&mut dyn FnMut(&Report) -> bool>,
+    expected: Option<&SavedPlan>,
+) -> Report {
+    let steps = || -> Result<Report, Box<Report>> {
+        let shown = confirm_step(settings, manifest, owner, mode, confirm)?;
+        let prepared = prepare_step(settings, manifest, owner, mode, shown.is_none())?;
+        let _locks = lock_step(settings, owner, &prepared.specs)?;
+        let checked = recheck_step(
+            settings,
+            manifest,
+            owner,
+            mode,
+            &prepared.ws,
+            shown.as_ref(),
+            expected,
+        )?;
+        Ok(write_step(
+            settings, manifest, owner, mode, &prepared, checked,
+        ))
+    };
+    match steps() {
+        Ok(r) => r,
+        Err(r) => *r,
+    }
+}
+
+/// Confirmation: with a `confirm` callback, the unlocked plan is shown first; `Ok(Some)` is
+/// that plan (confirmed), `Ok(None)` means confirmed in advance (`--yes`).
+fn confirm_step(
+    settings: &Settings,
+    manifest: Option<&Manifest>,
+    owner: &str,
+    mode: Mode,
+    confirm: Option<&mut dyn FnMut(&Report) -> bool>,
+) -> Result<Option<Report>, Box<Report>> {
+    let mut shown: Option<Report> = None;
+    if let Some(ask) = confirm {
+        let first = plan(settings, manifest, owner, mode);
+        if !goes_on(settings, &first) || !first.has_changes() {
+            return Err(Box::new(first));
+        }
+        if !ask(&first) {
+            return Err(Box::new(first.refused(
+                None,
+                Exit::Usage,
+                Code::NotConfirmed,
+                "the changes were not confirmed; nothing was written".into(),
+            )));
+        }
+        shown = Some(first);
+    }
+
+    Ok(shown)
+}
+
+/// What the run prepared before taking the locks.
+struct Prepared {
+    ws: String,
+    specs: Vec<Spec>,
+    /// Directories created for each file (by key), remembered with its records once written.
+    made: BTreeMap<String, Vec<String>>,
+    /// The directories created directories are never removed above.
+    bases: Vec<PathBuf>,
+}
+
+/// Parent directories of files about to be created must exist before they can be locked.
+fn prepare_step(
+    settings: &Settings,
+    manifest: Option<&Manifest>,
+    owner: &str,
+    mode: Mode,
+    unconfirmed: bool,
+) -> Result<Prepared, Box<Report>> {
+    // Parent directories of files about to be created must exist before they can be locked.
+    let (pre_ledger, ws) = load_claimed(settings, manifest, owner, mode)?;
+    let pre_specs = specs(settings, manifest, &pre_ledger, &ws, mode);
+    let needs_dir = |s: &Spec| {
+        s.refusal.is_none()
+            && !s.wants.is_empty()
+            && s.create
+            && s.real.parent().is_some_and(|p| !p.exists())
+    };
+    if unconfirmed && pre_specs.iter().any(needs_dir) {
+        // Creating a directory is a write: make sure nothing is refused first.
+        let first = plan(settings, manifest, owner, mode);
+        if !goes_on(settings, &first) {
+            return Err(Box::new(first));
+        }
+    }
+    // The directories made here are remembered with the file's records once it is written, so
+    // that prune can remove them again (and only them) when it deletes the file.
+    let mut made: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for s in &pre_specs {
+        if s.refusal.is_none()
+            && !s.wants.is_empty()
+            && s.create
+            && s.real.parent().is_some_and(|p| !p.exists())
+        {
+            match fsio::create_parent_dirs(&s.real) {
+                Ok(dirs) if !dirs.is_empty() => {
+                    made.insert(
+                        s.key.clone(),
+                        dirs.iter().map(|d| d.display().to_string()).collect(),
+                    );
+                }
+                Ok(_) => {}
+                Err(e) => return Err(Box::new(fs_report(owner, &e, Exit::Io))),
+            }
+        }
+    }
+    let ctx_now = ctx(settings);
+    let mut bases = vec![ctx_now.root.clone(), ctx_now.home.clone()];
+    bases.extend(ctx_now.codex_home.clone());
+    bases.extend(ctx_now.vibe_home.clone());
+    bases.extend(ctx_now.xdg_config_home.clone());
+    let resolved: Vec<PathBuf> = bases.iter().filter_map(|b| fsio::resolve(b).ok()).collect();
+    bases.extend(resolved);
+
+    Ok(Prepared {
+        ws,
+        specs: pre_specs,
+        made,
+        bases,
+    })
+}
+
+/// The locks a run holds until it ends (released when dropped).
+struct Locks {
+    _ledger: fsio::FileLock,
+    _dirs: fsio::DirLocks,
+    _clients: Vec<fsio::ClientLock>,
+}
+
+/// Lock the owner's ledger, then every target directory in one global order, then the clients'
+/// own lock directories; then remove the temp files killed runs left (any found now is one).
+fn lock_step(settings: &Settings, owner: &str, pre_specs: &[Spec]) -> Result<Locks, Box<Report>> {
+    let lock = state_path(lock_path(&settings.state_dir, owner));
+    if let Err(e) = fsio::create_parent_dirs(&lock) {
+        return Err(Box::new(fs_report(owner, &e, Exit::Io)));
+    }
+    let ledger_lock = match fsio::lock_file(&lock, settings.lock_timeout) {
+        Ok(l) => l,
+        Err(e) => return Err(Box::new(fs_report(owner, &e, Exit::Io))),
+    };
+    let mut dirs: Vec<PathBuf> = pre_specs
+        .iter()
+        .filter_map(|s| s.real.parent().map(Path::to_path_buf))
+        .filter(|d| d.is_dir())
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    let dir_locks = match fsio::lock_dirs(&dirs, settings.lock_timeout) {
+        Ok(l) => l,
+        Err(e) => return Err(Box::new(fs_report(owner, &e, Exit::Io))),
+    };
+    // Clients that rewrite their own files (Claude Code's `~/.claude.json`) guard them with a
+    // lock directory; hold it too, so the two writers never interleave.
+    let mut client_locks = Vec::new();
+    for s in pre_specs.iter().filter(|s| s.client_lock) {
+        match fsio::lock_client(&s.real, settings.lock_timeout, CLIENT_LOCK_STALE) {
+            Ok(l) => client_locks.push(l),
+            Err(e) => return Err(Box::new(fs_report(owner, &e, Exit::Io))),
+        }
+    }
+
+    // Holding the locks, any temp file of ours is a leftover of a killed run: one listing of
+    // each directory for all its files.
+    let ledger_file = state_path(ledger_path(&settings.state_dir, owner));
+    let intent_file = state_path(ledger::intent_path(&settings.state_dir, owner));
+    if let Some(dir) = ledger_file.parent() {
+        let _ = fsio::clean_stale_temps_of(dir, &[&ledger_file, &intent_file]);
+    }
+    let mut by_dir: BTreeMap<&Path, Vec<&Path>> = BTreeMap::new();
+    for s in pre_specs {
+        if let Some(dir) = s.real.parent() {
+            by_dir.entry(dir).or_default().push(&s.real);
+        }
+    }
+    for (dir, files) in by_dir {
+        // A missing directory counts as zero.
+        let _ = fsio::clean_stale_temps_of(dir, &files);
+    }
+    Ok(Locks {
+        _ledger: ledger_lock,
+        _dirs: dir_locks,
+        _clients: client_locks,
+    })
+}
+
+/// What the re-check under the locks found.
+struct Checked {
+    ledger: Ledger,
+    /// The generation of the ledger this run starts from (see `ledger::save_intent`).
+    base: u64,
+    specs: Vec<Spec>,
+    reads: Vec<Read>,
+    plans: Vec<FilePlan>,
+}
+
+/// Re-read and re-plan under the locks; refuse (nothing written) when anything is refused, or
+/// when the plan differs from the one confirmed or saved.
+fn recheck_step(
+    settings: &Settings,
+    manifest: Option<&Manifest>,
+    owner: &str,
+    mode: Mode,
+    ws: &str,
+    shown: Option<&Report>,
+    expected: Option<&SavedPlan>,
+) -> Result<Checked, Box<Report>> {
+    let ledger = match load_claimed(settings, manifest, owner, mode) {
+        Ok((l, _)) => l,
+        Err(r) => return Err(r),
+    };
+    // The generation of the ledger this run starts from (see `ledger::save_intent`).
+    let base = ledger.generation;
+    let (specs, reads, plans) = plan_all(settings, manifest, owner, &ledger, ws, mode);
+    // (No clone of the plans: their new bytes can be as big as the files.)
+    if !settings.keep_going && plans.iter().any(|p| p.status == Status::Refused) {
+        return Err(Box::new(Report::from_plans(owner, plans)));
+    }
+    if let Some(first) = shown {
+        let differs = |(a, b): &(&FilePlan, &FilePlan)| {
+            a.key != b.key || a.new != b.new || a.delete != b.delete
+        };
+        let changed: Option<PathBuf> = if first.files.len() != plans.len() {
+            Some(settings.root.clone())
+        } else {
+            first
+                .files
+                .iter()
+                .zip(&plans)
+                .find(differs)
+                .map(|(_, b)| b.path.clone())
+        };
+        if let Some(changed) = changed {
+            return Err(Box::new(Report::from_plans(owner, plans).refused(
+                Some(&changed),
+                Exit::Refused,
+                Code::StalePlan,
+                "a file changed while you were confirming; nothing was written (run the command again)".into(),
+            )));
+        }
+    }
+
+    if let Some(saved) = expected
+        && let Err(why) = saved.check(&plans)
+    {
+        // The command layer names the saved plan's file.
+        return Err(Box::new(Report::from_plans(owner, plans).refused(
+            None,
+            Exit::Refused,
+            Code::StalePlan,
+            format!("{why}; nothing was written (make a new plan)"),
+        )));
+    }
+
+    Ok(Checked {
+        ledger,
+        base,
+        specs,
+        reads,
+        plans,
+    })
+}
+
+/// The writes: ledger-only changes, one durable intent for every file, the files, the commit.
+fn write_step(
+    settings: &Settings,
+    manifest: Option<&Manifest>,
+    owner: &str,
+    mode: Mode,
+    prepared: &Prepared,
+    checked: Checked,
+) -> Report {
+    let Checked {
+        mut ledger,
+        base,
+        specs,
+        reads,
+        mut plans,
+    } = checked;
+    let ws = prepared.ws.as_str();
+    let made = &prepared.made;
+    let bases = &prepared.bases;
+    // Ledger-only changes (adoptions, refreshed records) need no file write.
+    let legacy: &[Legacy] = manifest.map(|m| m.legacy.as_slice()).unwrap_or(&[]);
+    for fp in plans.iter().filter(|p| !p.writes()) {
+        apply_ops_direct(&mut ledger, ws, &fp.key, &fp.ledger);
+    }
+    let mut io_error: Option<ErrorEntry> = None;
+    let mut written = false;
+    // The intent of every file about to be written goes into the ledger in one durable save,
+    // before any file is written: a kill at any instant after it leaves each file old or new,
+    // both of which the ledger proves ours.
+    for fp in plans.iter().filter(|p| p.writes()) {
+        journal(&mut ledger, ws, fp);
+    }
+    if plans.iter().any(FilePlan::writes)
+        && let Err(e) = ledger::save_intent(&settings.state_dir, &mut ledger, base)
+    {
+        for fp in plans.iter_mut().filter(|p| p.writes()) {
+            ledger.rollback(ws, &fp.key);
+            fp.status = Status::Unchanged;
+        }
+        io_error = Some(fs_entry(&e));
+    }
+    for i in 0..plans.len() {
+        if !plans[i].writes() || plans[i].status == Status::Unchanged {
+            continue;
+        }
+        if io_error.is_some() {
+            ledger.rollback(ws, &plans[i].key);
+            plans[i].status = Status::Unchanged;
+            continue;
+        }
+        let mut read_now = None;
+        let mut attempt = 0;
+        loop {
+            let fp = &plans[i];
+            let read = read_now.as_ref().unwrap_or(&reads[i]);
+            if attempt > 0 {
+                // A re-planned file: its new intent must be durable before it is written.
+                journal(&mut ledger, ws, fp);
+                if let Err(e) = ledger::save_intent(&settings.state_dir, &mut ledger, base) {
+                    ledger.rollback(ws, &fp.key);
+                    io_error = Some(fs_entry(&e));
+                    plans[i].status = Status::Unchanged;
+                    break;
+                }
+            }
+            let result = if fp.delete {
+                fsio::remove_file(&specs[i].real)
+            } else {
+                let expect = match read.stamp {
+                    Some(s) => Expect::Stamp(s),
+                    None => Expect::Missing,
+                };
+                fsio::replace(
+                    &specs[i].real,
+                    fp.new.as_deref().unwrap_or_default(),
+                    read.meta,
+                    expect,
+                )
+            };
+            match result {
+                Ok(()) => {
+                    let mut dirs = ledger.created_dirs(&fp.key);
+                    ledger.commit(ws, &fp.key);
+                    if let Some(new) = fp.new.as_deref() {
+                        ledger.set_file_digest(&fp.key, new);
+                        dirs.extend(made.get(&fp.key).into_iter().flatten().cloned());
+                        dirs.sort();
+                        dirs.dedup();
+                        ledger.set_created_dirs(&fp.key, &dirs);
+                    } else if fp.delete {
+                        let dirs: Vec<PathBuf> = dirs.iter().map(PathBuf::from).collect();
+                        fsio::remove_created_dirs(&specs[i].real, &dirs, bases);
+                    }
+                    written = true;
+                    break;
+                }
+                Err(e) if e.code == crate::diag::Code::ConcurrentModification && attempt < 3 => {
+                    // Another program rewrote the file after we read it: never publish stale
+                    // data; read again and plan again.
+                    attempt += 1;
+                    ledger.rollback(ws, &fp.key);
+                    let again = read_current(&specs[i]);
+                    // (Grants inherited from other files are kept on this retry: unknown.)
+                    let replanned =
+                        plan_spec(&specs[i], &again, owner, ws, legacy, &ledger, mode, None);
+                    if replanned.status == Status::Refused {
+                        plans[i] = replanned;
+                        io_error = Some(ErrorEntry {
+                            path: plans[i].path.display().to_string(),
+                            code: Code::ConcurrentModification,
+                            message: "the file was changed by another program while applying, and the new content cannot be edited safely".into(),
+                            line: 1,
+                            column: 1,
+                        });
+                        break;
+                    }
+                    let writes = replanned.writes();
+                    plans[i] = replanned;
+                    read_now = Some(again);
+                    if !writes {
+                        apply_ops_direct(&mut ledger, ws, &plans[i].key, &plans[i].ledger);
+                        break;
+                    }
+                }
+                Err(e) if e.published => {
+                    // The new content is in place; only its durability is unconfirmed. The
+                    // ledger must describe the file as it is.
+                    ledger.commit(ws, &fp.key);
+                    if let Some(new) = fp.new.as_deref() {
+                        ledger.set_file_digest(&fp.key, new);
+                    }
+                    written = true;
+                    io_error = Some(fs_entry(&e));
+                    break;
+                }
+                Err(e) => {
+                    ledger.rollback(ws, &fp.key);
+                    io_error = Some(fs_entry(&e));
+                    plans[i].status = Status::Unchanged;
+                    break;
+                }
+            }
+        }
+    }
+    // After file writes the commit needs no fsync: the durable intent stands for it.
+    let save = if written {
+        ledger::commit(&settings.state_dir, &ledger)
+    } else {
+        save_ledger(&settings.state_dir, &ledger)
+    };
+    let mut report = Report::from_plans(owner, plans);
+    report.applied = true;
+    report.changed = written
+        || report
+            .files
+            .iter()
+            .any(|f| f.actions.iter().any(|a| a.op == crate::plan::Op::Adopt));
+    if let Some(e) = io_error {
+        report.errors.push(e);
+        report.exit = Exit::Io;
+    } else if let Err(e) = save {
+        report.errors.push(fs_entry(&e));
+        report.exit = Exit::Io;
+    }
+    report
+}
