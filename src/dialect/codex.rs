@@ -32,23 +32,17 @@ static SCOPES: &[Scope] = &[
 ];
 
 fn refuse(server: &Server, field: &str, why: &str) -> RenderError {
-    RenderError {
-        field: field.to_string(),
-        message: format!(
-            "client `codex` cannot express `{field}` of server `{}`: {why}; mcpconf never writes a literal in its place",
-            server.name
-        ),
-    }
+    super::refusal("codex", server, field, why)
 }
 
 fn literal(t: &Template, server: &Server, field: &str) -> Result<String, RenderError> {
-    t.as_literal().ok_or_else(|| {
-        refuse(
-            server,
-            field,
-            "Codex expands no environment references there",
-        )
-    })
+    super::literal_or_refuse(
+        "codex",
+        t,
+        server,
+        field,
+        "Codex expands no environment references there",
+    )
 }
 
 impl Dialect for Codex {

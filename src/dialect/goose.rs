@@ -71,23 +71,17 @@ const DROPPED: &[&str] = &[
 ];
 
 fn refuse(server: &Server, field: &str, why: &str) -> RenderError {
-    RenderError {
-        field: field.to_string(),
-        message: format!(
-            "client `goose` cannot express `{field}` of server `{}`: {why}; mcpconf never writes a literal in its place",
-            server.name
-        ),
-    }
+    super::refusal("goose", server, field, why)
 }
 
 fn literal(t: &Template, server: &Server, field: &str) -> Result<String, RenderError> {
-    t.as_literal().ok_or_else(|| {
-        refuse(
-            server,
-            field,
-            "Goose expands no environment references there",
-        )
-    })
+    super::literal_or_refuse(
+        "goose",
+        t,
+        server,
+        field,
+        "Goose expands no environment references there",
+    )
 }
 
 fn strings(v: Vec<String>) -> Value {

@@ -39,23 +39,17 @@ static SCOPES: &[Scope] = &[
 const ID: &str = "mistral-vibe";
 
 fn refuse(server: &Server, field: &str, why: &str) -> RenderError {
-    RenderError {
-        field: field.to_string(),
-        message: format!(
-            "client `{ID}` cannot express `{field}` of server `{}`: {why}; mcpconf never writes a literal in its place",
-            server.name
-        ),
-    }
+    super::refusal(ID, server, field, why)
 }
 
 fn literal(t: &Template, server: &Server, field: &str) -> Result<String, RenderError> {
-    t.as_literal().ok_or_else(|| {
-        refuse(
-            server,
-            field,
-            "Mistral Vibe expands no environment references",
-        )
-    })
+    super::literal_or_refuse(
+        ID,
+        t,
+        server,
+        field,
+        "Mistral Vibe expands no environment references",
+    )
 }
 
 /// Whether `shlex.split(s) == [s]`: no whitespace, quote, backslash or other character that

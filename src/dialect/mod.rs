@@ -123,6 +123,31 @@ pub struct Rendered {
     pub notes: Vec<String>,
 }
 
+/// The refusal of a dialect that builds its entries field by field (codex, goose,
+/// mistral-vibe): `client` cannot write `field` of `server`, and `why`. One wording for all.
+pub(crate) fn refusal(client: &str, server: &Server, field: &str, why: &str) -> RenderError {
+    RenderError {
+        field: field.to_string(),
+        message: format!(
+            "client `{client}` cannot express `{field}` of server `{}`: {why}; mcpconf never writes a literal in its place",
+            server.name
+        ),
+    }
+}
+
+/// `t` as literal text, or [`refusal`] with `why` when it holds a reference the client would
+/// not expand in `field`.
+pub(crate) fn literal_or_refuse(
+    client: &str,
+    t: &crate::template::Template,
+    server: &Server,
+    field: &str,
+    why: &str,
+) -> Result<String, RenderError> {
+    t.as_literal()
+        .ok_or_else(|| refusal(client, server, field, why))
+}
+
 /// A server the client cannot express safely.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RenderError {
