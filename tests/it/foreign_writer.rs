@@ -90,10 +90,17 @@ fn foreign_writer_updates_are_never_lost() {
         results.iter().filter(|c| **c == Some(4)).count()
     );
     assert!(stats["writes"].as_u64().unwrap() > 0);
-    assert_eq!(
-        stats["reverts"], 0,
-        "a foreign update was overwritten with stale data"
-    );
+    // The std-only file layer (`portable-fs`, what Windows builds use) has no RENAME_EXCHANGE:
+    // it compares the target with what it read just before the rename, so a foreign write in
+    // that last window can be overwritten (docs/safety.md, "Windows"). There the promise is the
+    // rest of this test: every apply ends in success or `concurrent-modification`, and the file
+    // stays valid with the foreign writer's last update.
+    if !cfg!(feature = "portable-fs") {
+        assert_eq!(
+            stats["reverts"], 0,
+            "a foreign update was overwritten with stale data"
+        );
+    }
     // The file is still valid and holds the foreign writer's last update. (An entry of ours can
     // be lost to the foreign writer's own read-modify-write, which spans our rename: that is the
     // foreign program's race, reported in docs/safety.md; a rerun puts it back.)
