@@ -1,0 +1,475 @@
+//! The manifest's hand-written walk over the span-preserving `toml_edit` document: each table
+//! and key checked against the vocabulary, with line and column on every error and the closest
+//! valid key suggested (moved out of `manifest.rs` unchanged).
+
+use super::*;
+
+pub(super) struct Parser<'a> {
+    pub(super) text: &'a str,
+    pub(super) names: &'a dyn Vocabulary,
+}
+
+impl Parser<'_> {
+    pub(super) fn err_at(&self, offset: usize, message: impl Into<String>) -> ManifestError {
+        let (line, column) = line_col(self.text, offset);
+        ManifestError {
+            message: message.into(),
+            line,
+            column,
+        }
+    }
+
+    pub(super) fn err_item(&self, item: &Item, message: impl Into<String>) -> ManifestError {
+        self.err_at(item.span().map(|s| s.start).unwrap_or(0), message)
+    }
+
+    pub(super) fn err_value(&self, value: &Value, message: impl Into<String>) -> ManifestError {
+        self.err_at(value.span().map(|s| s.start).unwrap_or(0), message)
+    }
+
+    pub(super) fn check_key(
+        &self,
+        key: Option<&toml_edit::Key>,
+        name: &str,
+        allowed: &[&str],
+        place: &str,
+    ) -> Result<(), ManifestError> {
+        if allowed.contains(&name) {
+            return Ok(());
+        }
+        let offset = key.and_then(|k| k.span()).map(|s| s.start).unwrap_or(0);
+        let hint = match closest(name, allowed.iter().copied()) {
+            Some(c) => format!("; did you mean `{c}`?"),
+            None => format!("; valid keys are {}", list(allowed)),
+        };
+        Err(self.err_at(offset, format!("unknown key `{name}` {place}{hint}")))
+    }
+
+    pub(super) fn string(&self, item: &Item, what: &str) -> Result<String, ManifestError> {
+        item.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| self.err_item(item, format!("`{what}` must be a string")))
+    }
+
+    pub(super) fn template(&self, item: &Item, what: &str) -> Result<Template, ManifestError> {
+        let s = self.string(item, what)?;
+        Template::parse(&s).map_err(|m| self.err_item(item, format!("`{what}`: {m}")))
+    }
+
+    pub(super) fn value_template(
+        &self,
+        value: &Value,
+        what: &str,
+    ) -> Result<Template, ManifestError> {
+        let s = value
+            .as_str()
+            .ok_or_else(|| self.err_value(value, format!("`{what}` must be a string")))?;
+        Template::parse(s).map_err(|m| self.err_value(value, format!("`{what}`: {m}")))
+    }
+
+    pub(super) fn string_list(
+        &self,
+        item: &Item,
+        what: &str,
+    ) -> Result<Vec<String>, ManifestError> {
+        let arr = item
+            .as_array()
+            .ok_or_else(|| self.err_item(item, format!("`{what}` must be an array of strings")))?;
+        arr.iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| self.err_value(v, format!("`{what}` must contain only strings")))
+            })
+            .collect()
+    }
+
+    pub(super) fn template_map(
+        &self,
+        item: &Item,
+        what: &str,
+    ) -> Result<Vec<(String, Template)>, ManifestError> {
+        let t = item.as_table_like().ok_or_else(|| {
+            self.err_item(
+                item,
+                format!(
+                    "`{what}` must be a table of strings, e.g. `{what} = {{ NAME = \"value\" }}`"
+                ),
+            )
+        })?;
+        let mut out = Vec::new();
+        for (k, v) in t.iter() {
+            let value = v
+                .as_value()
+                .ok_or_else(|| self.err_item(v, format!("`{what}.{k}` must be a string")))?;
+            out.push((
+                k.to_string(),
+                self.value_template(value, &format!("{what}.{k}"))?,
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Header names go on an HTTP request line by line: a CR, LF or NUL in one would end the
+    /// header early or inject another one.
+    pub(super) fn check_headers(&self, item: &Item, place: &str) -> Result<(), ManifestError> {
+        let Some(t) = item.as_table_like() else {
+            return Ok(());
+        };
+        let bad = |s: &str| s.contains(['\n', '\r', '\0']);
+        for (k, _) in t.iter() {
+            if bad(k) || k.is_empty() {
+                let offset = t
+                    .key(k)
+                    .and_then(|key| key.span())
+                    .map(|s| s.start)
+                    .unwrap_or(0);
+                return Err(self.err_at(
+                    offset,
+                    format!("{place}: a header name in `headers` is empty or contains a line break or NUL character, which no HTTP header name can hold; rename it"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn table_keys<'t>(
+        &self,
+        item: &'t Item,
+        allowed: &[&str],
+        place: &str,
+    ) -> Result<&'t dyn toml_edit::TableLike, ManifestError> {
+        let t = item
+            .as_table_like()
+            .ok_or_else(|| self.err_item(item, format!("{place} must be a table")))?;
+        for (k, _) in t.iter() {
+            self.check_key(t.key(k), k, allowed, &format!("in {place}"))?;
+        }
+        Ok(t)
+    }
+
+    pub(super) fn server(&self, name: &str, item: &Item) -> Result<Server, ManifestError> {
+        let place = format!("server `{name}`");
+        let t = self.table_keys(item, SERVER_KEYS, &place)?;
+        let transport = match (t.get("command"), t.get("url")) {
+            (Some(_), Some(url)) => {
+                return Err(self.err_item(
+                    url,
+                    format!("{place} has both `command` and `url`; a server is either local (`command`) or remote (`url`)"),
+                ));
+            }
+            (None, None) => {
+                return Err(self.err_item(
+                    item,
+                    format!(
+                        "{place} needs either `command` (a local server) or `url` (a remote server)"
+                    ),
+                ));
+            }
+            (Some(cmd), None) => {
+                for k in ["headers", "transport"] {
+                    if let Some(i) = t.get(k) {
+                        return Err(self.err_item(
+                            i,
+                            format!("{place} is local (`command`), so `{k}` does not apply; it belongs to remote servers"),
+                        ));
+                    }
+                }
+                let command = self.template(cmd, "command")?;
+                if command.raw.trim().is_empty() {
+                    return Err(self.err_item(cmd, format!("{place}: `command` is empty")));
+                }
+                if command.raw.contains('\0') {
+                    return Err(self.err_item(cmd, format!("{place}: `command` contains a NUL character, which no program name or argument can hold; remove it")));
+                }
+                let args = match t.get("args") {
+                    Some(a) => {
+                        let arr = a.as_array().ok_or_else(|| {
+                            self.err_item(a, "`args` must be an array of strings")
+                        })?;
+                        arr.iter()
+                            .map(|v| {
+                                let t = self.value_template(v, "args")?;
+                                if t.raw.contains('\0') {
+                                    return Err(self.err_value(v, format!("{place}: an element of `args` contains a NUL character, which no program argument can hold; remove it")));
+                                }
+                                Ok(t)
+                            })
+                            .collect::<Result<Vec<_>, _>>()?
+                    }
+                    None => Vec::new(),
+                };
+                let env = match t.get("env") {
+                    Some(e) => self.template_map(e, "env")?,
+                    None => Vec::new(),
+                };
+                let cwd = t.get("cwd").map(|c| self.template(c, "cwd")).transpose()?;
+                Transport::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                }
+            }
+            (None, Some(url_item)) => {
+                for k in ["args", "env", "cwd"] {
+                    if let Some(i) = t.get(k) {
+                        return Err(self.err_item(
+                            i,
+                            format!("{place} is remote (`url`), so `{k}` does not apply; it belongs to local servers"),
+                        ));
+                    }
+                }
+                let url = self.template(url_item, "url")?;
+                if url.raw.contains(['\n', '\r', '\0']) {
+                    return Err(self.err_item(
+                        url_item,
+                        format!("{place}: `url` contains a line break or NUL character, which no URL can hold; remove it"),
+                    ));
+                }
+                let lit = url.raw.trim_start();
+                if !(lit.starts_with("http://")
+                    || lit.starts_with("https://")
+                    || lit.starts_with("${"))
+                {
+                    return Err(self.err_item(
+                        url_item,
+                        format!("{place}: `url` must start with `http://` or `https://`"),
+                    ));
+                }
+                let headers = match t.get("headers") {
+                    Some(h) => {
+                        let headers = self.template_map(h, "headers")?;
+                        self.check_headers(h, &place)?;
+                        headers
+                    }
+                    None => Vec::new(),
+                };
+                let kind = match t.get("transport") {
+                    None => RemoteKind::Http,
+                    Some(i) => match self.string(i, "transport")?.as_str() {
+                        "http" => RemoteKind::Http,
+                        "sse" => RemoteKind::Sse,
+                        other => {
+                            return Err(self.err_item(
+                                i,
+                                format!("{place}: transport `{other}` is not known; use \"http\" (streamable HTTP) or \"sse\""),
+                            ));
+                        }
+                    },
+                };
+                Transport::Remote { url, headers, kind }
+            }
+        };
+        let tools = match t.get("tools") {
+            Some(i) => {
+                let list = self.string_list(i, "tools")?;
+                let mut seen = BTreeSet::new();
+                for tool in &list {
+                    if tool.is_empty() || !seen.insert(tool.as_str()) {
+                        return Err(self.err_item(
+                            i,
+                            format!("{place}: `tools` lists `{tool}` twice or an empty name"),
+                        ));
+                    }
+                }
+                Some(list)
+            }
+            None => None,
+        };
+        Ok(Server {
+            name: name.to_string(),
+            transport,
+            tools,
+        })
+    }
+
+    pub(super) fn target(
+        &self,
+        t: &toml_edit::Table,
+        servers: &[Server],
+    ) -> Result<Target, ManifestError> {
+        let offset = t.span().map(|s| s.start).unwrap_or(0);
+        let at = line_col(self.text, offset);
+        for (k, _) in t.iter() {
+            self.check_key(t.key(k), k, TARGET_KEYS, "in `[[targets]]`")?;
+        }
+        let client_item = t.get("client").ok_or_else(|| {
+            self.err_at(
+                offset,
+                format!(
+                    "a `[[targets]]` entry has no `client`; use one of {}",
+                    list(&self.names.client_ids())
+                ),
+            )
+        })?;
+        let client = self.string(client_item, "client")?;
+        let Some(d) = self.names.client(&client) else {
+            let ids = self.names.client_ids();
+            let hint = match closest(&client, ids.iter().copied()) {
+                Some(c) => format!("did you mean `{c}`?"),
+                None => format!("known clients: {}", list(&ids)),
+            };
+            return Err(self.err_item(client_item, format!("unknown client `{client}`; {hint}")));
+        };
+        let scope = match t.get("scope") {
+            Some(i) => {
+                let s = self.string(i, "scope")?;
+                if !d.scopes.contains(&s.as_str()) {
+                    return Err(self.err_item(
+                        i,
+                        format!(
+                            "client `{client}` has no scope `{s}`; its scopes are {}",
+                            list(&d.scopes)
+                        ),
+                    ));
+                }
+                Some(s)
+            }
+            None => None,
+        };
+        let path = t.get("path").map(|i| self.string(i, "path")).transpose()?;
+        if let (Some(p), Some(i)) = (&path, t.get("path"))
+            && p.trim().is_empty()
+        {
+            return Err(self.err_item(i, "`path` is empty"));
+        }
+        if d.requires_path && path.is_none() {
+            return Err(self.err_at(
+                offset,
+                format!("client `{client}` has no default file; give the target a `path`"),
+            ));
+        }
+        let target_servers = match t.get("servers") {
+            Some(i) => {
+                let names = self.string_list(i, "servers")?;
+                if names.is_empty() {
+                    return Err(self.err_item(
+                        i,
+                        "`servers = []` selects nothing; remove the key to select every server, or name some",
+                    ));
+                }
+                for n in &names {
+                    if !servers.iter().any(|s| &s.name == n) {
+                        let hint = closest(n, servers.iter().map(|s| s.name.as_str()))
+                            .map(|c| format!("; did you mean `{c}`?"))
+                            .unwrap_or_default();
+                        return Err(self.err_item(
+                            i,
+                            format!("target names server `{n}`, which is not declared{hint}"),
+                        ));
+                    }
+                }
+                Some(names)
+            }
+            None => None,
+        };
+        let create = match t.get("create") {
+            Some(i) => i
+                .as_bool()
+                .ok_or_else(|| self.err_item(i, "`create` must be true or false"))?,
+            None => true,
+        };
+        let auto_approve = match t.get("auto_approve") {
+            Some(i) => {
+                let b = i
+                    .as_bool()
+                    .ok_or_else(|| self.err_item(i, "`auto_approve` must be true or false"))?;
+                if !d.auto_approve {
+                    return Err(self.err_item(
+                        i,
+                        format!("`auto_approve` does not apply to client `{client}` (only to agent files with grants, e.g. `kiro-agent`)"),
+                    ));
+                }
+                b
+            }
+            None => false,
+        };
+        let client_version = match t.get("client_version") {
+            Some(i) => {
+                let v = i.as_str().filter(|v| valid_version(v)).ok_or_else(|| {
+                    self.err_item(
+                        i,
+                        "`client_version` must be a version of numbers and dots, such as \"1.17.4\"",
+                    )
+                })?;
+                Some(v.to_string())
+            }
+            None => None,
+        };
+        Ok(Target {
+            client,
+            scope,
+            path,
+            servers: target_servers,
+            create,
+            auto_approve,
+            client_version,
+            at,
+        })
+    }
+
+    pub(super) fn lint(&self, item: &Item) -> Result<LintSettings, ManifestError> {
+        let t = self.table_keys(item, LINT_KEYS, "`[lint]`")?;
+        let mut out = LintSettings::default();
+        let mut seen: Vec<String> = Vec::new();
+        for (key, list) in [
+            ("deny", &mut out.deny),
+            ("warn", &mut out.warn),
+            ("allow", &mut out.allow),
+        ] {
+            let Some(i) = t.get(key) else { continue };
+            for rule in self.string_list(i, &format!("lint.{key}"))? {
+                self.names
+                    .check_lint_rule(&rule)
+                    .map_err(|m| self.err_item(i, format!("`lint.{key}`: {m}")))?;
+                if seen.contains(&rule) {
+                    return Err(self.err_item(
+                        i,
+                        format!("`[lint]` names rule `{rule}` more than once; give each rule one severity"),
+                    ));
+                }
+                seen.push(rule.clone());
+                list.push(rule);
+            }
+        }
+        Ok(out)
+    }
+
+    pub(super) fn legacy(&self, t: &toml_edit::Table) -> Result<Legacy, ManifestError> {
+        let offset = t.span().map(|s| s.start).unwrap_or(0);
+        for (k, _) in t.iter() {
+            self.check_key(t.key(k), k, LEGACY_KEYS, "in `[[legacy]]`")?;
+        }
+        let name_item = t
+            .get("name")
+            .ok_or_else(|| self.err_at(offset, "a `[[legacy]]` entry has no `name`"))?;
+        let name = self.string(name_item, "name")?;
+        let entry_item = t
+            .get("entry")
+            .ok_or_else(|| self.err_at(offset, format!("legacy shape `{name}` has no `entry`")))?;
+        let entry = crate::tomldoc::item_to_json(entry_item).ok_or_else(|| {
+            self.err_item(entry_item, "`entry` must be a table (the exact JSON entry)")
+        })?;
+        if !entry.is_object() {
+            return Err(self.err_item(entry_item, "`entry` must be a table (the exact JSON entry)"));
+        }
+        let grants = match t.get("grants") {
+            Some(i) => self.string_list(i, "grants")?,
+            None => Vec::new(),
+        };
+        Ok(Legacy {
+            name,
+            entry,
+            grants,
+        })
+    }
+}
+
+fn list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
