@@ -1,0 +1,109 @@
+//! GitHub Copilot CLI as an oracle (moved out of `real_clients.rs` unchanged).
+
+use super::*;
+
+/// The manifest for Copilot CLI: it expands references only in `env`, so the remote server
+/// carries a literal header here (a header reference is refused, see `client_refusals`).
+fn copilot_manifest(w: &World, targets: &str) {
+    w.manifest_headers("X-Client = \"oracle\"", "", targets);
+}
+
+/// `copilot mcp list --json`: the servers as Copilot CLI loaded them, with their source.
+fn copilot_list(w: &World) -> serde_json::Map<String, Value> {
+    let out = w.client("copilot", &["mcp", "list", "--json"]);
+    let start = out
+        .find('{')
+        .unwrap_or_else(|| panic!("no JSON in:\n{out}"));
+    let end = out
+        .rfind('}')
+        .unwrap_or_else(|| panic!("no JSON in:\n{out}"));
+    let v: Value =
+        serde_json::from_str(&out[start..=end]).unwrap_or_else(|e| panic!("{e}:\n{out}"));
+    v["mcpServers"].as_object().cloned().unwrap_or_default()
+}
+
+fn copilot_check(w: &World, source: &str) {
+    let list = copilot_list(w);
+    let names: BTreeSet<String> = list.keys().cloned().collect();
+    assert_eq!(names, set(&["local-tool", "remote-api"]), "{list:#?}");
+    let mut local = list["local-tool"].clone();
+    assert_eq!(local["source"], json!(source), "{local:#}");
+    for k in ["source", "sourcePath", "enabled"] {
+        local.as_object_mut().unwrap().remove(k);
+    }
+    assert_eq!(
+        local,
+        json!({"type": "stdio", "command": w.command(), "args": ARGS,
+               "env": {"API_KEY": "${API_KEY}", "MODE": "fast"}, "tools": ["*"]})
+    );
+    let mut remote = list["remote-api"].clone();
+    assert_eq!(remote["enabled"], json!(true), "{remote:#}");
+    for k in ["source", "sourcePath", "enabled"] {
+        remote.as_object_mut().unwrap().remove(k);
+    }
+    assert_eq!(
+        remote,
+        json!({"type": "http", "url": w.http.url(), "headers": {"X-Client": "oracle"},
+               "tools": ["search", "fetch"]})
+    );
+    let out = w.client("copilot", &["mcp", "list"]);
+    assert!(
+        out.contains("local-tool (local)") && out.contains("remote-api (http)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn copilot_user_scope() {
+    let Some(bin) = bin_dir("copilot_user_scope") else {
+        return;
+    };
+    let w = World::new(bin);
+    copilot_manifest(
+        &w,
+        "[[targets]]\nclient = \"copilot-cli\"\nscope = \"user\"\n",
+    );
+    w.mcpconf_ok(&["apply", "--yes"]);
+    copilot_check(&w, "user");
+    // `copilot mcp add` rewrites the user file (adding `tools: ["*"]` to any entry without
+    // it, which mcpconf already wrote); our entries stay intact and prune removes only them.
+    let file = w.home().join(".copilot/mcp-config.json");
+    w.client("copilot", &["mcp", "add", "theirs", "--", "true"]);
+    assert!(w.read_json(&file)["mcpServers"].get("theirs").is_some());
+    assert_eq!(w.status(), ours_intact("copilot-cli"));
+    w.mcpconf_ok(&["prune", "--yes"]);
+    let keys: Vec<String> = w.read_json(&file)["mcpServers"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(keys, vec!["theirs".to_string()]);
+    let names: BTreeSet<String> = copilot_list(&w).keys().cloned().collect();
+    assert_eq!(names, set(&["theirs"]));
+}
+
+#[test]
+fn copilot_project_scope_in_a_trusted_folder() {
+    let Some(bin) = bin_dir("copilot_project_scope") else {
+        return;
+    };
+    let w = World::new(bin);
+    copilot_manifest(
+        &w,
+        "[[targets]]\nclient = \"copilot-cli\"\nscope = \"project\"\n",
+    );
+    w.mcpconf_ok(&["apply", "--yes"]);
+    assert!(w.root().join(".github/mcp.json").exists());
+    // Copilot CLI reads a workspace's `.github/mcp.json` only in a trusted folder.
+    assert!(copilot_list(&w).is_empty());
+    fs::create_dir_all(w.home().join(".copilot")).unwrap();
+    fs::write(
+        w.home().join(".copilot/config.json"),
+        json!({"trusted_folders": [w.root()]}).to_string(),
+    )
+    .unwrap();
+    copilot_check(&w, "workspace");
+    w.mcpconf_ok(&["prune", "--yes"]);
+    assert!(copilot_list(&w).is_empty());
+}
