@@ -31,7 +31,6 @@ mod operator;
 mod permissions;
 mod probe;
 mod probe_real;
-mod probe_tls;
 mod readme;
 mod real_clients;
 mod real_fs_errors;

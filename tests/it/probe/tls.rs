@@ -6,7 +6,7 @@
 //! and scopes; with the right bearer token, ok).
 
 use std::fs;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 
@@ -20,6 +20,7 @@ use rcgen::{
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use serde_json::{Value, json};
 
+use super::read_request;
 use crate::common::mcpconf_cmd;
 
 /// A test CA and a server certificate it signed.
@@ -51,55 +52,6 @@ fn pki(names: &[&str], expired: bool) -> Pki {
         leaf: leaf.der().clone(),
         key: key.serialize_der(),
     }
-}
-
-/// One HTTP request: method, path, headers, JSON body.
-struct Req {
-    method: String,
-    path: String,
-    headers: Vec<(String, String)>,
-    body: Value,
-}
-
-impl Req {
-    fn header(&self, n: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(n))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-fn read_request(r: &mut impl BufRead) -> Option<Req> {
-    let mut line = String::new();
-    r.read_line(&mut line).ok()?;
-    let mut parts = line.split(' ');
-    let method = parts.next()?.to_string();
-    let path = parts.next()?.to_string();
-    let mut headers = Vec::new();
-    loop {
-        let mut h = String::new();
-        r.read_line(&mut h).ok()?;
-        let h = h.trim_end();
-        if h.is_empty() {
-            break;
-        }
-        let (k, v) = h.split_once(':')?;
-        headers.push((k.trim().to_string(), v.trim().to_string()));
-    }
-    let len = headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.parse::<usize>().ok())
-        .unwrap_or(0);
-    let mut body = vec![0; len];
-    r.read_exact(&mut body).ok()?;
-    Some(Req {
-        method,
-        path,
-        headers,
-        body: serde_json::from_slice(&body).unwrap_or(Value::Null),
-    })
 }
 
 fn respond(w: &mut impl Write, status: &str, extra: &str, body: &str) {
