@@ -24,6 +24,27 @@ pub struct Imported {
     pub warnings: Vec<String>,
     /// How many servers were imported.
     pub servers: usize,
+    /// The variables import made up to replace literal secrets (each named in a warning), in
+    /// the order they were made; references the entries already held are not among them.
+    pub replaced: Vec<String>,
+}
+
+/// What an import says besides the manifest: warnings, and the variables it made up.
+#[derive(Default)]
+struct Notes {
+    warnings: Vec<String>,
+    replaced: Vec<String>,
+}
+
+impl Notes {
+    fn say(&mut self, warning: String) {
+        self.warnings.push(warning);
+    }
+    fn replaced(&mut self, var: &str) {
+        if !self.replaced.iter().any(|v| v == var) {
+            self.replaced.push(var.to_string());
+        }
+    }
 }
 
 /// Where the target points.
@@ -39,7 +60,7 @@ pub struct TargetSpec<'a> {
 
 /// Translate the entries of a container (`servers`: name → entry) into a manifest.
 pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str) -> Imported {
-    let mut warnings = Vec::new();
+    let mut notes = Notes::default();
     let mut doc = DocumentMut::new();
     doc["owner"] = value(owner);
     let mut table = Table::new();
@@ -55,26 +76,26 @@ pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
         if !valid {
-            warnings.push(format!(
+            notes.say(format!(
                 "server `{name}` is skipped: its name is not a valid manifest server name"
             ));
             continue;
         }
         let Some(obj) = entry.as_object() else {
-            warnings.push(format!(
+            notes.say(format!(
                 "server `{name}` is skipped: its entry is not an object"
             ));
             continue;
         };
-        let Some(obj) = yaml_client_entry(target.dialect.id(), name, obj, &mut warnings) else {
+        let Some(obj) = yaml_client_entry(target.dialect.id(), name, obj, &mut notes) else {
             continue;
         };
-        match server_table(name, &obj, target.dialect, &mut warnings) {
+        match server_table(name, &obj, target.dialect, &mut notes) {
             Some(t) => {
                 table.insert(name, Item::Table(t));
                 count += 1;
             }
-            None => warnings.push(format!(
+            None => notes.say(format!(
                 "server `{name}` is skipped: it has neither a command nor a URL mcpconf understands"
             )),
         }
@@ -91,7 +112,8 @@ pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str
     doc["targets"] = Item::ArrayOfTables(targets);
     Imported {
         manifest: doc.to_string(),
-        warnings,
+        warnings: notes.warnings,
+        replaced: notes.replaced,
         servers: count,
     }
 }
@@ -107,7 +129,7 @@ fn yaml_client_entry(
     id: &str,
     name: &str,
     e: &Map<String, Value>,
-    warnings: &mut Vec<String>,
+    notes: &mut Notes,
 ) -> Option<Map<String, Value>> {
     let mut out = e.clone();
     let rename = |out: &mut Map<String, Value>, from: &str, to: &str| {
@@ -119,7 +141,7 @@ fn yaml_client_entry(
         "goose" => {
             let ty = e.get("type").and_then(Value::as_str).unwrap_or("");
             if !matches!(ty, "stdio" | "streamable_http") {
-                warnings.push(format!(
+                notes.say(format!(
                     "server `{name}` is skipped: it is a Goose `{ty}` extension, not an MCP server entry"
                 ));
                 return None;
@@ -266,13 +288,7 @@ fn var_name(parts: &[&str]) -> String {
 
 /// Replace a literal secret by a reference, with a warning: a value under a credential-like
 /// name, or any value the shared detector flags (the test `lint`'s `literal-secret` applies).
-fn protect(
-    server: &str,
-    key: &str,
-    v: String,
-    is_header: bool,
-    warnings: &mut Vec<String>,
-) -> String {
+fn protect(server: &str, key: &str, v: String, is_header: bool, notes: &mut Notes) -> String {
     let by_name = credential_name(key) && !only_references(&v) && v.trim().len() >= 4;
     if !by_name && classify(key, &v).is_none() {
         return v;
@@ -289,10 +305,11 @@ fn protect(
     } else {
         var_name(&[key])
     };
-    warnings.push(format!(
+    notes.say(format!(
         "server `{server}`: the literal secret in {} `{key}` was replaced by `${{{var}}}`; set {var} in the environment before applying",
         if is_header { "header" } else { "env" }
     ));
+    notes.replaced(&var);
     let scheme = v
         .split_once(' ')
         .filter(|(s, _)| ["bearer", "basic", "token"].contains(&s.to_ascii_lowercase().as_str()))
@@ -305,7 +322,7 @@ fn protect(
 /// (`--api-key=…`), a URL's password and credential-named query values, and every token the
 /// detector recognises; if the detector still flags what is left, the whole string. Each
 /// replacement is a warning naming the variable.
-fn protect_inline(server: &str, field: &str, v: String, warnings: &mut Vec<String>) -> String {
+fn protect_inline(server: &str, field: &str, v: String, notes: &mut Notes) -> String {
     if classify(field, &v).is_none() {
         return v;
     }
@@ -320,9 +337,10 @@ fn protect_inline(server: &str, field: &str, v: String, warnings: &mut Vec<Strin
         }
         used.push(var.clone());
         out.replace_range(range, &format!("${{{var}}}"));
-        warnings.push(format!(
+        notes.say(format!(
             "server `{server}`: the literal secret in `{field}` was replaced by `${{{var}}}`; set {var} in the environment before applying"
         ));
+        notes.replaced(&var);
     };
     // `--name=value` with a credential-like name.
     if let Some((name, value)) = out.split_once('=')
@@ -385,7 +403,7 @@ fn string_map(
     v: Option<&Value>,
     dialect: &str,
     is_header: bool,
-    warnings: &mut Vec<String>,
+    notes: &mut Notes,
 ) -> Vec<(String, String)> {
     v.and_then(Value::as_object)
         .map(|m| {
@@ -393,7 +411,7 @@ fn string_map(
                 .filter_map(|(k, v)| {
                     let s = v.as_str()?;
                     if crate::redact::detect::known_prefix(k).is_some() {
-                        warnings.push(format!(
+                        notes.say(format!(
                             "server `{server}`: an {} entry whose name has the shape of a credential was dropped (its name is not shown); move the credential into a value read from the environment",
                             if is_header { "header" } else { "env" }
                         ));
@@ -401,7 +419,7 @@ fn string_map(
                     }
                     Some((
                         k.clone(),
-                        protect(server, k, neutral(s, dialect), is_header, warnings),
+                        protect(server, k, neutral(s, dialect), is_header, notes),
                     ))
                 })
                 .collect()
@@ -426,11 +444,11 @@ fn protected_strings(
     field: &str,
     v: Option<&Value>,
     dialect: &str,
-    warnings: &mut Vec<String>,
+    notes: &mut Notes,
 ) -> Vec<String> {
     strings(v, dialect)
         .into_iter()
-        .map(|s| protect_inline(server, field, s, warnings))
+        .map(|s| protect_inline(server, field, s, notes))
         .collect()
 }
 
@@ -454,7 +472,7 @@ fn server_table(
     name: &str,
     e: &Map<String, Value>,
     dialect: &dyn Dialect,
-    warnings: &mut Vec<String>,
+    notes: &mut Notes,
 ) -> Option<Table> {
     let id = dialect.id();
     let mut t = Table::new();
@@ -462,7 +480,7 @@ fn server_table(
     let ty = e.get("type").and_then(Value::as_str).unwrap_or("");
     let (command, args, mut env) = if id == "opencode" {
         used.extend(["command", "environment"]);
-        let cmd = protected_strings(name, "command", e.get("command"), id, warnings);
+        let cmd = protected_strings(name, "command", e.get("command"), id, notes);
         let (c, rest) = match cmd.split_first() {
             Some((c, rest)) => (Some(c.clone()), rest.to_vec()),
             None => (None, Vec::new()),
@@ -470,16 +488,16 @@ fn server_table(
         (
             c,
             rest,
-            string_map(name, e.get("environment"), id, false, warnings),
+            string_map(name, e.get("environment"), id, false, notes),
         )
     } else {
         used.extend(["command", "args", "env"]);
         (
             e.get("command")
                 .and_then(Value::as_str)
-                .map(|s| protect_inline(name, "command", neutral(s, id), warnings)),
-            protected_strings(name, "args", e.get("args"), id, warnings),
-            string_map(name, e.get("env"), id, false, warnings),
+                .map(|s| protect_inline(name, "command", neutral(s, id), notes)),
+            protected_strings(name, "args", e.get("args"), id, notes),
+            string_map(name, e.get("env"), id, false, notes),
         )
     };
     if id == "codex" {
@@ -500,12 +518,12 @@ fn server_table(
             t["env"] = value(inline(&env));
         }
         if let Some(cwd) = e.get("cwd").and_then(Value::as_str) {
-            t["cwd"] = value(protect_inline(name, "cwd", neutral(cwd, id), warnings));
+            t["cwd"] = value(protect_inline(name, "cwd", neutral(cwd, id), notes));
         }
         used.push("cwd");
     } else if let Some(k) = url_key {
         let url = e.get(k).and_then(Value::as_str).unwrap_or_default();
-        t["url"] = value(protect_inline(name, "url", neutral(url, id), warnings));
+        t["url"] = value(protect_inline(name, "url", neutral(url, id), notes));
         used.push(k);
         let mut headers = string_map(
             name,
@@ -516,7 +534,7 @@ fn server_table(
             }),
             id,
             true,
-            warnings,
+            notes,
         );
         used.extend(["headers", "http_headers"]);
         if id == "codex" {
@@ -557,7 +575,7 @@ fn server_table(
     }
     let dropped: Vec<&String> = e.keys().filter(|k| !used.contains(&k.as_str())).collect();
     if !dropped.is_empty() {
-        warnings.push(format!(
+        notes.say(format!(
             "server `{name}`: {} not part of the manifest and dropped; adopting this entry as it is will be refused as a conflict",
             dropped
                 .iter()
@@ -587,7 +605,7 @@ mod tests {
 
     #[test]
     fn secrets_are_replaced_by_references() {
-        let mut w = Vec::new();
+        let mut w = Notes::default();
         assert_eq!(
             protect(
                 "api",
@@ -607,9 +625,10 @@ mod tests {
             protect("api", "API_KEY", "${API_KEY}".into(), false, &mut w),
             "${API_KEY}"
         );
-        assert_eq!(w.len(), 2);
+        assert_eq!(w.warnings.len(), 2);
         assert!(
-            w.iter()
+            w.warnings
+                .iter()
                 .all(|x| !x.contains("abc12345") && !x.contains("ghp_x12345"))
         );
     }
@@ -617,7 +636,7 @@ mod tests {
     #[test]
     fn every_flagged_value_becomes_a_reference() {
         let sk = "sk-live-abcdefghijklmnopqrstuvwxyz0123";
-        let mut w = Vec::new();
+        let mut w = Notes::default();
         assert_eq!(
             protect("api", "OPENAI", sk.into(), false, &mut w),
             "${OPENAI}"
@@ -643,11 +662,12 @@ mod tests {
             protect_inline("api", "args", "--port=8080".into(), &mut w),
             "--port=8080"
         );
-        assert_eq!(w.len(), 5);
+        assert_eq!(w.warnings.len(), 5);
         assert!(
-            w.iter()
+            w.warnings
+                .iter()
                 .all(|x| !x.contains("abcdefghij") && !x.contains("hunter22"))
         );
-        assert!(w[0].contains("`${OPENAI}`") && w[1].contains("API_TOKEN"));
+        assert!(w.warnings[0].contains("`${OPENAI}`") && w.warnings[1].contains("API_TOKEN"));
     }
 }

@@ -699,13 +699,16 @@ fn run_import(
         eprintln!("warning: {w}");
     }
     print!("{}", imported.manifest);
-    eprint!("{}", import_next_steps(&imported.manifest, owner));
+    eprint!("{}", import_next_steps(&imported, owner));
     0
 }
 
-/// What to run after `import` (on stderr, so stdout stays the manifest).
-fn import_next_steps(manifest: &str, owner: &str) -> String {
-    let mut vars: Vec<&str> = manifest
+/// What to run after `import` (on stderr, so stdout stays the manifest): the variables import
+/// made up for literal secrets get their values from the file; the references the entries
+/// already held only need to be set.
+fn import_next_steps(imported: &crate::import::Imported, owner: &str) -> String {
+    let mut vars: Vec<&str> = imported
+        .manifest
         .split("${")
         .skip(1)
         .filter_map(|r| r.split_once('}').map(|(v, _)| v))
@@ -713,13 +716,24 @@ fn import_next_steps(manifest: &str, owner: &str) -> String {
         .collect();
     vars.sort_unstable();
     vars.dedup();
+    let (made, held): (Vec<&str>, Vec<&str>) = vars
+        .into_iter()
+        .partition(|v| imported.replaced.iter().any(|r| r == v));
     let mut out = String::from(
         "next: save this as `mcpconf.toml` in the project (the root defaults to its directory), review it, then\n",
     );
-    if !vars.is_empty() {
+    if !made.is_empty() {
         out.push_str(&format!(
             "  export {} with the values the file holds now (import replaced those literals by references),\n",
-            vars.join(" ")
+            made.join(" ")
+        ));
+    }
+    if !held.is_empty() {
+        out.push_str(&format!(
+            "  make sure {} {} set where the client runs (the entries already referred to {}),\n",
+            held.join(" "),
+            if held.len() == 1 { "is" } else { "are" },
+            if held.len() == 1 { "it" } else { "them" }
         ));
     }
     out.push_str(&format!(

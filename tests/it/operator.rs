@@ -187,6 +187,39 @@ fn import_replaces_literal_secrets_by_references() {
     );
 }
 
+/// The next steps name the variables import made up (their values are in the file now)
+/// apart from those the entries already referred to (nothing was replaced for them).
+#[test]
+fn import_next_steps_tell_made_up_references_from_held_ones() {
+    let e = Env::new();
+    e.write(
+        ".cursor/mcp.json",
+        "{\"mcpServers\": {\"gh\": {\"command\": \"x\", \"env\": {\"GITHUB_TOKEN\": \"ghp_IMPORTSECRET3\", \"HELD_KEY\": \"${env:HELD_KEY}\"}}}}\n",
+    );
+    let out = e.run(&["import", "--client", "cursor"]);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let export = stderr
+        .lines()
+        .find(|l| l.trim_start().starts_with("export "))
+        .unwrap_or_else(|| panic!("no export line: {stderr}"));
+    assert!(
+        export.contains("GITHUB_TOKEN")
+            && !export.contains("HELD_KEY")
+            && export.contains("replaced those literals"),
+        "{stderr}"
+    );
+    let held = stderr
+        .lines()
+        .find(|l| l.contains("HELD_KEY") && !l.starts_with("warning"))
+        .unwrap_or_else(|| panic!("HELD_KEY not named: {stderr}"));
+    assert!(
+        held.contains("already referred") && !held.contains("GITHUB_TOKEN"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("IMPORTSECRET3"));
+}
+
 #[test]
 fn release_forgets_ownership_without_touching_files() {
     let e = Env::new();
