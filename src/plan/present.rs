@@ -1,0 +1,752 @@
+//! Planning a file that exists: each wanted entry is added, kept, updated, adopted or refused
+//! (conflict, drift); grants likewise; entries and grants the manifest no longer wants are
+//! removed when provably ours; legacy shapes go on an exact match.
+
+use super::equal::difference_hint;
+use super::staged::Staged;
+use super::*;
+use crate::ledger::Ownership;
+
+fn refuse(fp: &mut FilePlan, doc: &Staged, path: &[String], op: Op, server: &str, message: String) {
+    fp.actions.push(Action {
+        op,
+        server: server.to_string(),
+        detail: message.clone(),
+    });
+    let (line, column) = doc.location(path).unwrap_or((1, 1));
+    fp.errors.push(PlanError {
+        code: op.refusal().unwrap_or(Code::Conflict),
+        message,
+        line,
+        column,
+    });
+}
+
+pub(super) fn plan_present(
+    input: &FileInput,
+    opts: Options,
+    original: &Doc,
+    mut fp: FilePlan,
+) -> FilePlan {
+    fp.old = Some(original.clone());
+    let mut doc = Staged::new(original.clone());
+    let shown = input.path.display().to_string();
+    let created_file = input.records.iter().any(|r| r.created_file);
+    let mut wanted_pointers = Vec::new();
+    let mut kept_records = 0usize;
+
+    for w in &input.wants {
+        let pointer = ledger::pointer(&w.container, &w.server);
+        wanted_pointers.push(pointer.clone());
+        if let Err(e) = check_containers(&doc, &w.container) {
+            fp.errors.push(e);
+            continue;
+        }
+        let mut path = w.container.clone();
+        path.push(w.server.clone());
+        let current = doc.get(&path);
+        let record = input.records.iter().find(|r| r.pointer == pointer);
+        // Other workspaces of the same owner that provably own what is there now.
+        let co_owners = co_owners(input, &pointer, current.as_ref());
+        let legacy = input
+            .legacy
+            .iter()
+            .any(|l| l.name == w.server && Some(&l.entry) == current.as_ref());
+        match (current, record) {
+            (None, rec) => match doc.upsert(&w.container, &w.server, &w.value) {
+                Ok(hints) => {
+                    fp.actions.push(Action {
+                        op: Op::Add,
+                        server: w.server.clone(),
+                        detail: if rec.is_some() {
+                            "re-added: the entry mcpconf wrote is gone".into()
+                        } else {
+                            String::new()
+                        },
+                    });
+                    let hints = hints.or_else(|| rec.and_then(|r| r.hints.clone()));
+                    fp.ledger
+                        .push(LedgerOp::Set(new_record(input, w, hints, created_file)));
+                    kept_records += 1;
+                }
+                Err(e) => fp.errors.push(e.into()),
+            },
+            (Some(v), Some(r)) => {
+                let own = r.ownership(Some(&v));
+                if v == w.value || (own == Ownership::Intact && semantic_eq(&v, &w.value)) {
+                    fp.actions.push(Action {
+                        op: Op::Keep,
+                        server: w.server.clone(),
+                        detail: co_detail(&co_owners),
+                    });
+                    let rec = record_of(input, w, &v, r.hints.clone(), r.created_file);
+                    if &rec != r {
+                        fp.ledger.push(LedgerOp::Set(rec));
+                    }
+                    kept_records += 1;
+                } else if own == Ownership::Intact && !co_owners.is_empty() {
+                    refuse(
+                        &mut fp,
+                        &doc,
+                        &path,
+                        Op::Conflict,
+                        &w.server,
+                        format!(
+                            "entry `{}` in `{shown}` is also declared by workspace {} of owner `{}`, differently{}; mcpconf will not change an entry another workspace relies on (declare it the same way in both manifests, or give it another name)",
+                            w.server,
+                            names(&co_owners),
+                            owner_of(input),
+                            difference_hint(&v, &w.value)
+                        ),
+                    );
+                } else if own == Ownership::Intact {
+                    match doc.upsert(&w.container, &w.server, &w.value) {
+                        Ok(_) => {
+                            fp.actions.push(Action {
+                                op: Op::Update,
+                                server: w.server.clone(),
+                                detail: String::new(),
+                            });
+                            fp.ledger.push(LedgerOp::Set(new_record(
+                                input,
+                                w,
+                                r.hints.clone(),
+                                r.created_file,
+                            )));
+                            kept_records += 1;
+                        }
+                        Err(e) => fp.errors.push(e.into()),
+                    }
+                } else {
+                    refuse(
+                        &mut fp,
+                        &doc,
+                        &path,
+                        Op::Drift,
+                        &w.server,
+                        format!(
+                            "entry `{}` in `{shown}` was edited since owner `{}` wrote it{}; mcpconf will not overwrite the edit (restore the entry, remove it by hand, or run `mcpconf release {}` to hand it to the user)",
+                            w.server,
+                            owner_of(input),
+                            difference_hint(&v, &w.value),
+                            w.server
+                        ),
+                    );
+                }
+            }
+            (Some(v), None) if !co_owners.is_empty() => {
+                if semantic_eq(&v, &w.value) {
+                    // Co-owned: written once, recorded for every workspace that declares it.
+                    fp.actions.push(Action {
+                        op: Op::Keep,
+                        server: w.server.clone(),
+                        detail: co_detail(&co_owners),
+                    });
+                    // The hints and the created-file mark travel with the entry, so whichever
+                    // workspace removes it last restores the original bytes.
+                    let co = input.others.iter().find(|r| r.pointer == pointer);
+                    let hints = co.and_then(|r| r.hints.clone());
+                    let created = input.others.iter().any(|r| r.created_file);
+                    let mut rec = record_of(input, w, &v, hints, created);
+                    rec.file_digest = input
+                        .others
+                        .iter()
+                        .find_map(|r| r.file_digest.clone().filter(|_| r.created_file));
+                    fp.ledger.push(LedgerOp::Set(rec));
+                    kept_records += 1;
+                } else {
+                    refuse(
+                        &mut fp,
+                        &doc,
+                        &path,
+                        Op::Conflict,
+                        &w.server,
+                        format!(
+                            "entry `{}` in `{shown}` is declared differently by workspace {} of owner `{}`{}; one owner declares one entry one way (declare it the same way in both manifests, or give it another name)",
+                            w.server,
+                            names(&co_owners),
+                            owner_of(input),
+                            difference_hint(&v, &w.value)
+                        ),
+                    );
+                }
+            }
+            (Some(v), None) => {
+                let expanded_eq = w.expanded.as_ref().is_some_and(|x| semantic_eq(&v, x));
+                if legacy {
+                    match doc.upsert(&w.container, &w.server, &w.value) {
+                        Ok(_) => {
+                            fp.actions.push(Action {
+                                op: Op::Update,
+                                server: w.server.clone(),
+                                detail: "replaces the owner's legacy shape".into(),
+                            });
+                            fp.ledger
+                                .push(LedgerOp::Set(new_record(input, w, None, created_file)));
+                            kept_records += 1;
+                        }
+                        Err(e) => fp.errors.push(e.into()),
+                    }
+                } else if semantic_eq(&v, &w.value) {
+                    if opts.adopt {
+                        fp.actions.push(Action {
+                            op: Op::Adopt,
+                            server: w.server.clone(),
+                            detail: if v == w.value {
+                                "equal to the manifest; recorded as ours".into()
+                            } else {
+                                "equal to the manifest in this client's dialect (defaults written out, key order); recorded as ours, left as it is".into()
+                            },
+                        });
+                        fp.ledger
+                            .push(LedgerOp::Set(record_of(input, w, &v, None, false)));
+                        kept_records += 1;
+                    } else {
+                        fp.actions.push(Action {
+                            op: Op::UnownedMatch,
+                            server: w.server.clone(),
+                            detail: "already as wanted but not written by mcpconf; left alone (`apply --adopt` records it as ours)".into(),
+                        });
+                    }
+                } else if opts.adopt && expanded_eq {
+                    // The literal equals the reference expanded: the same secret, proven. The
+                    // reference replaces it, so the secret leaves the file.
+                    match doc.upsert(&w.container, &w.server, &w.value) {
+                        Ok(_) => {
+                            fp.actions.push(Action {
+                                op: Op::Adopt,
+                                server: w.server.clone(),
+                                detail: "its literal values equal the manifest's references expanded from the environment; replaced by the references and recorded as ours".into(),
+                            });
+                            fp.ledger
+                                .push(LedgerOp::Set(new_record(input, w, None, false)));
+                            kept_records += 1;
+                        }
+                        Err(e) => fp.errors.push(e.into()),
+                    }
+                } else {
+                    let next = if expanded_eq {
+                        " (its literal values equal the manifest's references expanded from the environment: `apply --adopt` replaces them by the references)"
+                    } else {
+                        " (rename the server in the manifest, or rename or remove that entry by hand)"
+                    };
+                    refuse(
+                        &mut fp,
+                        &doc,
+                        &path,
+                        Op::Conflict,
+                        &w.server,
+                        format!(
+                            "`{shown}` already has an entry `{}` that owner `{}` did not write and that differs from the manifest{}; mcpconf will not overwrite it{next}",
+                            w.server,
+                            owner_of(input),
+                            difference_hint(&v, &w.value)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    // Legacy shapes replaced here by a declared entry: their legacy grants go with them (below),
+    // so such a grant neither covers the new grants nor stays behind as the user's; one the
+    // manifest grants again is the owner's from now on.
+    let legacy_replaced: Vec<String> = fp
+        .actions
+        .iter()
+        .filter(|a| a.op == Op::Update && a.detail == "replaces the owner's legacy shape")
+        .map(|a| a.server.clone())
+        .collect();
+    let doomed = |server: Option<&str>, x: &str| {
+        input.legacy.iter().any(|l| {
+            legacy_replaced.contains(&l.name)
+                && server.is_none_or(|s| s == l.name)
+                && l.grants.iter().any(|g| g == x)
+        })
+    };
+
+    // Grants that go with the entries (Kiro agents' `tools` / `allowedTools`).
+    for g in &input.grants {
+        let path = vec![g.spec.array.to_string()];
+        for v in &g.spec.values {
+            wanted_pointers.push(grant_pointer(g.spec.array, v));
+        }
+        match doc.get(&path) {
+            None if g.spec.create_array => {
+                let values: Vec<Value> = g
+                    .spec
+                    .values
+                    .iter()
+                    .map(|v| Value::String(v.clone()))
+                    .collect();
+                match doc.upsert(&[], g.spec.array, &Value::Array(values)) {
+                    Ok(undo) => {
+                        let hints = serde_json::json!({"created_array": true, "undo": undo});
+                        for v in &g.spec.values {
+                            fp.actions.push(grant_action(Op::Add, g, v));
+                            fp.ledger.push(LedgerOp::Set(grant_record(
+                                input,
+                                g,
+                                v,
+                                Some(hints.clone()),
+                            )));
+                        }
+                    }
+                    Err(e) => fp.errors.push(e.into()),
+                }
+            }
+            None => {}
+            Some(Value::Array(items)) => {
+                let covered = items.iter().any(|x| {
+                    x.as_str().is_some_and(|x| {
+                        // A legacy grant that goes below covers nothing.
+                        let goes = doomed(None, x) && !g.spec.values.iter().any(|v| v == x);
+                        g.spec.covering.iter().any(|c| c == x) && !goes
+                    })
+                });
+                for v in &g.spec.values {
+                    let pointer = grant_pointer(g.spec.array, v);
+                    let record = input.records.iter().find(|r| r.pointer == pointer);
+                    let present = items.iter().any(|x| x.as_str() == Some(v.as_str()));
+                    match (present, record) {
+                        (true, Some(r)) => {
+                            let rec = grant_record(input, g, v, r.hints.clone());
+                            if &rec != r {
+                                fp.ledger.push(LedgerOp::Set(rec));
+                            }
+                        }
+                        // Co-owned: another workspace of the owner added it; ours too now.
+                        (true, None)
+                            if !co_owners(input, &pointer, Some(&Value::String(v.clone())))
+                                .is_empty() =>
+                        {
+                            let hints = input
+                                .others
+                                .iter()
+                                .find(|r| r.pointer == pointer)
+                                .and_then(|r| r.hints.clone());
+                            fp.ledger
+                                .push(LedgerOp::Set(grant_record(input, g, v, hints)));
+                        }
+                        // The owner's legacy grant, granted again with the entry that replaces
+                        // its legacy shape: recorded, so it goes with the entry.
+                        (true, None) if doomed(Some(&g.server), v) => {
+                            fp.actions.push(Action {
+                                op: Op::Keep,
+                                server: g.server.clone(),
+                                detail: format!(
+                                    "legacy grant `{v}` in `{}` recorded with the entry that replaces the legacy shape",
+                                    g.spec.array
+                                ),
+                            });
+                            fp.ledger
+                                .push(LedgerOp::Set(grant_record(input, g, v, None)));
+                        }
+                        // The user's own grant, or one a covering grant makes unnecessary.
+                        (true, None) => {}
+                        (false, _) if covered => {
+                            if record.is_some() {
+                                fp.ledger.push(LedgerOp::Remove(pointer));
+                            }
+                        }
+                        (false, rec) => match doc.array_push(&path, v) {
+                            Ok(()) => {
+                                fp.actions.push(grant_action(Op::Add, g, v));
+                                let hints = rec.and_then(|r| r.hints.clone());
+                                fp.ledger
+                                    .push(LedgerOp::Set(grant_record(input, g, v, hints)));
+                            }
+                            Err(e) => fp.errors.push(e.into()),
+                        },
+                    }
+                }
+            }
+            Some(other) => fp.errors.push(PlanError {
+                code: Code::NotAnObject,
+                message: format!(
+                    "`{}` must be an array of tool names, but it is {}",
+                    g.spec.array,
+                    crate::document::kind_of(&other)
+                ),
+                line: 1,
+                column: 1,
+            }),
+        }
+    }
+
+    // Entries we wrote that the manifest no longer wants here.
+    // Grants we added that are no longer wanted: removed with their entry.
+    for r in input
+        .records
+        .iter()
+        .filter(|r| r.kind == Kind::Grant && !wanted_pointers.contains(&r.pointer))
+    {
+        let Some((array, value)) = ledger::split_pointer(&r.pointer) else {
+            fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+            continue;
+        };
+        let present = doc
+            .get(&array)
+            .as_ref()
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(value.as_str())));
+        if !present {
+            fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+            continue;
+        }
+        let co = co_owners(input, &r.pointer, Some(&Value::String(value.clone())));
+        if !co.is_empty() {
+            fp.actions.push(Action {
+                op: Op::Keep,
+                server: r.server.clone(),
+                detail: format!(
+                    "grant `{value}` in `{}` stays: {}",
+                    array.join("."),
+                    still_declared(&co)
+                ),
+            });
+            fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+            continue;
+        }
+        match doc.array_remove(&array, &value) {
+            Ok(()) => {
+                fp.actions.push(Action {
+                    op: Op::Remove,
+                    server: r.server.clone(),
+                    detail: format!("grant `{value}` in `{}`", array.join(".")),
+                });
+                fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+                // An array mcpconf created goes when its last grant goes.
+                let created = r.hints.as_ref().is_some_and(|h| h["created_array"] == true);
+                let empty = doc
+                    .get(&array)
+                    .as_ref()
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty);
+                if created && empty {
+                    let undo = r
+                        .hints
+                        .as_ref()
+                        .map(|h| h["undo"].clone())
+                        .filter(|u| !u.is_null());
+                    if let Err(e) = doc.remove(&[], &array.join("."), undo.as_ref()) {
+                        fp.errors.push(e.into());
+                    }
+                }
+            }
+            Err(e) => fp.errors.push(e.into()),
+        }
+    }
+
+    let mut removals: Vec<&Record> = input
+        .records
+        .iter()
+        .filter(|r| r.kind == Kind::Entry && !wanted_pointers.contains(&r.pointer))
+        .collect();
+    // Remove the entries that come last in the file first, so each removal is the inverse of
+    // the append that made it.
+    removals.sort_by_key(|r| {
+        std::cmp::Reverse(
+            ledger::split_pointer(&r.pointer)
+                .and_then(|(c, n)| doc.position(&c, &n))
+                .unwrap_or(0),
+        )
+    });
+    let all_hints: Vec<Value> = input
+        .records
+        .iter()
+        .filter(|r| r.kind == Kind::Entry)
+        .filter_map(|r| r.hints.clone())
+        .collect();
+    let hints = merge_hints(&all_hints);
+    for r in removals {
+        let Some((container, name)) = ledger::split_pointer(&r.pointer) else {
+            fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+            continue;
+        };
+        let mut path = container.clone();
+        path.push(name.clone());
+        let current = doc.get(&path);
+        let co = co_owners(input, &r.pointer, current.as_ref());
+        if r.ownership(current.as_ref()) == Ownership::Intact && !co.is_empty() {
+            // Co-owned: only this workspace's claim goes.
+            fp.actions.push(Action {
+                op: Op::Keep,
+                server: r.server.clone(),
+                detail: still_declared(&co),
+            });
+            fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+            continue;
+        }
+        match r.ownership(current.as_ref()) {
+            Ownership::Missing => fp.ledger.push(LedgerOp::Remove(r.pointer.clone())),
+            Ownership::Intact => match doc.remove(&container, &name, hints.as_ref()) {
+                Ok(()) => {
+                    fp.actions.push(Action {
+                        op: Op::Remove,
+                        server: r.server.clone(),
+                        detail: String::new(),
+                    });
+                    fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
+                }
+                Err(e) => fp.errors.push(e.into()),
+            },
+            Ownership::Drifted => refuse(
+                &mut fp,
+                &doc,
+                &path,
+                Op::Drift,
+                &r.server,
+                format!(
+                    "entry `{}` in `{shown}` was edited since owner `{}` wrote it, so it is not removed (restore the entry, remove it by hand, or run `mcpconf release {}` to hand it to the user)",
+                    r.server,
+                    owner_of(input),
+                    r.server
+                ),
+            ),
+        }
+    }
+
+    // Legacy shapes: exact matches only.
+    let mut legacy_removed: Vec<String> = fp
+        .actions
+        .iter()
+        .filter(|a| a.op == Op::Update && a.detail == "replaces the owner's legacy shape")
+        .map(|a| a.server.clone())
+        .collect();
+    for l in &input.legacy {
+        for c in &input.containers {
+            let p = ledger::pointer(c, &l.name);
+            if wanted_pointers.contains(&p)
+                || input.records.iter().any(|r| r.pointer == p)
+                || input.others.iter().any(|r| r.pointer == p)
+            {
+                continue;
+            }
+            let mut path = c.clone();
+            path.push(l.name.clone());
+            if doc.get(&path).as_ref() == Some(&l.entry) {
+                match doc.remove(c, &l.name, None) {
+                    Ok(()) => {
+                        fp.actions.push(Action {
+                            op: Op::LegacyRemove,
+                            server: l.name.clone(),
+                            detail: "exact match of the owner's legacy shape".into(),
+                        });
+                        legacy_removed.push(l.name.clone());
+                    }
+                    Err(e) => fp.errors.push(e.into()),
+                }
+            }
+        }
+    }
+
+    // Legacy grants: exact strings, removed only together with their legacy entry in this file,
+    // or, for an agent file that inherits workspace settings, when no entry of that name stays
+    // visible to it. Removing a grant alone could silently disable the operator's own server.
+    let inherits = ["includeMcpJson", "useLegacyMcpJson"]
+        .iter()
+        .any(|k| doc.get(&[k.to_string()]) == Some(Value::Bool(true)));
+    for l in &input.legacy {
+        let still_there = input.containers.iter().any(|c| {
+            let mut p = c.clone();
+            p.push(l.name.clone());
+            doc.get(&p).is_some()
+        });
+        let why_kept = if legacy_removed.contains(&l.name) {
+            None
+        } else if still_there {
+            Some(format!("an entry `{}` stays in this file", l.name))
+        } else {
+            match input.inherited.as_ref().filter(|_| inherits) {
+                Some(visible) if visible.contains(&l.name) => Some(format!(
+                    "an entry `{}` stays visible to this agent from the settings it inherits",
+                    l.name
+                )),
+                Some(_) => None,
+                None => Some(format!(
+                    "the legacy entry `{}` is not removed from this file",
+                    l.name
+                )),
+            }
+        };
+        for array in &input.grant_arrays {
+            for g in &l.grants {
+                let pointer = grant_pointer(array, g);
+                if wanted_pointers.contains(&pointer)
+                    || input.records.iter().any(|r| r.pointer == pointer)
+                    || input.others.iter().any(|r| r.pointer == pointer)
+                {
+                    continue;
+                }
+                let path = vec![array.clone()];
+                let present = doc
+                    .get(&path)
+                    .as_ref()
+                    .and_then(Value::as_array)
+                    .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(g.as_str())));
+                if !present {
+                    continue;
+                }
+                if let Some(why) = &why_kept {
+                    fp.actions.push(Action {
+                        op: Op::Keep,
+                        server: l.name.clone(),
+                        detail: format!("legacy grant `{g}` in `{array}` kept: {why}"),
+                    });
+                    continue;
+                }
+                match doc.array_remove(&path, g) {
+                    Ok(()) => fp.actions.push(Action {
+                        op: Op::LegacyRemove,
+                        server: l.name.clone(),
+                        detail: format!("legacy grant `{g}` in `{array}`"),
+                    }),
+                    Err(e) => fp.errors.push(e.into()),
+                }
+            }
+        }
+    }
+
+    // The staged entry edits, made and proven in one pass.
+    let doc = match doc.finish() {
+        Ok(d) => d,
+        Err(e) => {
+            fp.errors.push(e.into());
+            original.clone()
+        }
+    };
+    if !fp.errors.is_empty() {
+        fp.status = Status::Refused;
+        fp.ledger.clear();
+        return fp;
+    }
+    // A created file goes only when its bytes are exactly what mcpconf left (the whole-file
+    // digest recorded at its last write): a comment, an empty table, anything the user added
+    // keeps it (then only our entries are removed).
+    let as_left = {
+        let now = ledger::file_digest(original.bytes());
+        input
+            .records
+            .iter()
+            .any(|r| r.created_file && r.file_digest.as_deref() == Some(now.as_str()))
+    };
+    if created_file
+        && as_left
+        && kept_records == 0
+        && input.others.is_empty()
+        && (only_empty_objects(&doc.root())
+            || Doc::new_file(input.syntax, new_file_text(input))
+                .is_ok_and(|e| as_created(&doc.root(), &e.root())))
+    {
+        fp.delete = true;
+        fp.status = Status::Changed;
+    } else if !doc.same_bytes(original) {
+        fp.new = Some(doc.into_bytes());
+        fp.status = Status::Changed;
+    }
+    fp
+}
+
+fn grant_action(op: Op, g: &GrantWant, value: &str) -> Action {
+    Action {
+        op,
+        server: g.server.clone(),
+        detail: format!("grant `{value}` in `{}`", g.spec.array),
+    }
+}
+
+fn owner_of(input: &FileInput) -> &str {
+    &input.owner
+}
+
+/// The other workspaces whose record at `pointer` provably owns the value found now.
+fn co_owners(input: &FileInput, pointer: &str, current: Option<&Value>) -> Vec<String> {
+    let mut out: Vec<String> = input
+        .others
+        .iter()
+        .filter(|r| r.pointer == pointer && r.ownership(current) == Ownership::Intact)
+        .map(|r| match &r.workspace {
+            Some(w) => format!("`{w}`"),
+            None => "(a record from before workspaces)".to_string(),
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn names(co: &[String]) -> String {
+    co.join(", ")
+}
+
+fn co_detail(co: &[String]) -> String {
+    if co.is_empty() {
+        String::new()
+    } else {
+        format!("co-owned with workspace {}", names(co))
+    }
+}
+
+fn still_declared(co: &[String]) -> String {
+    format!(
+        "co-owned, workspace {} still declares it; only this workspace's record is dropped",
+        names(co)
+    )
+}
+
+/// Every container on the way must be an object (or absent).
+fn check_containers(doc: &Staged, container: &[String]) -> Result<(), PlanError> {
+    for i in 1..=container.len() {
+        if let Some(kind) = doc.kind(&container[..i])
+            && kind != "an object"
+        {
+            return Err(PlanError {
+                code: Code::NotAnObject,
+                message: format!(
+                    "`{}` must be an object that holds servers, but it is {}",
+                    container[..i].join("."),
+                    kind
+                ),
+                line: 1,
+                column: 1,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn only_empty_objects(v: &Value) -> bool {
+    v.as_object()
+        .is_some_and(|m| m.values().all(only_empty_objects))
+}
+
+/// Whether a root holds only what a new file of its client starts with (Continue's header)
+/// plus empty containers.
+fn as_created(v: &Value, empty: &Value) -> bool {
+    let (Some(m), Some(e)) = (v.as_object(), empty.as_object()) else {
+        return false;
+    };
+    e.iter().all(|(k, x)| m.get(k) == Some(x))
+        && m.iter().all(|(k, x)| {
+            e.contains_key(k) || only_empty_objects(x) || x.as_array().is_some_and(Vec::is_empty)
+        })
+}
+
+/// Hints of several records as one list (each record's hints are a JSON array).
+fn merge_hints(hints: &[Value]) -> Option<Value> {
+    let mut all = Vec::new();
+    for h in hints {
+        match h {
+            Value::Array(a) => {
+                for x in a {
+                    if !all.contains(x) {
+                        all.push(x.clone());
+                    }
+                }
+            }
+            other => all.push(other.clone()),
+        }
+    }
+    (!all.is_empty()).then_some(Value::Array(all))
+}
