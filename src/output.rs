@@ -73,20 +73,29 @@ pub fn diff(fp: &FilePlan) -> String {
         None => Lang::Json,
     };
     let whole = old_b.len().max(new_b.len()) <= MASK_WHOLE_FILE;
-    // The masked lines of the window: from the whole file masked, or the window cleared line
-    // by line.
-    let masked = |full: &[u8], window: &str| {
+    // The masked lines of the window: those of the whole file masked (judging only what
+    // reaches into the window, `mask::mask_window`), or the window cleared line by line.
+    let masked = |full: &[u8], window: &[u8], shown: &str| {
         if !whole {
-            return mask::mask_lines(window, lang);
+            return mask::mask_lines(shown, lang);
         }
         if full.len() == window.len() {
-            return mask::mask(window, lang);
+            return mask::mask(shown, lang);
         }
-        let m = mask::mask(&String::from_utf8_lossy(full), lang);
-        let n = window.split_inclusive('\n').count();
-        m.split_inclusive('\n').skip(shift).take(n).collect()
+        // The window is a slice of the file (`text::diff_window`): where it starts.
+        let from = (window.as_ptr() as usize)
+            .checked_sub(full.as_ptr() as usize)
+            .filter(|f| f + window.len() <= full.len());
+        match (simdutf8::basic::from_utf8(full), from) {
+            (Ok(text), Some(from)) => mask::mask_window(text, lang, from, from + window.len()),
+            _ => {
+                let m = mask::mask(&String::from_utf8_lossy(full), lang);
+                let n = shown.split_inclusive('\n').count();
+                m.split_inclusive('\n').skip(shift).take(n).collect()
+            }
+        }
     };
-    let (old_m, new_m) = (masked(old_b, &old), masked(new_b, &new));
+    let (old_m, new_m) = (masked(old_b, old_w, &old), masked(new_b, new_w, &new));
     let path = fp.path.display().to_string();
     let a = if fp.old.is_some() {
         path.as_str()

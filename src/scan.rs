@@ -17,8 +17,11 @@ use crate::engine::Report;
 use crate::redact::Redactor;
 
 /// Files up to this size are scanned whole; above it only the part a diff shows (the
-/// change with its context, [`crate::text::diff_window`]).
-pub const SCAN_WHOLE_FILE: usize = 8 << 20;
+/// change with its context, [`crate::text::diff_window`]), so that the cost of a run follows
+/// the change, not the file. What a diff shows is masked by its own context whatever the
+/// size (`redact::mask::mask_window`); the values collected here are a second net for the
+/// same lines and for messages.
+pub const SCAN_WHOLE_FILE: usize = 64 << 10;
 
 /// `base` plus every credential found in the files `report` shows (those that change): one
 /// streaming pass over each file's bytes, before and after, building nothing but the

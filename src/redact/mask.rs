@@ -35,6 +35,57 @@ pub fn mask(text: &str, lang: Lang) -> String {
     }
 }
 
+/// The lines `from..to` of [`mask`]`(text, lang)`, at the cost of that window: the text before
+/// `from` is only lexed for its state (the enclosing keys and arrays, an open multi-line string
+/// or comment), the detector runs only on what reaches into the window, and nothing after the
+/// token that crosses `to` is read. `from` and `to` are line starts (or the text's end);
+/// anything else gives the whole-text lines that hold them. YAML is masked whole.
+pub fn mask_window(text: &str, lang: Lang, from: usize, to: usize) -> String {
+    let line_start = |p: usize| {
+        let p = p.min(text.len());
+        text.as_bytes()[..p]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |k| k + 1)
+    };
+    let from = if from >= text.len() {
+        text.len()
+    } else {
+        line_start(from)
+    };
+    let to = if to >= text.len() {
+        text.len()
+    } else {
+        let e = line_start(to);
+        if e < to {
+            // Not a line start: up to the end of its line.
+            text[to..].find('\n').map_or(text.len(), |k| to + k + 1)
+        } else {
+            e
+        }
+    };
+    let to = to.max(from);
+    let lines = text[from..to].split_inclusive('\n').count();
+    let masked = match lang {
+        Lang::Json | Lang::Toml => {
+            let mut lx = Lexer::new(text, lang);
+            lx.quiet_until = from;
+            lx.stop_at = to;
+            lx.done = from;
+            lx.run().0
+        }
+        _ => {
+            let all = mask(text, lang);
+            let skip = text[..from].matches('\n').count();
+            return all.split_inclusive('\n').skip(skip).take(lines).collect();
+        }
+    };
+    if masked.split_inclusive('\n').count() == lines {
+        return masked;
+    }
+    masked.split_inclusive('\n').take(lines).collect()
+}
+
 /// Line by line, for text whose start may lie inside a string or comment: a line is kept
 /// (with flagged strings masked) only when it lexes on its own as whole tokens of `lang`
 /// (every string closed on the line, no multi-line string or block comment delimiter, no bare
@@ -141,6 +192,11 @@ struct Lexer<'a> {
     key: Option<String>,
     /// Whether every token was whole and plain (see [`mask_lines`]).
     clear: bool,
+    /// Tokens that end at or before this offset are only lexed for their state: nothing in
+    /// them is decoded, judged or copied ([`mask_window`]).
+    quiet_until: usize,
+    /// No token that starts here or later is read.
+    stop_at: usize,
 }
 
 impl<'a> Lexer<'a> {
@@ -155,13 +211,20 @@ impl<'a> Lexer<'a> {
             stack: Vec::new(),
             key: None,
             clear: true,
+            quiet_until: 0,
+            stop_at: text.len(),
         }
+    }
+
+    /// Whether the token `start..end` lies wholly before the window.
+    fn quiet(&self, end: usize) -> bool {
+        end <= self.quiet_until
     }
 
     fn run(mut self) -> (String, bool) {
         let toml = self.lang == Lang::Toml;
         let mut line_start = true;
-        while self.i < self.b.len() {
+        while self.i < self.b.len() && self.i < self.stop_at {
             let c = self.b[self.i];
             match c {
                 b'\n' => {
@@ -214,12 +277,24 @@ impl<'a> Lexer<'a> {
             }
             line_start = false;
         }
-        self.out.push_str(&self.text[self.done..]);
+        if self.done < self.stop_at {
+            self.out.push_str(&self.text[self.done..self.stop_at]);
+        }
         (self.out, self.clear)
     }
 
     /// Replace `range` of the text by `with` plus the newlines it held.
     fn replace(&mut self, start: usize, end: usize, with: &str) {
+        if start < self.done {
+            // A token that began before the window: of its lines, the window holds only the
+            // ones after its first, which the whole text shows empty.
+            let lines = self.text[self.done..end].matches('\n').count();
+            for _ in 0..lines {
+                self.out.push('\n');
+            }
+            self.done = end;
+            return;
+        }
         self.out.push_str(&self.text[self.done..start]);
         self.out.push_str(with);
         let lines = self.text[start..end].matches('\n').count();
@@ -231,12 +306,33 @@ impl<'a> Lexer<'a> {
 
     /// A comment's text is shown with what the detector recognises in it replaced.
     fn scrub_comment(&mut self, start: usize, end: usize) {
+        if self.quiet(end) {
+            return;
+        }
         let body = &self.text[start..end];
-        let scrubbed: String = body
+        // Line by line, each keeping its newline (a value the detector reads to the end of
+        // its text must not take the line break with it).
+        let pieces: Vec<String> = body
             .split_inclusive('\n')
-            .map(scrub_text)
-            .collect::<Vec<_>>()
-            .concat();
+            .map(|line| match line.strip_suffix('\n') {
+                Some(l) => scrub_text(l) + "\n",
+                None => scrub_text(line),
+            })
+            .collect();
+        let scrubbed = pieces.concat();
+        if start < self.done {
+            // Begun before the window: its lines from the window's first on.
+            if scrubbed != body {
+                let skip = self.text[start..self.done].matches('\n').count();
+                for p in pieces.iter().skip(skip) {
+                    self.out.push_str(p);
+                }
+            } else {
+                self.out.push_str(&self.text[self.done..end]);
+            }
+            self.done = end;
+            return;
+        }
         if scrubbed != body {
             self.out.push_str(&self.text[self.done..start]);
             self.out.push_str(&scrubbed);
@@ -280,7 +376,7 @@ impl<'a> Lexer<'a> {
         if close == end && !line.trim_end().ends_with(']') {
             self.clear = false;
         }
-        if known_prefix(&self.text[start..close]).is_some() {
+        if !self.quiet(close) && known_prefix(&self.text[start..close]).is_some() {
             self.replace(start, close, &format!("[{REDACTED}]"));
         }
         self.key = None;
@@ -305,7 +401,7 @@ impl<'a> Lexer<'a> {
         let word = &self.text[start..self.i];
         let is_key = self.next_is_separator();
         let last = word.rsplit('.').next().unwrap_or(word);
-        if known_prefix(word).is_some() {
+        if !self.quiet(self.i) && known_prefix(word).is_some() {
             self.replace(start, self.i, REDACTED);
         }
         if is_key {
@@ -350,7 +446,7 @@ impl<'a> Lexer<'a> {
         let toml = self.lang == Lang::Toml;
         let triple =
             toml && self.b[start..].starts_with(if q == b'"' { b"\"\"\"" } else { b"'''" });
-        let (open, value, end, closed) = if triple {
+        let (open, raw, end, closed) = if triple {
             self.clear = false;
             self.multi_line(start, q)
         } else {
@@ -361,6 +457,16 @@ impl<'a> Lexer<'a> {
         }
         self.i = end;
         let is_key = !triple && self.next_is_separator();
+        if self.quiet(end) {
+            // Before the window: only a key's name matters (for the values after it).
+            if is_key {
+                self.key = Some(self.value_of(raw));
+            } else {
+                self.value_done();
+            }
+            return;
+        }
+        let value = self.value_of(raw);
         let close_len = if closed { open } else { 0 };
         let name = self.key.clone().or_else(|| {
             self.stack
@@ -385,8 +491,18 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// A string on one line: (opening length, decoded value, end, closed).
-    fn single_line(&self, start: usize, q: u8) -> (usize, String, usize, bool) {
+    /// The decoded value of a string's raw text.
+    fn value_of(&self, raw: Raw) -> String {
+        let text = self.text.get(raw.start..raw.end).unwrap_or("");
+        match raw.kind {
+            RawKind::Literal => text.to_string(),
+            RawKind::Basic => decode(text),
+            RawKind::Multi => decode_multi(text),
+        }
+    }
+
+    /// A string on one line: (opening length, raw text, end, closed).
+    fn single_line(&self, start: usize, q: u8) -> (usize, Raw, usize, bool) {
         let literal = q == b'\'' && self.lang == Lang::Toml;
         let mut k = start + 1;
         while k < self.b.len() && self.b[k] != q && self.b[k] != b'\n' {
@@ -397,17 +513,20 @@ impl<'a> Lexer<'a> {
         }
         let k = k.min(self.b.len());
         let closed = k < self.b.len() && self.b[k] == q;
-        let raw = self.text.get(start + 1..k).unwrap_or("");
-        let value = if literal {
-            raw.to_string()
-        } else {
-            decode(raw)
+        let raw = Raw {
+            start: start + 1,
+            end: k,
+            kind: if literal {
+                RawKind::Literal
+            } else {
+                RawKind::Basic
+            },
         };
-        (1, value, if closed { k + 1 } else { k }, closed)
+        (1, raw, if closed { k + 1 } else { k }, closed)
     }
 
-    /// A TOML multi-line string: (opening length, decoded value, end, closed).
-    fn multi_line(&self, start: usize, q: u8) -> (usize, String, usize, bool) {
+    /// A TOML multi-line string: (opening length, raw text, end, closed).
+    fn multi_line(&self, start: usize, q: u8) -> (usize, Raw, usize, bool) {
         let delim: &[u8] = if q == b'"' { b"\"\"\"" } else { b"'''" };
         let mut k = start + 3;
         while k < self.b.len() {
@@ -421,19 +540,41 @@ impl<'a> Lexer<'a> {
                 while e < self.b.len() && e < k + 5 && self.b[e] == q {
                     e += 1;
                 }
-                let raw = self.text.get(start + 3..e - 3).unwrap_or("");
-                let value = if q == b'"' {
-                    decode_multi(raw)
-                } else {
-                    raw.to_string()
+                let raw = Raw {
+                    start: start + 3,
+                    end: e - 3,
+                    kind: if q == b'"' {
+                        RawKind::Multi
+                    } else {
+                        RawKind::Literal
+                    },
                 };
-                return (3, value, e, true);
+                return (3, raw, e, true);
             }
             k += 1;
         }
-        let raw = self.text.get(start + 3..).unwrap_or("");
-        (3, raw.to_string(), self.b.len(), false)
+        let raw = Raw {
+            start: start + 3,
+            end: self.b.len(),
+            kind: RawKind::Literal,
+        };
+        (3, raw, self.b.len(), false)
     }
+}
+
+/// Where a string's text is and how it decodes.
+#[derive(Clone, Copy)]
+struct Raw {
+    start: usize,
+    end: usize,
+    kind: RawKind,
+}
+
+#[derive(Clone, Copy)]
+enum RawKind {
+    Literal,
+    Basic,
+    Multi,
 }
 
 /// A JSON or TOML basic string's escapes decoded; anything malformed is kept as written.
@@ -593,6 +734,130 @@ mod tests {
                 .replace("bbbbbbbbbbbb2", REDACTED)
         );
         assert_eq!(unified_diff(old, old, old, old, ("f", "f")), "");
+    }
+
+    /// The lines `from..to` of the whole text masked, the way [`mask_window`] promises them.
+    fn whole_lines(text: &str, lang: Lang, from: usize, to: usize) -> String {
+        let skip = text[..from].matches('\n').count();
+        let n = text[from..to].split_inclusive('\n').count();
+        mask(text, lang)
+            .split_inclusive('\n')
+            .skip(skip)
+            .take(n)
+            .collect()
+    }
+
+    /// Every pair of line starts (and the end) of `text`.
+    fn windows(text: &str) -> Vec<(usize, usize)> {
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(k, _)| k + 1))
+            .chain(std::iter::once(text.len()))
+            .collect();
+        let mut out = Vec::new();
+        for (i, &from) in starts.iter().enumerate() {
+            for &to in &starts[i..] {
+                out.push((from, to));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_window_is_masked_as_the_whole_text_is() {
+        let text = format!(
+            "{{\n  \"env\": {{\n    \"TOKEN\":\n      \"hunter2hunter2\",\n    \"PATH\": \"/bin\"\n  }},\n  /* a\n   {SK}\n   b */\n  \"args\": [\n    \"--x\",\n    \"{SK}\"\n  ]\n}}\n"
+        );
+        for lang in [Lang::Json, Lang::Toml] {
+            for (from, to) in windows(&text) {
+                assert_eq!(
+                    mask_window(&text, lang, from, to),
+                    whole_lines(&text, lang, from, to),
+                    "{lang:?} {from}..{to}"
+                );
+            }
+        }
+        // The value under `TOKEN` (its key one line up) and the comment's middle line.
+        let k = text.find("      \"hunter2").unwrap();
+        let w = mask_window(&text, Lang::Json, k, k + 1);
+        assert_eq!(w, "      \"<redacted>\",\n");
+        let c = text.find("   sk-").unwrap();
+        let w = mask_window(&text, Lang::Json, c, c + 1);
+        assert!(
+            w.starts_with("   ") && !w.contains("abcdefghijklmnop"),
+            "{w}"
+        );
+        // A TOML multi-line string opened above the window: its lines are hidden.
+        let toml = "[a]\nAPI_TOKEN = \"\"\"\nPLANTED1\nPLANTED2\"\"\"\nX = 1\n";
+        let k = toml.find("PLANTED1").unwrap();
+        assert_eq!(mask_window(toml, Lang::Toml, k, toml.len()), "\n\nX = 1\n");
+    }
+
+    /// Pieces of JSON, JSONC and TOML, valid or not, to build texts from.
+    const PIECES: &[&str] = &[
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        " = ",
+        "\n",
+        "\n",
+        "\n",
+        " ",
+        "\"TOKEN\"",
+        "\"env\"",
+        "\"args\"",
+        "\"x\"",
+        "'lit'",
+        "\"hunter2hunter2\"",
+        "\"${VAR}\"",
+        "\"a\\\"b\"",
+        "\"\\u0073k-live-abcdefghijklmnopqrstuvwxyz012345\"",
+        "sk-live-abcdefghijklmnopqrstuvwxyz012345",
+        "// c\n",
+        "// sk-live-abcdefghijklmnopqrstuvwxyz012345\n",
+        "/* a\n",
+        "*/",
+        "# h\n",
+        "\"\"\"",
+        "'''",
+        "[mcp.x]\n",
+        "API_KEY",
+        "true",
+        "12",
+        "\\",
+        "\"open",
+        "é",
+        "\r\n",
+        "--token=abcdefghijklmnop",
+        "\"https://u:pw12345@h/\"",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Any text (valid or not), every window of whole lines: the same lines as masking the
+        /// whole text and keeping those lines.
+        #[test]
+        fn prop_mask_window_agrees_with_mask(
+            parts in proptest::collection::vec(proptest::sample::select(PIECES), 0..50),
+        ) {
+            let text: String = parts.concat();
+            for lang in [Lang::Json, Lang::Toml] {
+                proptest::prop_assert_eq!(
+                    mask(&text, lang).matches('\n').count(),
+                    text.matches('\n').count(),
+                    "the lines of {:?}", text
+                );
+                for (from, to) in windows(&text) {
+                    proptest::prop_assert_eq!(
+                        mask_window(&text, lang, from, to),
+                        whole_lines(&text, lang, from, to),
+                        "{:?} {}..{} of {:?}", lang, from, to, text
+                    );
+                }
+            }
+        }
     }
 
     #[test]
