@@ -28,11 +28,12 @@ pub enum Lang {
 /// The text with every flagged string and comment credential replaced; as many lines as
 /// `text`.
 pub fn mask(text: &str, lang: Lang) -> String {
-    match lang {
-        Lang::Lines => mask_lines(text, Lang::Json),
+    let masked = match lang {
+        Lang::Lines => return mask_lines(text, Lang::Json),
         Lang::Yaml => super::yaml::mask_yaml(text, false),
         _ => Lexer::new(text, lang).run().0,
-    }
+    };
+    hide_key_blocks(text, masked)
 }
 
 /// The lines `from..to` of [`mask`]`(text, lang)`, at the cost of that window: the text before
@@ -72,7 +73,9 @@ pub fn mask_window(text: &str, lang: Lang, from: usize, to: usize) -> String {
             lx.quiet_until = from;
             lx.stop_at = to;
             lx.done = from;
-            lx.run().0
+            let masked = lx.run().0;
+            let hide = key_block_lines(&text[from..to], inside_key_at(text, from), false);
+            hide_lines(masked, &hide)
         }
         _ => {
             let all = mask(text, lang);
@@ -93,7 +96,8 @@ pub fn mask_window(text: &str, lang: Lang, from: usize, to: usize) -> String {
 /// `<redacted>`.
 pub fn mask_lines(text: &str, lang: Lang) -> String {
     if lang == Lang::Yaml {
-        return super::yaml::mask_yaml(text, true);
+        let masked = super::yaml::mask_yaml(text, true);
+        return hide_lines(masked, &key_block_lines(text, false, true));
     }
     let lang = if lang == Lang::Lines {
         Lang::Json
@@ -121,6 +125,91 @@ pub fn mask_lines(text: &str, lang: Lang) -> String {
         }
         out.push_str(cr);
         out.push_str(nl);
+    }
+    hide_lines(out, &key_block_lines(text, false, true))
+}
+
+/// Every line of a private key block in `text` (from a `-----BEGIN … PRIVATE KEY` line to its
+/// `-----END` line) hidden in `masked` (which has the same lines), whatever holds the block:
+/// a string is masked whole already, but a key in a comment, or in a run of line comments, is
+/// otherwise scrubbed line by line, and its body lines carry no marker the detector knows.
+fn hide_key_blocks(text: &str, masked: String) -> String {
+    hide_lines(masked, &key_block_lines(text, false, false))
+}
+
+/// The lines of `text` that belong to a private key block, `inside` telling whether `text`
+/// starts inside one. With `stray`, for text whose start is unknown (a window read on its
+/// own), an `-----END` line without a `-----BEGIN` before it hides the lines from the start (or
+/// the previous key's end) to it.
+fn key_block_lines(text: &str, mut inside: bool, stray: bool) -> Vec<usize> {
+    let mut hide = Vec::new();
+    let mut from = 0;
+    if !text.contains("PRIVATE KEY") {
+        return if inside {
+            (0..text.split('\n').count()).collect()
+        } else {
+            hide
+        };
+    }
+    for (n, line) in text.split('\n').enumerate() {
+        let key = line.contains("PRIVATE KEY");
+        if key && line.contains("-----BEGIN") {
+            inside = true;
+        }
+        if inside {
+            hide.push(n);
+        }
+        if key && line.contains("-----END") {
+            if !inside && stray {
+                hide.extend(from..=n);
+            }
+            inside = false;
+            from = n + 1;
+        }
+    }
+    hide
+}
+
+/// Whether the line start `at` of `text` lies inside a private key block: the last line before
+/// it that opens or closes one opens it.
+fn inside_key_at(text: &str, at: usize) -> bool {
+    let mut end = at.min(text.len());
+    while let Some(k) = text[..end].rfind("PRIVATE KEY") {
+        let ls = text[..k].rfind('\n').map_or(0, |i| i + 1);
+        let le = text[k..].find('\n').map_or(text.len(), |i| k + i);
+        let line = &text[ls..le];
+        if line.contains("-----END") {
+            return false;
+        }
+        if line.contains("-----BEGIN") {
+            return true;
+        }
+        end = ls;
+    }
+    false
+}
+
+/// `masked` with the lines numbered in `hide` (ascending) replaced by `<redacted>`, each
+/// keeping its indentation and line end.
+fn hide_lines(masked: String, hide: &[usize]) -> String {
+    if hide.is_empty() {
+        return masked;
+    }
+    let mut out = String::with_capacity(masked.len());
+    let mut next = hide.iter().peekable();
+    for (n, line) in masked.split_inclusive('\n').enumerate() {
+        if next.peek() == Some(&&n) {
+            while next.peek() == Some(&&n) {
+                next.next();
+            }
+            let body = line.trim_end_matches(['\n', '\r']);
+            let indent = &body[..body.len() - body.trim_start().len()];
+            out.push_str(indent);
+            out.push_str(REDACTED);
+            out.push_str(&line[body.len()..]);
+        } else {
+            out.push_str(line);
+        }
     }
     out
 }
@@ -310,13 +399,14 @@ impl<'a> Lexer<'a> {
             return;
         }
         let body = &self.text[start..end];
-        // Line by line, each keeping its newline (a value the detector reads to the end of
-        // its text must not take the line break with it).
+        // Line by line, each keeping its line end (a value the detector reads to the end of
+        // its text, such as a key's BEGIN line, must not take the line break with it). The
+        // lines of a private key block are hidden afterwards ([`hide_key_blocks`]).
         let pieces: Vec<String> = body
             .split_inclusive('\n')
-            .map(|line| match line.strip_suffix('\n') {
-                Some(l) => scrub_text(l) + "\n",
-                None => scrub_text(line),
+            .map(|line| {
+                let text = line.trim_end_matches(['\n', '\r']);
+                scrub_text(text) + &line[text.len()..]
             })
             .collect();
         let scrubbed = pieces.concat();
@@ -858,6 +948,50 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_private_key_in_comments_is_hidden_on_every_line() {
+        let body = "MIIEowIBAAKCAQEAPLANTEDkeybodyline1";
+        let more = "PLANTEDkeybodyline2xyzxyzxyzxyzxyz";
+        let jsonc = format!(
+            "{{\n  /* deploy key\n  -----BEGIN RSA PRIVATE KEY-----\n  {body}\n  {more}\n  -----END RSA PRIVATE KEY-----\n  */\n  \"a\": 1\n}}\n"
+        );
+        let toml = format!(
+            "# -----BEGIN OPENSSH PRIVATE KEY-----\r\n# {body}\r\n# {more}\r\n# -----END OPENSSH PRIVATE KEY-----\r\na = 1\r\n"
+        );
+        let yaml = format!(
+            "a: 1\n# -----BEGIN PRIVATE KEY-----\n#   {body}\n#   {more}\n# -----END PRIVATE KEY-----\nb: 2\n"
+        );
+        for (text, lang) in [
+            (&jsonc, Lang::Json),
+            (&toml, Lang::Toml),
+            (&yaml, Lang::Yaml),
+        ] {
+            for m in [mask(text, lang), mask_lines(text, lang)] {
+                assert_eq!(m.lines().count(), text.lines().count(), "{m}");
+                assert!(!m.contains("PLANTED"), "{m}");
+            }
+        }
+        // Every window shows the lines of the whole text masked.
+        for (text, lang) in [(&jsonc, Lang::Json), (&toml, Lang::Toml)] {
+            for (from, to) in windows(text) {
+                assert_eq!(
+                    mask_window(text, lang, from, to),
+                    whole_lines(text, lang, from, to),
+                    "{from}..{to}"
+                );
+            }
+        }
+        let m = mask(&jsonc, Lang::Json);
+        assert!(m.contains("/* deploy key") && m.contains("\"a\": 1"), "{m}");
+        assert!(mask(&toml, Lang::Toml).ends_with("<redacted>\r\na = 1\r\n"));
+        // A window that starts inside the key: the lines up to its end are hidden.
+        let tail = format!("# {more}\n# -----END OPENSSH PRIVATE KEY-----\na = 1\n");
+        assert_eq!(
+            mask_lines(&tail, Lang::Toml),
+            "<redacted>\n<redacted>\na = 1\n"
+        );
     }
 
     #[test]

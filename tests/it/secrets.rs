@@ -168,6 +168,49 @@ fn secrets_in_the_users_files_never_appear_in_diffs_text_or_json() {
     }
 }
 
+/// A private key in a block comment or in a run of line comments: its body lines carry no
+/// marker the detector knows, so every line of the block is hidden, not only BEGIN and END,
+/// and the diff keeps the file's lines in place.
+#[test]
+fn a_private_key_in_comments_is_hidden_on_every_line_of_a_diff() {
+    for json in [false, true] {
+        let e = Env::new();
+        e.write(
+            ".vscode/mcp.json",
+            format!(
+                "{{\n  \"servers\": {{\n    /* deploy key\n    -----BEGIN RSA PRIVATE KEY-----\n    MIIEow{MARK}blockbody1\n    -----END RSA PRIVATE KEY----- */\n  }}\n}}\n"
+            ),
+        );
+        e.write(
+            ".codex/config.toml",
+            format!(
+                "# -----BEGIN OPENSSH PRIVATE KEY-----\n# b3Blbn{MARK}linebody2\n# -----END OPENSSH PRIVATE KEY-----\n"
+            ),
+        );
+        e.manifest("owner = \"o\"\n[servers.api]\ncommand = \"api-mcp\"\n[[targets]]\nclient = \"vscode\"\n[[targets]]\nclient = \"codex\"\nscope = \"project\"\n");
+        let fmt: &[&str] = if json { &["--format", "json"] } else { &[] };
+        for cmd in ["plan", "apply"] {
+            let args: Vec<&str> = [
+                &[cmd][..],
+                if cmd == "apply" { &["--yes"] } else { &[] },
+                fmt,
+            ]
+            .concat();
+            let out = e.run(&args);
+            assert_eq!(out.status.code(), Some(0), "{out:?}");
+            assert_output_clean(cmd, &out);
+            let shown = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                shown.contains("<redacted>") && shown.contains("api-mcp"),
+                "{shown}"
+            );
+        }
+        let out = e.run(&[&["prune", "--yes"][..], fmt].concat());
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert_output_clean("prune", &out);
+    }
+}
+
 #[test]
 fn a_large_file_shows_no_line_the_detector_cannot_clear() {
     // Over the 8 MiB whole-file limit, the diff's window is read line by line: the inside of
