@@ -94,8 +94,15 @@ pub fn load(state_dir: &Path, owner: &str) -> Result<(Ledger, Option<fsio::Stamp
     match read {
         None => match intent {
             // A first run's commit was lost: its intent is the ledger. (An intent made from a
-            // ledger that has since been moved away is not: that starts over.)
-            Some(i) if i.base == 0 => Ok((i.ledger, None)),
+            // ledger that has since been moved away is not: that starts over.) With no
+            // committed ledger its generation is 0, the base of the next run's intent: a run
+            // after this one that is killed before its commit must leave an intent that is
+            // still a first run's, or the records of both runs would be dropped.
+            Some(i) if i.base == 0 => {
+                let mut ledger = i.ledger;
+                ledger.generation = 0;
+                Ok((ledger, None))
+            }
             _ => Ok((Ledger::new(owner), None)),
         },
         Some(r) => {
@@ -280,7 +287,16 @@ mod tests {
         let (first_intent, _) = run(state, &mut l, "sha256:a", "sha256:b");
         // The first run's commit lost: there is no ledger, its intent (base 0) is used.
         std::fs::remove_file(path(state, "o")).unwrap();
-        assert_eq!(load(state, "o").unwrap().0, first_intent);
+        let (got, _) = load(state, "o").unwrap();
+        assert_eq!(got.records, first_intent.records);
+        // A second run killed before its commit as well (no ledger file yet): its intent is
+        // still a first run's, so the third run finds the records of both.
+        let mut second = got;
+        let base = second.generation;
+        second.records = vec![record("sha256:b", Some("sha256:c"))];
+        save_intent(state, &mut second, base).unwrap();
+        assert!(!path(state, "o").exists());
+        assert_eq!(load(state, "o").unwrap().0.records, second.records);
         // After later runs, a ledger moved away to start over stays gone.
         let mut l = Ledger::new("o");
         run(state, &mut l, "sha256:a", "sha256:b");
