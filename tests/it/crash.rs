@@ -362,6 +362,63 @@ fn small_file() -> Vec<u8> {
     (serde_json::to_string_pretty(&v).unwrap() + "\n").into_bytes()
 }
 
+/// Two applies killed in a row before any commit landed (the first one's intent is all the
+/// ledger there is; the second is made from it), at every pair of write-side points: the third
+/// run converges and the entry is still ours. (A second intent once read as one made from a
+/// ledger moved away, and the owner's records were dropped.)
+#[test]
+fn two_applies_killed_in_a_row_keep_the_entry_ours() {
+    if !strace_or_skip("two_applies_killed_in_a_row") {
+        return;
+    }
+    let old = small_file();
+    let reference = Scratch::new();
+    let rm = reference.manifest("m.toml", &small_manifest());
+    let rt = reference.root().join(SMALL_TARGET);
+    fs::create_dir_all(rt.parent().unwrap()).unwrap();
+    fs::write(&rt, &old).unwrap();
+    assert_eq!(run_clean(&reference, "apply", &rm, &["--yes"]).0, 0);
+    let new = fs::read(&rt).unwrap();
+
+    let scratch = Scratch::new();
+    let m = scratch.manifest("m.toml", &small_manifest());
+    let target = scratch.root().join(SMALL_TARGET);
+    let dir = target.parent().unwrap().to_path_buf();
+    fs::create_dir_all(&dir).unwrap();
+    let mut pairs = 0;
+    for sys in ["renameat2", "rename", "fsync"] {
+        for first in 1..=4u32 {
+            for second in 1..=4u32 {
+                let _ = fs::remove_dir_all(scratch.state());
+                fs::write(&target, &old).unwrap();
+                for t in temps_in(&dir) {
+                    fs::remove_file(dir.join(t)).unwrap();
+                }
+                if !kill_at_syscall(&scratch, "apply", &m, sys, first) {
+                    break;
+                }
+                // The second run starts from the old file again, as a setup script that
+                // rewrites the file would leave it, and from whatever the first kill left in
+                // the ledger.
+                fs::write(&target, &old).unwrap();
+                let killed = kill_at_syscall(&scratch, "apply", &m, sys, second);
+                pairs += usize::from(killed);
+                let ctx = format!("apply killed at {sys} #{first}, then at {sys} #{second}");
+                rerun_converges(&scratch, "apply", &m, &target, &new, &ctx);
+                assert_eq!(
+                    status_records(&scratch, &m, &scratch.state()),
+                    vec![("smallsrv".to_string(), "intact".to_string())],
+                    "{ctx}: ledger after the rerun"
+                );
+            }
+        }
+    }
+    assert!(
+        pairs >= 4,
+        "only {pairs} pairs of kills were reached: is strace injection working?"
+    );
+}
+
 /// Runs `sub --yes` under strace, killed at the `n`th `sys` call. Returns false when the run
 /// made fewer than `n` such calls (it completed normally).
 fn kill_at_syscall(scratch: &Scratch, sub: &str, m: &Path, sys: &str, n: u32) -> bool {
