@@ -15,7 +15,7 @@
 //! removed by the next run, even one that has nothing to write.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -362,6 +362,34 @@ fn small_file() -> Vec<u8> {
     (serde_json::to_string_pretty(&v).unwrap() + "\n").into_bytes()
 }
 
+/// The small fixture's three versions from uninterrupted runs on a scratch copy: as it was,
+/// after `apply`, after the `prune` that follows.
+fn small_versions() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    let old = small_file();
+    let reference = Scratch::new();
+    let rm = reference.manifest("m.toml", &small_manifest());
+    let rt = reference.root().join(SMALL_TARGET);
+    fs::create_dir_all(rt.parent().unwrap()).unwrap();
+    fs::write(&rt, &old).unwrap();
+    assert_eq!(run_clean(&reference, "apply", &rm, &["--yes"]).0, 0);
+    let new = fs::read(&rt).unwrap();
+    assert_eq!(run_clean(&reference, "prune", &rm, &["--yes"]).0, 0);
+    let pruned = fs::read(&rt).unwrap();
+    assert_ne!(old, new);
+    (old, new, pruned)
+}
+
+/// A scratch directory with the small manifest and the target's directory made: the scratch,
+/// the manifest, the target and its directory.
+fn small_scratch() -> (Scratch, PathBuf, PathBuf, PathBuf) {
+    let scratch = Scratch::new();
+    let m = scratch.manifest("m.toml", &small_manifest());
+    let target = scratch.root().join(SMALL_TARGET);
+    let dir = target.parent().unwrap().to_path_buf();
+    fs::create_dir_all(&dir).unwrap();
+    (scratch, m, target, dir)
+}
+
 /// Two applies killed in a row before any commit landed (the first one's intent is all the
 /// ledger there is; the second is made from it), at every pair of write-side points: the third
 /// run converges and the entry is still ours. (A second intent once read as one made from a
@@ -371,20 +399,8 @@ fn two_applies_killed_in_a_row_keep_the_entry_ours() {
     if !strace_or_skip("two_applies_killed_in_a_row") {
         return;
     }
-    let old = small_file();
-    let reference = Scratch::new();
-    let rm = reference.manifest("m.toml", &small_manifest());
-    let rt = reference.root().join(SMALL_TARGET);
-    fs::create_dir_all(rt.parent().unwrap()).unwrap();
-    fs::write(&rt, &old).unwrap();
-    assert_eq!(run_clean(&reference, "apply", &rm, &["--yes"]).0, 0);
-    let new = fs::read(&rt).unwrap();
-
-    let scratch = Scratch::new();
-    let m = scratch.manifest("m.toml", &small_manifest());
-    let target = scratch.root().join(SMALL_TARGET);
-    let dir = target.parent().unwrap().to_path_buf();
-    fs::create_dir_all(&dir).unwrap();
+    let (old, new, _) = small_versions();
+    let (scratch, m, target, dir) = small_scratch();
     let mut pairs = 0;
     for sys in ["renameat2", "rename", "fsync"] {
         for first in 1..=4u32 {
@@ -448,23 +464,8 @@ fn sigkill_at_every_write_side_syscall_leaves_old_or_new_and_converges() {
     if !strace_or_skip("sigkill_at_every_write_side_syscall") {
         return;
     }
-    let old = small_file();
-    let reference = Scratch::new();
-    let rm = reference.manifest("m.toml", &small_manifest());
-    let rt = reference.root().join(SMALL_TARGET);
-    fs::create_dir_all(rt.parent().unwrap()).unwrap();
-    fs::write(&rt, &old).unwrap();
-    assert_eq!(run_clean(&reference, "apply", &rm, &["--yes"]).0, 0);
-    let new = fs::read(&rt).unwrap();
-    assert_eq!(run_clean(&reference, "prune", &rm, &["--yes"]).0, 0);
-    let pruned = fs::read(&rt).unwrap();
-    assert_ne!(old, new);
-
-    let scratch = Scratch::new();
-    let m = scratch.manifest("m.toml", &small_manifest());
-    let target = scratch.root().join(SMALL_TARGET);
-    let dir = target.parent().unwrap().to_path_buf();
-    fs::create_dir_all(&dir).unwrap();
+    let (old, new, pruned) = small_versions();
+    let (scratch, m, target, dir) = small_scratch();
     let started = Instant::now();
     let mut kills = 0;
     let mut reached: Vec<String> = Vec::new();
