@@ -43,10 +43,10 @@ pub struct Settings {
     pub state_dir: PathBuf,
     /// How long to wait for other writers.
     pub lock_timeout: Duration,
-    /// `$CODEX_HOME`, when set.
-    pub codex_home: Option<PathBuf>,
-    /// `$VIBE_HOME` (Mistral Vibe's home), when set.
-    pub vibe_home: Option<PathBuf>,
+    /// The directories that move one client's user file (`$CODEX_HOME`, `$VIBE_HOME`,
+    /// `$GOOSE_PATH_ROOT`, `$HERMES_HOME`, `$CONTINUE_GLOBAL_DIR`), each read as its client
+    /// reads it.
+    pub client_homes: ClientHomes,
     /// `$XDG_CONFIG_HOME`, when set and the home was not given explicitly.
     pub xdg_config_home: Option<PathBuf>,
     /// `--workspace NAME`: the ledger scope (else the manifest's `workspace`, else the
@@ -63,8 +63,8 @@ impl Settings {
     /// manifest's directory when there is a manifest, else the current directory; the home
     /// `$HOME`; the state
     /// directory `$MCPCONF_STATE_DIR`, else `$XDG_STATE_HOME/mcpconf`, else
-    /// `~/.local/state/mcpconf`; `$CODEX_HOME` and `$XDG_CONFIG_HOME` when set (empty variables
-    /// count as unset).
+    /// `~/.local/state/mcpconf`; `$XDG_CONFIG_HOME` when set (empty variables count as unset);
+    /// each client's home variable as that client reads it (see [`ClientHomes`]).
     ///
     /// ```
     /// // Needs `$HOME` (or fails with `SettingsError::NoHome`).
@@ -94,6 +94,9 @@ pub struct SettingsBuilder {
     lock_timeout: Option<Duration>,
     codex_home: Option<Option<PathBuf>>,
     vibe_home: Option<Option<PathBuf>>,
+    goose_path_root: Option<Option<PathBuf>>,
+    hermes_home: Option<Option<PathBuf>>,
+    continue_global_dir: Option<Option<PathBuf>>,
     xdg_config_home: Option<Option<PathBuf>>,
     workspace: Option<String>,
 }
@@ -133,6 +136,23 @@ impl SettingsBuilder {
     /// Mistral Vibe's home instead of `$VIBE_HOME` (`None`: Vibe's default, `~/.vibe`).
     pub fn vibe_home(mut self, dir: Option<PathBuf>) -> Self {
         self.vibe_home = Some(dir);
+        self
+    }
+    /// Goose's root instead of `$GOOSE_PATH_ROOT` (`None`: Goose's default, `~/.config/goose`);
+    /// its user file is `<dir>/config/config.yaml`.
+    pub fn goose_path_root(mut self, dir: Option<PathBuf>) -> Self {
+        self.goose_path_root = Some(dir);
+        self
+    }
+    /// Hermes Agent's home instead of `$HERMES_HOME` (`None`: Hermes' default, `~/.hermes`).
+    pub fn hermes_home(mut self, dir: Option<PathBuf>) -> Self {
+        self.hermes_home = Some(dir);
+        self
+    }
+    /// Continue's global directory instead of `$CONTINUE_GLOBAL_DIR` (`None`: Continue's
+    /// default, `~/.continue`).
+    pub fn continue_global_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.continue_global_dir = Some(dir);
         self
     }
     /// The base of `~/.config` files instead of `$XDG_CONFIG_HOME` (`None`: `<home>/.config`).
@@ -189,14 +209,21 @@ impl SettingsBuilder {
                 },
             },
         };
-        let codex_home = match self.codex_home {
-            Some(c) => c.as_deref().map(abs).transpose()?,
-            None => var("CODEX_HOME").map(|v| abs(Path::new(&v))).transpose()?,
-        };
-        let vibe_home = match self.vibe_home {
-            Some(c) => c.as_deref().map(abs).transpose()?,
-            None => var("VIBE_HOME").map(|v| abs(Path::new(&v))).transpose()?,
-        };
+        let mut client_homes = ClientHomes::from_env()?;
+        for (given, field) in [
+            (self.codex_home, &mut client_homes.codex_home),
+            (self.vibe_home, &mut client_homes.vibe_home),
+            (self.goose_path_root, &mut client_homes.goose_path_root),
+            (self.hermes_home, &mut client_homes.hermes_home),
+            (
+                self.continue_global_dir,
+                &mut client_homes.continue_global_dir,
+            ),
+        ] {
+            if let Some(dir) = given {
+                *field = dir.as_deref().map(abs).transpose()?;
+            }
+        }
         let xdg_config_home = match self.xdg_config_home {
             Some(x) => x.as_deref().map(abs).transpose()?,
             // An explicit home means "everything of the user is under there".
@@ -211,13 +238,130 @@ impl SettingsBuilder {
             home,
             state_dir,
             lock_timeout: self.lock_timeout.unwrap_or(DEFAULT_LOCK_TIMEOUT),
-            codex_home,
-            vibe_home,
+            client_homes,
             xdg_config_home,
             workspace: self.workspace,
             keep_going: false,
         })
     }
+}
+
+/// The directories that move one client's user file, each resolved from its environment
+/// variable exactly as that client resolves it (`None`: the client's default place under the
+/// home). Whatever is set here is also a base for the file system checks, as `--home` is.
+///
+/// ```
+/// use mcpconf::settings::ClientHomes;
+/// use std::path::PathBuf;
+///
+/// let mut homes = ClientHomes::default();
+/// homes.hermes_home = Some(PathBuf::from("/srv/hermes"));
+/// assert_eq!(homes.dirs().collect::<Vec<_>>(), [&PathBuf::from("/srv/hermes")]);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ClientHomes {
+    /// `$CODEX_HOME` (Codex: `<dir>/config.toml`). Unset or empty: `~/.codex`; a relative
+    /// value is taken from the current directory.
+    pub codex_home: Option<PathBuf>,
+    /// `$VIBE_HOME` (Mistral Vibe: `<dir>/config.toml`). Unset or empty: `~/.vibe`; a relative
+    /// value is taken from the current directory.
+    pub vibe_home: Option<PathBuf>,
+    /// `$GOOSE_PATH_ROOT` (Goose: `<dir>/config/config.yaml`). Goose takes only an absolute
+    /// path; unset, empty or relative: its default (`~/.config/goose`, following
+    /// `$XDG_CONFIG_HOME`).
+    pub goose_path_root: Option<PathBuf>,
+    /// `$HERMES_HOME` (Hermes Agent: `<dir>/config.yaml`), without leading and trailing
+    /// whitespace as Hermes strips it. Unset or blank: `~/.hermes`; a relative value is taken
+    /// from the current directory.
+    pub hermes_home: Option<PathBuf>,
+    /// `$CONTINUE_GLOBAL_DIR` (Continue: `<dir>/config.yaml`). Unset or empty: `~/.continue`; a
+    /// relative value is resolved from the current directory, `.` and `..` folded away, as
+    /// Continue's `path.resolve` does.
+    pub continue_global_dir: Option<PathBuf>,
+}
+
+impl ClientHomes {
+    /// Each variable read from the environment as its client reads it (see the fields).
+    pub fn from_env() -> Result<ClientHomes, SettingsError> {
+        Ok(ClientHomes {
+            codex_home: var("CODEX_HOME").map(|v| abs(Path::new(&v))).transpose()?,
+            vibe_home: var("VIBE_HOME").map(|v| abs(Path::new(&v))).transpose()?,
+            goose_path_root: goose_path_root(std::env::var_os("GOOSE_PATH_ROOT")),
+            hermes_home: hermes_home(std::env::var_os("HERMES_HOME"))
+                .map(|v| abs(&v))
+                .transpose()?,
+            continue_global_dir: var("CONTINUE_GLOBAL_DIR")
+                .map(|v| abs(Path::new(&v)).map(|p| fold_dots(&p)))
+                .transpose()?,
+        })
+    }
+
+    /// The directories that are set, in the order of the fields.
+    pub fn dirs(&self) -> impl Iterator<Item = &PathBuf> {
+        [
+            &self.codex_home,
+            &self.vibe_home,
+            &self.goose_path_root,
+            &self.hermes_home,
+            &self.continue_global_dir,
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
+/// Goose's `Paths::path_root`: the value when it is an absolute path, else nothing.
+fn goose_path_root(value: Option<OsString>) -> Option<PathBuf> {
+    value.map(PathBuf::from).filter(|p| p.is_absolute())
+}
+
+/// Hermes' `get_hermes_home`: the value without surrounding whitespace (Python's `str.strip`),
+/// nothing when that leaves it empty.
+fn hermes_home(value: Option<OsString>) -> Option<PathBuf> {
+    let value = value?;
+    let stripped = match value.to_str() {
+        // Python's `str.isspace` also counts the separators U+001C..U+001F.
+        Some(s) => s
+            .trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+            .into(),
+        // Not UTF-8 (Python keeps such bytes as surrogates, never as whitespace): only ASCII
+        // whitespace can be stripped.
+        #[cfg(unix)]
+        None => {
+            use std::os::unix::ffi::OsStrExt;
+            let bytes = value.as_bytes();
+            let is_space = |b: &u8| b.is_ascii_whitespace() || matches!(b, 0x0b | 0x1c..=0x1f);
+            let start = bytes
+                .iter()
+                .position(|b| !is_space(b))
+                .unwrap_or(bytes.len());
+            let end = bytes
+                .iter()
+                .rposition(|b| !is_space(b))
+                .map_or(start, |e| e + 1);
+            std::ffi::OsStr::from_bytes(&bytes[start..end]).to_os_string()
+        }
+        #[cfg(not(unix))]
+        None => value,
+    };
+    (!stripped.is_empty()).then(|| PathBuf::from(stripped))
+}
+
+/// An absolute path with `.` and `..` folded away by name, as Node's `path.resolve` does.
+fn fold_dots(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Whether a workspace name is valid: 1-64 characters from a-z, 0-9, `.`, `_`, `-`, starting
@@ -348,7 +492,7 @@ mod tests {
         assert_eq!(s.home, PathBuf::from("/h"));
         assert_eq!(s.state_dir, PathBuf::from("/s"));
         assert_eq!(s.lock_timeout, Duration::from_secs(3));
-        assert_eq!(s.codex_home, Some(PathBuf::from("/c")));
+        assert_eq!(s.client_homes.codex_home, Some(PathBuf::from("/c")));
         // An explicit home turns $XDG_CONFIG_HOME off.
         assert_eq!(s.xdg_config_home, None);
     }
@@ -362,6 +506,59 @@ mod tests {
         let s = Settings::builder().home("/h").build().unwrap();
         assert_eq!(s.state_dir, PathBuf::from("/h/.local/state/mcpconf"));
         assert_eq!(s.lock_timeout, DEFAULT_LOCK_TIMEOUT);
+    }
+
+    #[test]
+    fn client_home_variables_are_read_as_each_client_reads_them() {
+        let os = |s: &str| Some(OsString::from(s));
+        // Goose: only an absolute path, taken as it is.
+        assert_eq!(goose_path_root(None), None);
+        assert_eq!(goose_path_root(os("")), None);
+        assert_eq!(goose_path_root(os("rel/root")), None);
+        assert_eq!(goose_path_root(os(" /g")), None);
+        assert_eq!(goose_path_root(os("/g ")), Some(PathBuf::from("/g ")));
+        // Hermes: stripped like Python's `str.strip`; blank is unset; relative is kept.
+        assert_eq!(hermes_home(None), None);
+        assert_eq!(hermes_home(os(" \t\n\u{1f}\u{a0}")), None);
+        assert_eq!(hermes_home(os(" /h\n")), Some(PathBuf::from("/h")));
+        assert_eq!(
+            hermes_home(os("\u{3000}rel h ")),
+            Some(PathBuf::from("rel h"))
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            let raw = OsString::from_vec(b"\t/h\xff \x1c".to_vec());
+            let want = OsString::from_vec(b"/h\xff".to_vec());
+            assert_eq!(hermes_home(Some(raw)), Some(PathBuf::from(want)));
+        }
+        // Continue: `path.resolve` folds `.` and `..` by name, above the root stays the root.
+        assert_eq!(fold_dots(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(fold_dots(Path::new("/../a")), PathBuf::from("/a"));
+    }
+
+    #[test]
+    fn the_builder_overrides_each_client_home() {
+        let s = Settings::builder()
+            .root("/r")
+            .home("/h")
+            .codex_home(None)
+            .vibe_home(None)
+            .goose_path_root(Some(PathBuf::from("/g")))
+            .hermes_home(Some(PathBuf::from("hh")))
+            .continue_global_dir(None)
+            .build()
+            .unwrap();
+        let cwd = std::env::current_dir().unwrap();
+        let h = &s.client_homes;
+        assert_eq!(h.goose_path_root, Some(PathBuf::from("/g")));
+        assert_eq!(h.hermes_home, Some(cwd.join("hh")));
+        assert_eq!((&h.codex_home, &h.vibe_home), (&None, &None));
+        assert_eq!(h.continue_global_dir, None);
+        assert_eq!(
+            h.dirs().collect::<Vec<_>>(),
+            [&PathBuf::from("/g"), &cwd.join("hh")]
+        );
     }
 
     #[test]

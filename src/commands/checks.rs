@@ -170,8 +170,7 @@ pub(super) fn run_lint(cli: &Cli, args: &LintArgs, style: Style) -> u8 {
     let req = lint::Request {
         root: settings.root.clone(),
         home: settings.home.clone(),
-        codex_home: settings.codex_home.clone(),
-        vibe_home: settings.vibe_home.clone(),
+        client_homes: settings.client_homes.clone(),
         xdg_config_home: settings.xdg_config_home.clone(),
         paths: args.paths.clone(),
         client,

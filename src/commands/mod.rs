@@ -493,8 +493,7 @@ fn read_client(
     let ctx = dialect::Ctx {
         root: settings.root.clone(),
         home: settings.home.clone(),
-        codex_home: settings.codex_home.clone(),
-        vibe_home: settings.vibe_home.clone(),
+        client_homes: settings.client_homes.clone(),
         xdg_config_home: settings.xdg_config_home.clone(),
     };
     let file = d.path(sc, path, &ctx);
@@ -562,8 +561,7 @@ fn run_probe_all_clients(
     let bases = dialect::Ctx {
         root: settings.root.clone(),
         home: settings.home.clone(),
-        codex_home: settings.codex_home.clone(),
-        vibe_home: settings.vibe_home.clone(),
+        client_homes: settings.client_homes.clone(),
         xdg_config_home: settings.xdg_config_home.clone(),
     };
     let mut manifests = Vec::new();

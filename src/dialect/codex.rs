@@ -96,11 +96,8 @@ impl Dialect for Codex {
         vec!["mcp_servers".to_string()]
     }
     fn path(&self, scope: &Scope, explicit: Option<&str>, ctx: &Ctx) -> PathBuf {
-        match (scope.base, explicit, &ctx.codex_home) {
-            (Base::Home, None, Some(codex_home)) => codex_home.join("config.toml"),
-            (Base::Home, _, _) => ctx.home.join(explicit.unwrap_or(scope.path)),
-            (Base::Root, _, _) => ctx.root.join(explicit.unwrap_or(scope.path)),
-        }
+        let dir = ctx.client_homes.codex_home.as_ref();
+        super::user_file_under(dir, "config.toml", scope, explicit, ctx)
     }
 
     fn render(&self, server: &Server) -> Result<Rendered, RenderError> {

@@ -1,6 +1,7 @@
 //! `continue`: Continue (VS Code / JetBrains extension and `cn` CLI). User
-//! `~/.continue/config.yaml` (Windows `%USERPROFILE%\.continue\config.yaml`; the default
-//! scope), project block files `.continue/mcpServers/*.yaml` (scope `project`, default file
+//! `~/.continue/config.yaml` (Windows `%USERPROFILE%\.continue\config.yaml`;
+//! `$CONTINUE_GLOBAL_DIR/config.yaml` when set, `core/util/paths.ts`; the default scope),
+//! project block files `.continue/mcpServers/*.yaml` (scope `project`, default file
 //! `.continue/mcpServers/mcpconf.yaml`; any other block file there is a target's `path`).
 //! Servers are a YAML **list** `mcpServers`, each item identified by its `name` (the keyed
 //! list `mcpServers[name]`, see [`crate::keyed`])
@@ -14,6 +15,8 @@
 //! environment (`core/config/yaml/LocalPlatformClient.ts`), in every string field. A literal
 //! `${{` would be read as a template, so it is refused. Continue has no tool filter: a pin is a
 //! note.
+
+use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
@@ -97,6 +100,11 @@ impl Dialect for Continue {
     }
     fn container(&self, _scope: &str, _ctx: &Ctx) -> Vec<String> {
         vec!["mcpServers[name]".to_string()]
+    }
+    fn path(&self, scope: &Scope, explicit: Option<&str>, ctx: &Ctx) -> PathBuf {
+        // Only the user file moves: project blocks stay under the workspace's `.continue/`.
+        let dir = ctx.client_homes.continue_global_dir.as_ref();
+        super::user_file_under(dir, "config.yaml", scope, explicit, ctx)
     }
 
     fn render(&self, server: &Server) -> Result<Rendered, RenderError> {

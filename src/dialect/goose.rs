@@ -1,6 +1,7 @@
 //! `goose`: Block's Goose. One user file, `~/.config/goose/config.yaml` (`$XDG_CONFIG_HOME`
-//! honoured; Windows `%APPDATA%\Block\goose\config\config.yaml`; `GOOSE_PATH_ROOT` moves it),
-//! no project file. Servers are entries of the YAML mapping `extensions`, keyed by
+//! honoured; Windows `%APPDATA%\Block\goose\config\config.yaml`; an absolute
+//! `GOOSE_PATH_ROOT` moves it to `<root>/config/config.yaml`, goose
+//! `crates/goose/src/config/paths.rs`), no project file. Servers are entries of the YAML mapping `extensions`, keyed by
 //! Goose's `name_to_key(name)` (the name lower-cased, without whitespace), each
 //! `{enabled, type, name, description, …}` (goose `crates/goose/src/config/extensions.rs`,
 //! `crates/goose/src/agents/extension.rs`):
@@ -18,6 +19,8 @@
 //! silently drops (`PATH`, `LD_PRELOAD`, …), a `cwd`, and a server name Goose would key
 //! differently. A tool pin is written as `available_tools`. Goose's own `builtin` and
 //! `platform` extensions never equal a rendered entry, so they are never adopted or changed.
+
+use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
@@ -133,6 +136,10 @@ impl Dialect for Goose {
     }
     fn container(&self, _scope: &str, _ctx: &Ctx) -> Vec<String> {
         vec!["extensions".to_string()]
+    }
+    fn path(&self, scope: &Scope, explicit: Option<&str>, ctx: &Ctx) -> PathBuf {
+        let dir = ctx.client_homes.goose_path_root.as_ref();
+        super::user_file_under(dir, "config/config.yaml", scope, explicit, ctx)
     }
 
     fn render(&self, server: &Server) -> Result<Rendered, RenderError> {

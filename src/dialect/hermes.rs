@@ -1,7 +1,8 @@
-//! `hermes`: Nous Research's Hermes Agent. One user file, `~/.hermes/config.yaml` (the same on
-//! every OS; `$HERMES_HOME` moves it and is not followed here). Servers are entries of the YAML
-//! mapping `mcp_servers` (NousResearch/hermes-agent
-//! `website/docs/reference/mcp-config-reference.md`, `tools/mcp_tool.py`): stdio
+//! `hermes`: Nous Research's Hermes Agent. One user file, `~/.hermes/config.yaml`
+//! (`$HERMES_HOME` moves it to `$HERMES_HOME/config.yaml`, `hermes_constants.py`
+//! `get_hermes_home`). Servers are entries of the YAML mapping `mcp_servers`
+//! (NousResearch/hermes-agent `website/docs/reference/mcp-config-reference.md`,
+//! `tools/mcp_tool.py`): stdio
 //! `{command, args, env}`, streamable HTTP `{url, headers}`, SSE the same with
 //! `transport: sse`. A tool pin is `tools: {include: [...]}`.
 //!
@@ -10,6 +11,8 @@
 //! anywhere and a literal `${name…}` is refused. It has no working-directory field. Hermes reads
 //! YAML with PyYAML (YAML 1.1), so `yes`, `no`, `on` and `off` are quoted when written as
 //! strings (as `yamldoc` does for every string).
+
+use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
@@ -92,6 +95,10 @@ impl Dialect for Hermes {
     }
     fn container(&self, scope: &str, ctx: &Ctx) -> Vec<String> {
         INNER.container(scope, ctx)
+    }
+    fn path(&self, scope: &Scope, explicit: Option<&str>, ctx: &Ctx) -> PathBuf {
+        let dir = ctx.client_homes.hermes_home.as_ref();
+        super::user_file_under(dir, "config.yaml", scope, explicit, ctx)
     }
 
     fn render(&self, server: &Server) -> Result<Rendered, RenderError> {

@@ -120,11 +120,8 @@ impl Dialect for MistralVibe {
         vec!["mcp_servers[name]".to_string()]
     }
     fn path(&self, scope: &Scope, explicit: Option<&str>, ctx: &Ctx) -> PathBuf {
-        match (scope.base, explicit, &ctx.vibe_home) {
-            (Base::Home, None, Some(vibe_home)) => vibe_home.join("config.toml"),
-            (Base::Home, _, _) => ctx.home.join(explicit.unwrap_or(scope.path)),
-            (Base::Root, _, _) => ctx.root.join(explicit.unwrap_or(scope.path)),
-        }
+        let dir = ctx.client_homes.vibe_home.as_ref();
+        super::user_file_under(dir, "config.toml", scope, explicit, ctx)
     }
 
     fn render(&self, server: &Server) -> Result<Rendered, RenderError> {
@@ -309,8 +306,7 @@ mod tests {
         let mut ctx = Ctx {
             root: PathBuf::from("/r"),
             home: PathBuf::from("/h"),
-            codex_home: None,
-            vibe_home: None,
+            client_homes: Default::default(),
             xdg_config_home: None,
         };
         let user = MISTRAL_VIBE.scope("user").unwrap();
@@ -319,7 +315,7 @@ mod tests {
             MISTRAL_VIBE.path(user, None, &ctx),
             PathBuf::from("/h/.vibe/config.toml")
         );
-        ctx.vibe_home = Some(PathBuf::from("/v"));
+        ctx.client_homes.vibe_home = Some(PathBuf::from("/v"));
         assert_eq!(
             MISTRAL_VIBE.path(user, None, &ctx),
             PathBuf::from("/v/config.toml")

@@ -48,6 +48,7 @@ mod zed;
 use std::path::PathBuf;
 
 use crate::server::Server;
+pub use crate::settings::ClientHomes;
 
 pub use mcp_servers::{
     BASE, Hazard, McpServers, Places, Slot, Ty, Types, expands_literal, pin_note,
@@ -105,13 +106,23 @@ pub struct Ctx {
     pub root: PathBuf,
     /// Base of user-scope targets (absolute).
     pub home: PathBuf,
-    /// `$CODEX_HOME`, when set (Codex's user file is `$CODEX_HOME/config.toml`).
-    pub codex_home: Option<PathBuf>,
-    /// `$VIBE_HOME`, when set (Mistral Vibe's user file is `$VIBE_HOME/config.toml`).
-    pub vibe_home: Option<PathBuf>,
+    /// The directories that move one client's user file (`$CODEX_HOME`, `$HERMES_HOME`, …).
+    pub client_homes: ClientHomes,
     /// `$XDG_CONFIG_HOME`, when set and `--home` was not given: user files under `~/.config/`
     /// (VS Code, Zed, opencode, Claude Desktop on Linux) live there instead.
     pub xdg_config_home: Option<PathBuf>,
+}
+
+impl Ctx {
+    /// Every directory a target's file may lie under: the root, the home, each client home
+    /// that is set and `$XDG_CONFIG_HOME` (not resolved; the file system checks add the
+    /// resolved forms).
+    pub fn bases(&self) -> Vec<PathBuf> {
+        let mut bases = vec![self.root.clone(), self.home.clone()];
+        bases.extend(self.client_homes.dirs().cloned());
+        bases.extend(self.xdg_config_home.clone());
+        bases
+    }
 }
 
 /// A server rendered as one client's entry.
@@ -284,14 +295,35 @@ pub trait Dialect: Sync {
     /// The file a target names: an explicit `path` (relative to the scope's base), else the
     /// scope's default.
     fn path(&self, scope: &Scope, explicit: Option<&str>, ctx: &Ctx) -> PathBuf {
-        let path = explicit.unwrap_or(scope.default_path());
-        match scope.base {
-            Base::Root => ctx.root.join(path),
-            Base::Home => match (path.strip_prefix(".config/"), &ctx.xdg_config_home) {
-                (Some(rest), Some(xdg)) if explicit.is_none() => xdg.join(rest),
-                _ => ctx.home.join(path),
-            },
-        }
+        scope_path(scope, explicit, ctx)
+    }
+}
+
+/// Where a scope's file is without a client home variable: an explicit path under its base,
+/// else the default path, a user file under `~/.config/` following `$XDG_CONFIG_HOME`.
+pub(crate) fn scope_path(scope: &Scope, explicit: Option<&str>, ctx: &Ctx) -> PathBuf {
+    let path = explicit.unwrap_or(scope.default_path());
+    match scope.base {
+        Base::Root => ctx.root.join(path),
+        Base::Home => match (path.strip_prefix(".config/"), &ctx.xdg_config_home) {
+            (Some(rest), Some(xdg)) if explicit.is_none() => xdg.join(rest),
+            _ => ctx.home.join(path),
+        },
+    }
+}
+
+/// The user file `file` under a client's home `dir` when it is set and the target names no
+/// path of its own, else [`scope_path`].
+pub(crate) fn user_file_under(
+    dir: Option<&PathBuf>,
+    file: &str,
+    scope: &Scope,
+    explicit: Option<&str>,
+    ctx: &Ctx,
+) -> PathBuf {
+    match (dir, scope.base, explicit) {
+        (Some(dir), Base::Home, None) => dir.join(file),
+        _ => scope_path(scope, explicit, ctx),
     }
 }
 

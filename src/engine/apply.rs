@@ -178,10 +178,7 @@ fn prepare_step(
         }
     }
     let ctx_now = ctx(settings);
-    let mut bases = vec![ctx_now.root.clone(), ctx_now.home.clone()];
-    bases.extend(ctx_now.codex_home.clone());
-    bases.extend(ctx_now.vibe_home.clone());
-    bases.extend(ctx_now.xdg_config_home.clone());
+    let mut bases = ctx_now.bases();
     let resolved: Vec<PathBuf> = bases.iter().filter_map(|b| fsio::resolve(b).ok()).collect();
     bases.extend(resolved);
 

@@ -10,8 +10,7 @@ pub(super) fn ctx(settings: &Settings) -> Ctx {
         // reached through a symlink must name the same project entry.
         root: fsio::resolve(&settings.root).unwrap_or_else(|_| settings.root.clone()),
         home: settings.home.clone(),
-        codex_home: settings.codex_home.clone(),
-        vibe_home: settings.vibe_home.clone(),
+        client_homes: settings.client_homes.clone(),
         xdg_config_home: settings.xdg_config_home.clone(),
     }
 }
@@ -187,7 +186,7 @@ pub(super) fn specs(
 /// Why a ledger record does not have the shape mcpconf writes, if it does not: an entry's
 /// pointer is `<a container of the client>/<the server>`, a grant's is `/<a grant array of the
 /// client>/<a grant of the server>`; the file of a record that no target names any more lies
-/// under `--root`, `--home`, `$CODEX_HOME` or `$XDG_CONFIG_HOME`.
+/// under `--root`, `--home`, a client home (`$CODEX_HOME`, …) or `$XDG_CONFIG_HOME`.
 fn record_problem(
     r: &ledger::Record,
     d: &'static dyn Dialect,
@@ -235,10 +234,7 @@ fn record_problem(
                     std::path::Component::ParentDir | std::path::Component::CurDir
                 )
             });
-        let mut bases = vec![ctx.root.clone(), ctx.home.clone()];
-        bases.extend(ctx.codex_home.clone());
-        bases.extend(ctx.vibe_home.clone());
-        bases.extend(ctx.xdg_config_home.clone());
+        let mut bases = ctx.bases();
         let resolved: Vec<PathBuf> = bases.iter().filter_map(|b| fsio::resolve(b).ok()).collect();
         bases.extend(resolved);
         if !normal || !bases.iter().any(|b| file.starts_with(b)) {

@@ -28,8 +28,7 @@ pub(crate) fn ctx(req: &Request) -> Ctx {
     Ctx {
         root: req.root.clone(),
         home: req.home.clone(),
-        codex_home: req.codex_home.clone(),
-        vibe_home: req.vibe_home.clone(),
+        client_homes: req.client_homes.clone(),
         xdg_config_home: req.xdg_config_home.clone(),
     }
 }

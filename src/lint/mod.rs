@@ -34,8 +34,7 @@ pub fn client_files(
     let req = Request {
         root: bases.root.clone(),
         home: bases.home.clone(),
-        codex_home: bases.codex_home.clone(),
-        vibe_home: bases.vibe_home.clone(),
+        client_homes: bases.client_homes.clone(),
         xdg_config_home: bases.xdg_config_home.clone(),
         paths: Vec::new(),
         client: None,
@@ -239,10 +238,8 @@ pub struct Request {
     pub root: PathBuf,
     /// Base of user files.
     pub home: PathBuf,
-    /// `$CODEX_HOME`, when set.
-    pub codex_home: Option<PathBuf>,
-    /// `$VIBE_HOME`, when set.
-    pub vibe_home: Option<PathBuf>,
+    /// The directories that move one client's user file (`$CODEX_HOME`, `$HERMES_HOME`, …).
+    pub client_homes: crate::settings::ClientHomes,
     /// `$XDG_CONFIG_HOME`, when set and `--home` was not given.
     pub xdg_config_home: Option<PathBuf>,
     /// Files (or directories, linted as a project root) given on the command line; empty:
@@ -298,9 +295,8 @@ impl LintReport {
 /// let report = lint::lint(&Request {
 ///     root: dir.path().join("project"),
 ///     home: dir.path().join("home"),
-///     codex_home: None,
+///     client_homes: Default::default(),
 ///     xdg_config_home: None,
-///     vibe_home: None,
 ///     paths: Vec::new(), // every client file under root and home
 ///     client: None,
 ///     state_dir: None,

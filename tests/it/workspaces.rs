@@ -55,6 +55,10 @@ impl Machine {
             .env_remove("MCPCONF_STATE_DIR")
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("CODEX_HOME")
+            .env_remove("VIBE_HOME")
+            .env_remove("GOOSE_PATH_ROOT")
+            .env_remove("HERMES_HOME")
+            .env_remove("CONTINUE_GLOBAL_DIR")
             .stdin(Stdio::null());
         c
     }

@@ -35,6 +35,9 @@ pub const LEAKY_ENV: &[&str] = &[
     "XDG_DATA_HOME",
     "CODEX_HOME",
     "VIBE_HOME",
+    "GOOSE_PATH_ROOT",
+    "HERMES_HOME",
+    "CONTINUE_GLOBAL_DIR",
 ];
 
 /// `mcpconf` (no arguments yet) with a hermetic environment: [`LEAKY_ENV`] unset and
