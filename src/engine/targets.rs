@@ -328,6 +328,13 @@ fn add_target_file(
     if mode == Mode::Prune {
         return;
     }
+    // The wants already in this container, by server: one lookup per server, not a scan.
+    let mut wanted: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (i, w) in spec.wants.iter().enumerate() {
+        if w.container == container {
+            wanted.entry(w.server.clone()).or_insert(i);
+        }
+    }
     for s in m.servers_for(t) {
         match d.render_for(s, t.client_version.as_deref()) {
             Ok(r) => {
@@ -336,10 +343,7 @@ fn add_target_file(
                         spec.notes.push(n);
                     }
                 }
-                let dup = spec
-                    .wants
-                    .iter()
-                    .find(|w| w.container == container && w.server == s.name);
+                let dup = wanted.get(&s.name).and_then(|&i| spec.wants.get(i));
                 match dup {
                     Some(w) if w.value == r.value => {}
                     Some(_) => {
@@ -359,6 +363,7 @@ fn add_target_file(
                             .expanded(|v| std::env::var(v).ok())
                             .and_then(|x| d.render_for(&x, t.client_version.as_deref()).ok())
                             .map(|x| x.value);
+                        wanted.insert(s.name.clone(), spec.wants.len());
                         spec.wants.push(Want {
                             container: container.clone(),
                             server: s.name.clone(),

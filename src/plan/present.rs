@@ -6,6 +6,43 @@ use super::equal::difference_hint;
 use super::staged::Staged;
 use super::*;
 use crate::ledger::Ownership;
+use std::collections::{HashMap, HashSet};
+
+/// The records of one file found by pointer: one lookup per entry, so planning n entries
+/// against n records costs n, not n².
+struct Index<'a> {
+    /// This workspace's record at each pointer (the first, as a scan in order would find it).
+    records: HashMap<&'a str, &'a Record>,
+    /// Every other workspace's records at each pointer, in order.
+    others: HashMap<&'a str, Vec<&'a Record>>,
+}
+
+impl<'a> Index<'a> {
+    fn new(input: &'a FileInput) -> Index<'a> {
+        let mut records = HashMap::with_capacity(input.records.len());
+        for r in &input.records {
+            records.entry(r.pointer.as_str()).or_insert(r);
+        }
+        let mut others: HashMap<&str, Vec<&Record>> = HashMap::new();
+        for r in &input.others {
+            others.entry(r.pointer.as_str()).or_default().push(r);
+        }
+        Index { records, others }
+    }
+
+    fn record(&self, pointer: &str) -> Option<&'a Record> {
+        self.records.get(pointer).copied()
+    }
+
+    fn others(&self, pointer: &str) -> &[&'a Record] {
+        self.others.get(pointer).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether anyone (this workspace or another) has a record at `pointer`.
+    fn any(&self, pointer: &str) -> bool {
+        self.records.contains_key(pointer) || self.others.contains_key(pointer)
+    }
+}
 
 fn refuse(fp: &mut FilePlan, doc: &Staged, path: &[String], op: Op, server: &str, message: String) {
     fp.actions.push(Action {
@@ -32,12 +69,19 @@ pub(super) fn plan_present(
     let mut doc = Staged::new(original.clone());
     let shown = input.path.display().to_string();
     let created_file = input.records.iter().any(|r| r.created_file);
-    let mut wanted_pointers = Vec::new();
+    let index = Index::new(input);
+    // What a co-owned entry's record inherits from the other workspaces' records of the file.
+    let others_created = input.others.iter().any(|r| r.created_file);
+    let others_file_digest = input
+        .others
+        .iter()
+        .find_map(|r| r.file_digest.clone().filter(|_| r.created_file));
+    let mut wanted_pointers = HashSet::new();
     let mut kept_records = 0usize;
 
     for w in &input.wants {
         let pointer = ledger::pointer(&w.container, &w.server);
-        wanted_pointers.push(pointer.clone());
+        wanted_pointers.insert(pointer.clone());
         if let Err(e) = check_containers(&doc, &w.container) {
             fp.errors.push(e);
             continue;
@@ -45,9 +89,9 @@ pub(super) fn plan_present(
         let mut path = w.container.clone();
         path.push(w.server.clone());
         let current = doc.get(&path);
-        let record = input.records.iter().find(|r| r.pointer == pointer);
+        let record = index.record(&pointer);
         // Other workspaces of the same owner that provably own what is there now.
-        let co_owners = co_owners(input, &pointer, current.as_ref());
+        let co_owners = co_owners(&index, &pointer, current.as_ref());
         let legacy = input
             .legacy
             .iter()
@@ -144,14 +188,10 @@ pub(super) fn plan_present(
                     });
                     // The hints and the created-file mark travel with the entry, so whichever
                     // workspace removes it last restores the original bytes.
-                    let co = input.others.iter().find(|r| r.pointer == pointer);
+                    let co = index.others(&pointer).first();
                     let hints = co.and_then(|r| r.hints.clone());
-                    let created = input.others.iter().any(|r| r.created_file);
-                    let mut rec = record_of(input, w, &v, hints, created);
-                    rec.file_digest = input
-                        .others
-                        .iter()
-                        .find_map(|r| r.file_digest.clone().filter(|_| r.created_file));
+                    let mut rec = record_of(input, w, &v, hints, others_created);
+                    rec.file_digest = others_file_digest.clone();
                     fp.ledger.push(LedgerOp::Set(rec));
                     kept_records += 1;
                 } else {
@@ -269,7 +309,7 @@ pub(super) fn plan_present(
     for g in &input.grants {
         let path = vec![g.spec.array.to_string()];
         for v in &g.spec.values {
-            wanted_pointers.push(grant_pointer(g.spec.array, v));
+            wanted_pointers.insert(grant_pointer(g.spec.array, v));
         }
         match doc.get(&path) {
             None if g.spec.create_array => {
@@ -306,7 +346,7 @@ pub(super) fn plan_present(
                 });
                 for v in &g.spec.values {
                     let pointer = grant_pointer(g.spec.array, v);
-                    let record = input.records.iter().find(|r| r.pointer == pointer);
+                    let record = index.record(&pointer);
                     let present = items.iter().any(|x| x.as_str() == Some(v.as_str()));
                     match (present, record) {
                         (true, Some(r)) => {
@@ -317,14 +357,11 @@ pub(super) fn plan_present(
                         }
                         // Co-owned: another workspace of the owner added it; ours too now.
                         (true, None)
-                            if !co_owners(input, &pointer, Some(&Value::String(v.clone())))
+                            if !co_owners(&index, &pointer, Some(&Value::String(v.clone())))
                                 .is_empty() =>
                         {
-                            let hints = input
-                                .others
-                                .iter()
-                                .find(|r| r.pointer == pointer)
-                                .and_then(|r| r.hints.clone());
+                            let hints =
+                                index.others(&pointer).first().and_then(|r| r.hints.clone());
                             fp.ledger
                                 .push(LedgerOp::Set(grant_record(input, g, v, hints)));
                         }
@@ -394,7 +431,7 @@ pub(super) fn plan_present(
             fp.ledger.push(LedgerOp::Remove(r.pointer.clone()));
             continue;
         }
-        let co = co_owners(input, &r.pointer, Some(&Value::String(value.clone())));
+        let co = co_owners(&index, &r.pointer, Some(&Value::String(value.clone())));
         if !co.is_empty() {
             fp.actions.push(Action {
                 op: Op::Keep,
@@ -467,7 +504,7 @@ pub(super) fn plan_present(
         let mut path = container.clone();
         path.push(name.clone());
         let current = doc.get(&path);
-        let co = co_owners(input, &r.pointer, current.as_ref());
+        let co = co_owners(&index, &r.pointer, current.as_ref());
         if r.ownership(current.as_ref()) == Ownership::Intact && !co.is_empty() {
             // Co-owned: only this workspace's claim goes.
             fp.actions.push(Action {
@@ -517,10 +554,7 @@ pub(super) fn plan_present(
     for l in &input.legacy {
         for c in &input.containers {
             let p = ledger::pointer(c, &l.name);
-            if wanted_pointers.contains(&p)
-                || input.records.iter().any(|r| r.pointer == p)
-                || input.others.iter().any(|r| r.pointer == p)
-            {
+            if wanted_pointers.contains(&p) || index.any(&p) {
                 continue;
             }
             let mut path = c.clone();
@@ -573,10 +607,7 @@ pub(super) fn plan_present(
         for array in &input.grant_arrays {
             for g in &l.grants {
                 let pointer = grant_pointer(array, g);
-                if wanted_pointers.contains(&pointer)
-                    || input.records.iter().any(|r| r.pointer == pointer)
-                    || input.others.iter().any(|r| r.pointer == pointer)
-                {
+                if wanted_pointers.contains(&pointer) || index.any(&pointer) {
                     continue;
                 }
                 let path = vec![array.clone()];
@@ -661,11 +692,11 @@ fn owner_of(input: &FileInput) -> &str {
 }
 
 /// The other workspaces whose record at `pointer` provably owns the value found now.
-fn co_owners(input: &FileInput, pointer: &str, current: Option<&Value>) -> Vec<String> {
-    let mut out: Vec<String> = input
-        .others
+fn co_owners(index: &Index, pointer: &str, current: Option<&Value>) -> Vec<String> {
+    let mut out: Vec<String> = index
+        .others(pointer)
         .iter()
-        .filter(|r| r.pointer == pointer && r.ownership(current) == Ownership::Intact)
+        .filter(|r| r.ownership(current) == Ownership::Intact)
         .map(|r| match &r.workspace {
             Some(w) => format!("`{w}`"),
             None => "(a record from before workspaces)".to_string(),
