@@ -165,8 +165,10 @@ for mb in SIZES:
         with open(f"{d}/m2.toml", "w") as f:
             f.write(f'owner = "bench"\n\n[servers.added2]\ncommand = "npx"\nargs = {ENTRY_ARGS}\n\n'
                     '[[targets]]\nclient = "json"\nscope = "user"\npath = "big.json"\n')
-        upd_prep = (f"cp {d}/noop/big.json {d}/home/big.json && rm -rf {d}/upd-state && "
-                    f"cp -r {d}/noop-state {d}/upd-state")
+        # The state is made for this copy (a copy of noop-state would name the noop file,
+        # and the update would then also prune that one: two files, not one).
+        upd_prep = (f"cp {src} {d}/home/big.json && rm -rf {d}/upd-state && "
+                    f"{BIN} apply --yes -m {d}/m.toml --home {d}/home --state-dir {d}/upd-state >/dev/null")
         upd_cmd = f"{BIN} apply --yes -m {d}/m2.toml --home {d}/home --state-dir {d}/upd-state"
         row["rss_update"] = peak_rss_kb(upd_cmd, prepare=upd_prep) * 1024
     print(f"big: {row}", file=sys.stderr)

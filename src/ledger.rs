@@ -274,8 +274,12 @@ impl Ledger {
 
     /// Record the whole-file digest of `file` (as just written) on its created-file records.
     pub fn set_file_digest(&mut self, file: &str, bytes: &[u8]) {
-        let d = file_digest(bytes);
         let range = self.range(file);
+        // Only a created file keeps a digest (hashing costs a pass over the file).
+        if !self.records[range.clone()].iter().any(|r| r.created_file) {
+            return;
+        }
+        let d = file_digest(bytes);
         for r in self.records[range].iter_mut().filter(|r| r.created_file) {
             r.file_digest = Some(d.clone());
         }

@@ -562,14 +562,19 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                                 Frame::Obj { idx, .. } => Some(*idx),
                                 Frame::Arr { .. } => None,
                             });
-                            tree.objs.push(ObjSpan {
-                                open: start,
-                                close: start,
-                                parent,
-                                members: Vec::new(),
-                            });
+                            // Validating keeps only the root's span (the first object);
+                            // the others would be pushed and never read.
+                            let keep = mode.build || tree.objs.is_empty();
+                            if keep {
+                                tree.objs.push(ObjSpan {
+                                    open: start,
+                                    close: start,
+                                    parent,
+                                    members: Vec::new(),
+                                });
+                            }
                             stack.push(Frame::Obj {
-                                idx: if mode.build || tree.objs.len() == 1 {
+                                idx: if keep {
                                     tree.objs.len() - 1
                                 } else {
                                     usize::MAX

@@ -655,7 +655,8 @@ pub(super) fn plan_present(
     // A created file goes only when its bytes are exactly what mcpconf left (the whole-file
     // digest recorded at its last write): a comment, an empty table, anything the user added
     // keeps it (then only our entries are removed).
-    let as_left = {
+    // (Hashed only when the rest allows the deletion: it costs a pass over the file.)
+    let as_left = || {
         let now = ledger::file_digest(original.bytes());
         input
             .records
@@ -663,9 +664,9 @@ pub(super) fn plan_present(
             .any(|r| r.created_file && r.file_digest.as_deref() == Some(now.as_str()))
     };
     if created_file
-        && as_left
         && kept_records == 0
         && input.others.is_empty()
+        && as_left()
         && (only_empty_objects(&doc.root())
             || Doc::new_file(input.syntax, new_file_text(input))
                 .is_ok_and(|e| as_created(&doc.root(), &e.root())))
