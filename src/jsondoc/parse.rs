@@ -95,6 +95,36 @@ static STRING_STOP: [bool; 256] = {
     t
 };
 
+/// The length of the run of plain string content at the start of `b`: the position of the
+/// first [`STRING_STOP`] byte, or `b.len()`. Eight bytes at a time (each word tested for a
+/// byte below 0x20, a `"` or a `\\` with the usual bit tricks, which are exact for "some byte
+/// matches"; the lowest flagged byte is the first match), the table for the last few bytes.
+pub(super) fn plain_run(b: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let mut i = 0;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(w);
+        let stop = x.wrapping_sub(ONES * 0x20) & !x & HIGH
+            | has_zero(x ^ (ONES * u64::from(b'"')))
+            | has_zero(x ^ (ONES * u64::from(b'\\')));
+        if stop != 0 {
+            // A false positive only ever sits above a true match (a borrow runs upwards), so
+            // the lowest flagged byte is the first stop.
+            return i + (stop.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    let rest = b.get(i..).unwrap_or(&[]);
+    i + rest
+        .iter()
+        .position(|&c| STRING_STOP[usize::from(c)])
+        .unwrap_or(rest.len())
+}
+
 pub(super) fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
@@ -302,12 +332,7 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         loop {
             // Fast path: plain bytes.
-            let rest = self.b.get(self.pos..).unwrap_or(&[]);
-            let n = rest
-                .iter()
-                .position(|&c| STRING_STOP[usize::from(c)])
-                .unwrap_or(rest.len());
-            self.pos += n;
+            self.pos += plain_run(self.b.get(self.pos..).unwrap_or(&[]));
             match self.peek() {
                 Some(b'"') => {
                     self.pos += 1;

@@ -3,7 +3,7 @@
 
 use super::api::*;
 use super::edit::set_path;
-use super::parse::{Mode, parse_core, parse_only, values_agree};
+use super::parse::{Mode, parse_core, parse_only, plain_run, values_agree};
 use super::scan::{shallow, spine};
 
 use proptest::prelude::*;
@@ -405,6 +405,28 @@ fn cfg() -> ProptestConfig {
 
 fn show(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
+}
+
+proptest! {
+    /// The word-at-a-time scan of plain string content stops where a byte-by-byte scan does:
+    /// at the first control character, `"` or `\\`, at any offset within a word, among any
+    /// other bytes (UTF-8 lead and continuation bytes, 0x20, 0x7f, the neighbours of the stops).
+    #[test]
+    fn prop_plain_run_is_the_byte_scan(
+        b in proptest::collection::vec(prop_oneof![
+            6 => proptest::sample::select(vec![b'a', b' ', b'!', b'#', b'[', b']', 0x7f, 0x80, 0xc3, 0xa9, 0xff, 0x21, 0x23, 0x5b, 0x5d]),
+            1 => proptest::sample::select(vec![b'"', b'\\', 0x00, 0x0a, 0x1f, 0x09]),
+            1 => any::<u8>(),
+        ], 0..40),
+        from in 0usize..9,
+    ) {
+        let b = b.get(from.min(b.len())..).unwrap_or(&[]);
+        let want = b
+            .iter()
+            .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
+            .unwrap_or(b.len());
+        prop_assert_eq!(plain_run(b), want, "{:?}", b);
+    }
 }
 
 proptest! {
