@@ -37,7 +37,7 @@ pub(crate) fn ctx(req: &Request) -> Ctx {
 #[derive(Default)]
 struct Inputs {
     list: Vec<Input>,
-    index: std::collections::HashMap<(PathBuf, &'static str), usize>,
+    index: super::fxhash::FxMap<(PathBuf, &'static str), usize>,
 }
 
 fn push(out: &mut Inputs, input: Input) {
@@ -116,23 +116,23 @@ fn match_len(path: &Path, pattern: &str) -> usize {
 /// How many last steps of a path [`best_match`] takes apart once.
 const STEPS: usize = 8;
 
-/// [`match_len`] over the last steps of a path (last first), or `None` when the pattern has
-/// more than [`STEPS`] steps.
-fn steps_match(comps: &[Option<&str>], pattern: &str) -> Option<usize> {
-    if pattern.is_empty() {
-        return Some(0);
-    }
-    let mut n = 0;
-    for p in pattern.rsplit('/').filter(|s| !s.is_empty()) {
-        if n == STEPS {
-            return None;
+/// The steps of a default path, last first, split once; `None` when it has more than
+/// [`STEPS`] (matched by [`match_len`] on the whole path instead).
+fn split_steps(pattern: &'static str) -> Option<Vec<&'static str>> {
+    let steps: Vec<&'static str> = pattern.rsplit('/').filter(|s| !s.is_empty()).collect();
+    (steps.len() <= STEPS).then_some(steps)
+}
+
+/// [`match_len`] of a pattern split by [`split_steps`] against a path's last steps (last
+/// first).
+fn steps_match(comps: &[Option<&str>; STEPS], steps: &[&str]) -> usize {
+    for (k, p) in steps.iter().enumerate() {
+        match comps.get(k).copied().flatten() {
+            Some(c) if wildcard(p, c) => {}
+            _ => return 0,
         }
-        match comps.get(n).copied().flatten() {
-            Some(c) if wildcard(p, c) => n += 1,
-            _ => return Some(0),
-        }
     }
-    Some(n)
+    steps.len()
 }
 
 /// The client (and its scopes) whose default paths the end of `path` matches, longest match
@@ -141,13 +141,22 @@ pub fn detect_client(path: &Path) -> Option<(&'static dyn Dialect, Vec<&'static 
     Detector::default().detect(path)
 }
 
+/// A (dialect, scope) pair that may match, with its default path and macOS path split.
+struct Candidate {
+    dialect: &'static dyn Dialect,
+    scope: &'static dialect::Scope,
+    /// `scope.path` and `scope.macos` split by [`split_steps`].
+    steps: [Option<Vec<&'static str>>; 2],
+}
+
 /// [`detect_client`] for many paths: the scopes whose default paths can match a file name are
-/// worked out once per file name (thousands of `.cursor/mcp.json` share one list).
+/// worked out (and their paths split into steps) once per file name (thousands of
+/// `.cursor/mcp.json` share one list).
 #[derive(Default)]
 struct Detector {
     /// By file name: the (dialect, scope) pairs, in [`dialect::ALL`] order, one of whose
     /// default paths ends in a pattern that matches the name.
-    by_name: std::collections::HashMap<String, Vec<(usize, usize)>>,
+    by_name: std::collections::HashMap<String, Vec<Candidate>>,
 }
 
 impl Detector {
@@ -158,7 +167,7 @@ impl Detector {
         let candidates = match self.by_name.get(name) {
             Some(c) => c,
             None => {
-                let c = candidates(name);
+                let c = split(&candidates(name));
                 self.by_name.entry(name.to_string()).or_insert(c)
             }
         };
@@ -185,43 +194,50 @@ fn candidates(name: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// The pairs as [`Candidate`]s.
+fn split(pairs: &[(usize, usize)]) -> Vec<Candidate> {
+    pairs
+        .iter()
+        .filter_map(|&(i, j)| {
+            let dialect = *dialect::ALL.get(i)?;
+            let scope = dialect.scopes().get(j)?;
+            Some(Candidate {
+                dialect,
+                scope,
+                steps: [split_steps(scope.path), split_steps(scope.macos)],
+            })
+        })
+        .collect()
+}
+
 fn best_match(
     path: &Path,
-    candidates: &[(usize, usize)],
+    candidates: &[Candidate],
 ) -> Option<(&'static dyn Dialect, Vec<&'static str>)> {
     // The path's last steps, last first, taken apart once for every pattern.
-    let comps: Vec<Option<&str>> = path
-        .components()
-        .rev()
-        .take(STEPS)
-        .map(|c| c.as_os_str().to_str())
-        .collect();
-    let match_len = |path: &Path, pattern: &str| match steps_match(&comps, pattern) {
-        Some(n) => n,
-        None => match_len(path, pattern),
-    };
+    let mut comps: [Option<&str>; STEPS] = [None; STEPS];
+    for (slot, c) in comps.iter_mut().zip(path.components().rev()) {
+        *slot = c.as_os_str().to_str();
+    }
     let mut best: Option<(usize, &'static dyn Dialect, Vec<&'static str>)> = None;
-    for &(i, j) in candidates {
-        let Some(d) = dialect::ALL.get(i) else {
+    for c in candidates {
+        let (d, scope) = (c.dialect, c.scope);
+        let n = [scope.path, scope.macos]
+            .iter()
+            .zip(&c.steps)
+            .map(|(p, steps)| match steps {
+                Some(steps) => steps_match(&comps, steps),
+                None => match_len(path, p),
+            })
+            .max()
+            .unwrap_or(0);
+        if n == 0 {
             continue;
-        };
-        let Some(scope) = d.scopes().get(j) else {
-            continue;
-        };
-        {
-            let n = [scope.path, scope.macos]
-                .iter()
-                .map(|p| match_len(path, p))
-                .max()
-                .unwrap_or(0);
-            if n == 0 {
-                continue;
-            }
-            match &mut best {
-                Some((m, bd, scopes)) if *m == n && bd.id() == d.id() => scopes.push(scope.name),
-                Some((m, _, _)) if *m >= n => {}
-                _ => best = Some((n, *d, vec![scope.name])),
-            }
+        }
+        match &mut best {
+            Some((m, bd, scopes)) if *m == n && bd.id() == d.id() => scopes.push(scope.name),
+            Some((m, _, _)) if *m >= n => {}
+            _ => best = Some((n, d, vec![scope.name])),
         }
     }
     best.map(|(_, d, s)| (d, s))
@@ -289,7 +305,7 @@ mod tests {
             .enumerate()
             .flat_map(|(i, d)| (0..d.scopes().len()).map(move |j| (i, j)))
             .collect();
-        best_match(path, &all).map(|(d, s)| (d.id(), s))
+        best_match(path, &split(&all)).map(|(d, s)| (d.id(), s))
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! ([`Config`]), and a page in `docs/lint/<rule>.md` whose text is also the SARIF help.
 
 mod discover;
+mod fxhash;
 pub mod render;
 mod rules;
 mod run;

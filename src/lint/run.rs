@@ -9,8 +9,9 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::discover::{Input, ctx};
+use super::fxhash::FxMap;
 use super::rules::drift::{Ledgers, ledgers};
-use super::rules::duplicates::fingerprint;
+use super::rules::duplicates::Fingerprint;
 use super::rules::grants::{Grant, grants_in};
 use super::secrets;
 use super::source::Source;
@@ -25,7 +26,7 @@ pub(in crate::lint) struct Loaded {
     pub(in crate::lint) input: Input,
     pub(in crate::lint) real: PathBuf,
     /// The parse, only while the file is checked on its own (see [`read_and_check`]).
-    pub(in crate::lint) source: Option<Source>,
+    pub(in crate::lint) source: Option<Box<Source>>,
     /// What the rules across files need of the parse, once it is dropped.
     pub(in crate::lint) summary: Option<Box<Summary>>,
     pub(in crate::lint) mode: u32,
@@ -58,8 +59,10 @@ impl Loaded {
 /// thousands of files are not held in memory at once.
 #[derive(Default)]
 pub(in crate::lint) struct Summary {
-    /// The text of the lines findings point at (for code frames), by line number (sorted).
-    pub(in crate::lint) lines: Vec<(usize, String)>,
+    /// The lines findings may point at (for code frames): their numbers (sorted) and where
+    /// each ends in `line_text`, which holds them one after another.
+    pub(in crate::lint) lines: Vec<(usize, usize)>,
+    pub(in crate::lint) line_text: Box<str>,
     /// The names in the root's `mcpServers`, when the root and it are objects.
     pub(in crate::lint) mcp_servers: Option<Vec<String>>,
     /// Whether the root's `includeMcpJson` is `false`.
@@ -74,7 +77,8 @@ impl Summary {
     /// The text kept of a line.
     pub(in crate::lint) fn line(&self, line: usize) -> Option<&str> {
         let i = self.lines.binary_search_by_key(&line, |(n, _)| *n).ok()?;
-        self.lines.get(i).map(|(_, t)| t.as_str())
+        let start = i.checked_sub(1).map_or(0, |j| self.lines[j].1);
+        self.line_text.get(start..self.lines.get(i)?.1)
     }
 }
 
@@ -91,7 +95,7 @@ pub(in crate::lint) struct Run<'a> {
     pub(in crate::lint) ctx: &'a Ctx,
     pub(in crate::lint) files: Vec<Loaded>,
     /// Index of `files` by resolved path.
-    pub(in crate::lint) by_real: std::collections::HashMap<PathBuf, usize>,
+    pub(in crate::lint) by_real: FxMap<PathBuf, usize>,
     pub(in crate::lint) raw: Vec<Raw>,
     /// Values recognised as credentials.
     pub(in crate::lint) secrets: Redactor,
@@ -110,8 +114,8 @@ pub(in crate::lint) struct Entry {
     /// The second step of a three-step path (a Claude Code project's key).
     pub(in crate::lint) project: Option<String>,
     pub(in crate::lint) name: String,
-    /// The server it starts ([`fingerprint`]).
-    pub(in crate::lint) fingerprint: Option<String>,
+    /// The server it starts.
+    pub(in crate::lint) fingerprint: Option<Fingerprint>,
     /// Line and column of its key.
     pub(in crate::lint) at: (usize, usize),
 }
@@ -122,7 +126,7 @@ impl Entry {
             file,
             project: (path.len() == 3).then(|| path[1].clone()),
             name: name.to_string(),
-            fingerprint: src.get(path).and_then(fingerprint),
+            fingerprint: src.get(path).and_then(Fingerprint::of),
             at: src.locate(path),
         }
     }
@@ -135,7 +139,7 @@ pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
         req,
         ctx: &ctx,
         files: Vec::new(),
-        by_real: std::collections::HashMap::new(),
+        by_real: FxMap::default(),
         raw: Vec::new(),
         secrets: Redactor::default(),
         wide: Redactor::default(),
@@ -144,10 +148,13 @@ pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
     };
     r.files.reserve(inputs.len());
     r.by_real.reserve(inputs.len());
-    let outcomes = parallel(inputs, |input| read_and_check(req, &ctx, &ledgers, input));
-    for (input, outcome) in outcomes {
-        r.admit(input, outcome, true);
-    }
+    parallel_each(
+        inputs,
+        |input| read_and_check(req, &ctx, &ledgers, input),
+        |(input, outcome)| {
+            r.admit(input, outcome, true);
+        },
+    );
     for i in 0..r.files.len() {
         if r.files[i].secret && r.files[i].mode & 0o044 != 0 {
             let mode = r.files[i].mode;
@@ -231,7 +238,7 @@ pub(in crate::lint) fn read_and_check(
     sub.files.push(Loaded {
         input,
         real,
-        source: Some(src),
+        source: Some(Box::new(src)),
         summary: None,
         mode,
         report: true,
@@ -258,10 +265,15 @@ pub(in crate::lint) fn read_and_check(
             .collect();
         lines.sort_unstable();
         lines.dedup();
+        let mut text = String::new();
         summary.lines = lines
             .into_iter()
-            .filter_map(|n| Some((n, s.line_text(n)?)))
+            .filter_map(|n| {
+                text.push_str(s.line(n)?);
+                Some((n, text.len()))
+            })
             .collect();
+        summary.line_text = text.into_boxed_str();
     }
     drop(src);
     entries.shrink_to_fit();
@@ -288,10 +300,14 @@ pub(in crate::lint) fn read_and_check(
 /// What the rules across files read of a parsed file, but its lines.
 pub(in crate::lint) fn summary_of(src: &Source, d: &dyn Dialect) -> Summary {
     let root = src.root();
+    // The servers a Kiro agent sees: its own and those of the Kiro settings files it includes
+    // (`rules::grants`).
+    let seen_by_agents = d.multi_file() || d.id() == "kiro";
     let mut s = Summary {
         mcp_servers: root
             .get("mcpServers")
             .and_then(Value::as_object)
+            .filter(|_| seen_by_agents)
             .map(|m| m.keys().cloned().collect()),
         no_mcp_json: root.get("includeMcpJson") == Some(&Value::Bool(false)),
         ..Summary::default()
@@ -447,7 +463,7 @@ impl Run<'_> {
     }
 
     pub(in crate::lint) fn src(&self, file: usize) -> Option<&Source> {
-        self.files.get(file).and_then(|f| f.source.as_ref())
+        self.files.get(file).and_then(|f| f.source.as_deref())
     }
 
     /// The servers containers of a file (Claude Code's `~/.claude.json`: the user container and
@@ -661,14 +677,20 @@ pub(in crate::lint) fn read_one(input: &Input) -> Outcome {
     }
 }
 
-/// `f` over `items` on the machine's cores (in order).
-pub(in crate::lint) fn parallel<T: Send, R: Send>(
+/// `f` over `items` on the machine's cores, each result handed to `sink` on the calling
+/// thread in the order of `items`. The calling thread takes the first share itself (one thread
+/// and one allocator arena fewer) and hands each of its results over as soon as it has it, so
+/// that what `sink` does overlaps with the other threads' work and those results are never
+/// held all at once; the other threads' results follow, share by share.
+pub(in crate::lint) fn parallel_each<T: Send, R: Send>(
     items: Vec<T>,
     f: impl Fn(T) -> R + Sync,
-) -> Vec<R> {
+    mut sink: impl FnMut(R),
+) {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     if threads < 2 || items.len() < 64 {
-        return items.into_iter().map(&f).collect();
+        items.into_iter().map(&f).for_each(sink);
+        return;
     }
     let n = items.len();
     let per = n.div_ceil(threads);
@@ -679,20 +701,19 @@ pub(in crate::lint) fn parallel<T: Send, R: Send>(
     }
     let f = &f;
     std::thread::scope(|s| {
-        // This thread takes the first chunk itself: one thread (and one allocator arena)
-        // fewer than chunks.
         let mut chunks = chunks.into_iter();
         let first = chunks.next().unwrap_or_default();
         let handles: Vec<_> = chunks
             .map(|c| s.spawn(move || c.into_iter().map(f).collect::<Vec<R>>()))
             .collect();
-        let mut out = Vec::with_capacity(n);
-        out.extend(first.into_iter().map(f));
+        first.into_iter().map(f).for_each(&mut sink);
         for h in handles {
-            out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            h.join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e))
+                .into_iter()
+                .for_each(&mut sink);
         }
-        out
-    })
+    });
 }
 
 pub(in crate::lint) fn read_error(d: &dyn Dialect, e: &ReadError) -> (&'static str, String) {

@@ -16,7 +16,7 @@ pub(crate) struct Source {
     /// The text of a TOML file (a JSON document holds its own).
     text: String,
     kind: Kind,
-    /// Byte offsets where the lines of the text start (built on the first [`Source::line_text`]).
+    /// Byte offsets where the lines of the text start (built on the first [`Source::line`]).
     lines: std::sync::OnceLock<Vec<usize>>,
 }
 
@@ -179,7 +179,7 @@ impl Source {
         let text = self.text();
         self.lines.get_or_init(|| {
             std::iter::once(0)
-                .chain(memchr_all(text.as_bytes()).map(|i| i + 1))
+                .chain(memchr_all(text).map(|i| i + 1))
                 .collect()
         })
     }
@@ -200,22 +200,19 @@ impl Source {
     }
 
     /// The text of a 1-based line (without its line ending).
-    pub fn line_text(&self, line: usize) -> Option<String> {
+    pub fn line(&self, line: usize) -> Option<&str> {
         let text = self.text();
         let lines = self.lines();
         let start = *lines.get(line.checked_sub(1)?)?;
         let end = lines.get(line).map_or(text.len(), |&n| n - 1);
         let l = text.get(start..end)?;
-        Some(l.strip_suffix('\r').unwrap_or(l).to_string())
+        Some(l.strip_suffix('\r').unwrap_or(l))
     }
 }
 
-/// Positions of the line feeds in `b`.
-fn memchr_all(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    b.iter()
-        .enumerate()
-        .filter(|&(_, &c)| c == b'\n')
-        .map(|(i, _)| i)
+/// Positions of the line feeds in `t`.
+fn memchr_all(t: &str) -> impl Iterator<Item = usize> + '_ {
+    t.match_indices('\n').map(|(i, _)| i)
 }
 
 fn parse_toml(bytes: &[u8]) -> Result<Source, ReadError> {

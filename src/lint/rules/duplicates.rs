@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 
 use crate::lint::run::Run;
 
@@ -133,13 +134,13 @@ impl Run<'_> {
                     )
                 });
             }
-            let mut firsts: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            let mut firsts: BTreeMap<Fingerprint, Vec<usize>> = BTreeMap::new();
             for &i in &members {
                 let e = &entries[i];
-                let Some(fp) = e.fingerprint.clone() else {
+                let Some(fp) = e.fingerprint else {
                     continue;
                 };
-                let same = firsts.entry(fp.clone()).or_default();
+                let same = firsts.entry(fp).or_default();
                 let earlier = same.iter().copied().find(|&j| entries[j].name != e.name);
                 same.push(i);
                 let Some(j) = earlier else { continue };
@@ -154,7 +155,7 @@ impl Run<'_> {
                 } else {
                     format!("{}:{ol}:{oc}", self.files[other.file].input.shown)
                 };
-                let what = if fp.starts_with("url ") {
+                let what = if fp.url {
                     "the same URL"
                 } else {
                     "the same command and arguments"
@@ -172,6 +173,30 @@ impl Run<'_> {
                 );
             }
         }
+    }
+}
+
+/// What identifies the server an entry starts ([`fingerprint`]), kept as a digest: the entries
+/// of thousands of files are held until the rules across files run, and two fingerprints are
+/// the same exactly when their SHA-256 digests are (a collision of 128 bits is not a concern).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(in crate::lint) struct Fingerprint {
+    /// It is a URL's (else a command line's).
+    pub(in crate::lint) url: bool,
+    digest: [u8; 16],
+}
+
+impl Fingerprint {
+    /// The fingerprint of an entry (`None`: as for [`fingerprint`]).
+    pub(in crate::lint) fn of(v: &Value) -> Option<Fingerprint> {
+        let f = fingerprint(v)?;
+        let mut digest = [0u8; 16];
+        let full = Sha256::digest(f.as_bytes());
+        digest.copy_from_slice(full.get(..16)?);
+        Some(Fingerprint {
+            url: f.starts_with("url "),
+            digest,
+        })
     }
 }
 
@@ -255,5 +280,13 @@ mod tests {
         let u3 = serde_json::json!({"url": "http://example.com/MCP"});
         assert_eq!(fingerprint(&u1), fingerprint(&u2));
         assert_ne!(fingerprint(&u1), fingerprint(&u3));
+        // The digests kept decide the same.
+        let fp = |v: &Value| Fingerprint::of(v);
+        assert_eq!(fp(&a), fp(&b));
+        assert_ne!(fp(&a), fp(&c));
+        assert_eq!(fp(&off), None);
+        assert_eq!(fp(&u1), fp(&u2));
+        assert_ne!(fp(&u1), fp(&u3));
+        assert!(fp(&u1).is_some_and(|f| f.url) && fp(&a).is_some_and(|f| !f.url));
     }
 }
