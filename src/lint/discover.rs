@@ -237,7 +237,12 @@ fn best_match(
         match &mut best {
             Some((m, bd, scopes)) if *m == n && bd.id() == d.id() => scopes.push(scope.name),
             Some((m, _, _)) if *m >= n => {}
-            _ => best = Some((n, d, vec![scope.name])),
+            _ => {
+                // Two scopes at most in practice (a project and a user file share a path).
+                let mut scopes = Vec::with_capacity(2);
+                scopes.push(scope.name);
+                best = Some((n, d, scopes));
+            }
         }
     }
     best.map(|(_, d, s)| (d, s))
@@ -253,6 +258,8 @@ pub(crate) fn inputs(req: &Request) -> Result<Vec<Input>, String> {
     }
     let cwd = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
     let mut detector = Detector::default();
+    out.list.reserve(req.paths.len());
+    out.index.reserve(req.paths.len());
     for given in &req.paths {
         let abs = cwd.join(given);
         let detected = detector.detect(&abs);

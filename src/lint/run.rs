@@ -677,41 +677,119 @@ pub(in crate::lint) fn read_one(input: &Input) -> Outcome {
     }
 }
 
+/// How many items a thread of [`parallel_each`] takes at a time.
+const BLOCK: usize = 32;
+
+/// One block of [`parallel_each`]'s items: still to do, done (its results, waiting to be
+/// handed over), or taken.
+enum Block<T, R> {
+    Todo(Vec<T>),
+    Done(Vec<R>),
+    Taken,
+}
+
 /// `f` over `items` on the machine's cores, each result handed to `sink` on the calling
-/// thread in the order of `items`. The calling thread takes the first share itself (one thread
-/// and one allocator arena fewer) and hands each of its results over as soon as it has it, so
-/// that what `sink` does overlaps with the other threads' work and those results are never
-/// held all at once; the other threads' results follow, share by share.
+/// thread in the order of `items`. The items go in blocks of [`BLOCK`] to whichever thread
+/// is free (a thread the scheduler holds back, on a busy machine, takes fewer); the calling
+/// thread works too and hands results over as soon as they are next in order, so that what
+/// `sink` does overlaps with the other threads' work and few results wait at a time.
 pub(in crate::lint) fn parallel_each<T: Send, R: Send>(
     items: Vec<T>,
     f: impl Fn(T) -> R + Sync,
     mut sink: impl FnMut(R),
 ) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Condvar, Mutex};
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if threads < 2 || items.len() < 64 {
+    if threads < 2 || items.len() < 2 * BLOCK {
         items.into_iter().map(&f).for_each(sink);
         return;
     }
-    let n = items.len();
-    let per = n.div_ceil(threads);
-    let mut chunks: Vec<Vec<T>> = Vec::new();
+    let mut blocks: Vec<Mutex<Block<T, R>>> = Vec::with_capacity(items.len().div_ceil(BLOCK));
     let mut it = items.into_iter().peekable();
     while it.peek().is_some() {
-        chunks.push(it.by_ref().take(per).collect());
+        blocks.push(Mutex::new(Block::Todo(it.by_ref().take(BLOCK).collect())));
     }
-    let f = &f;
+    let next = AtomicUsize::new(0);
+    let done = Condvar::new();
+    // Take the next block still to do and run `f` over it; `None` when none is left.
+    let work = |mine: &mut dyn FnMut(usize, Vec<R>)| -> bool {
+        let b = next.fetch_add(1, Ordering::Relaxed);
+        let Some(slot) = blocks.get(b) else {
+            return false;
+        };
+        let todo = match slot.lock() {
+            Ok(mut g) => std::mem::replace(&mut *g, Block::Taken),
+            Err(e) => std::mem::replace(&mut *e.into_inner(), Block::Taken),
+        };
+        if let Block::Todo(items) = todo {
+            mine(b, items.into_iter().map(&f).collect());
+        }
+        true
+    };
+    let store = |b: usize, results: Vec<R>| {
+        if let Some(slot) = blocks.get(b) {
+            match slot.lock() {
+                Ok(mut g) => *g = Block::Done(results),
+                Err(e) => *e.into_inner() = Block::Done(results),
+            }
+            done.notify_all();
+        }
+    };
     std::thread::scope(|s| {
-        let mut chunks = chunks.into_iter();
-        let first = chunks.next().unwrap_or_default();
-        let handles: Vec<_> = chunks
-            .map(|c| s.spawn(move || c.into_iter().map(f).collect::<Vec<R>>()))
+        let handles: Vec<_> = (1..threads.min(blocks.len()))
+            .map(|_| s.spawn(|| while work(&mut |b, r| store(b, r)) {}))
             .collect();
-        first.into_iter().map(f).for_each(&mut sink);
+        // Hand over the blocks in order, working while the next one is not done.
+        let mut first = 0;
+        while first < blocks.len() {
+            let ready = match blocks[first].lock() {
+                Ok(mut g) => match std::mem::replace(&mut *g, Block::Taken) {
+                    Block::Done(r) => Some(r),
+                    other => {
+                        *g = other;
+                        None
+                    }
+                },
+                Err(_) => None,
+            };
+            if let Some(results) = ready {
+                results.into_iter().for_each(&mut sink);
+                first += 1;
+                continue;
+            }
+            let mut mine: Option<(usize, Vec<R>)> = None;
+            if work(&mut |b, r| mine = Some((b, r))) {
+                if let Some((b, r)) = mine {
+                    if b == first {
+                        r.into_iter().for_each(&mut sink);
+                        first += 1;
+                    } else {
+                        store(b, r);
+                    }
+                }
+                continue;
+            }
+            // Nothing left to take: wait for the block another thread is working on (or
+            // for that thread's end, when it panicked).
+            if handles.iter().all(|h| h.is_finished()) {
+                let finished = matches!(blocks[first].lock().as_deref(), Ok(Block::Done(_)));
+                if !finished {
+                    break;
+                }
+                continue;
+            }
+            if let Ok(g) = blocks[first].lock() {
+                let _unused =
+                    done.wait_timeout_while(g, std::time::Duration::from_millis(50), |b| {
+                        !matches!(b, Block::Done(_))
+                    });
+            }
+        }
         for h in handles {
-            h.join()
-                .unwrap_or_else(|e| std::panic::resume_unwind(e))
-                .into_iter()
-                .for_each(&mut sink);
+            if let Err(e) = h.join() {
+                std::panic::resume_unwind(e);
+            }
         }
     });
 }
@@ -749,5 +827,42 @@ pub(in crate::lint) fn read_error(d: &dyn Dialect, e: &ReadError) -> (&'static s
                 d.id()
             ),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_each_hands_every_result_over_once_in_order() {
+        for n in [0, 1, 63, 64, 65, 1000, 3001] {
+            let items: Vec<usize> = (0..n).collect();
+            let mut got = Vec::new();
+            parallel_each(
+                items,
+                |i| {
+                    // Uneven work, so that blocks finish out of order.
+                    if i % 97 == 0 {
+                        std::thread::yield_now();
+                    }
+                    i * 2
+                },
+                |r| got.push(r),
+            );
+            assert_eq!(got, (0..n).map(|i| i * 2).collect::<Vec<_>>(), "{n} items");
+        }
+    }
+
+    #[test]
+    fn parallel_each_passes_a_panic_on() {
+        let r = std::panic::catch_unwind(|| {
+            parallel_each(
+                (0..500).collect::<Vec<usize>>(),
+                |i| assert_ne!(i, 300, "item 300"),
+                |()| {},
+            );
+        });
+        assert!(r.is_err());
     }
 }
