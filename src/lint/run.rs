@@ -613,9 +613,9 @@ impl Run<'_> {
             findings,
             files: self
                 .files
-                .iter()
+                .into_iter()
                 .filter(|f| f.report)
-                .map(|f| f.input.shown.clone())
+                .map(|f| f.input.shown)
                 .collect(),
             redactor: self.secrets,
         }

@@ -204,13 +204,12 @@ impl Fingerprint {
 /// for a disabled entry (it exposes nothing) or one with neither.
 pub(in crate::lint) fn fingerprint(v: &Value) -> Option<String> {
     let o: &Map<String, Value> = v.as_object()?;
-    if o.get("disabled") == Some(&Value::Bool(true))
-        || o.get("enabled") == Some(&Value::Bool(false))
-    {
+    let get = |k: &str| field(o, k);
+    if get("disabled") == Some(&Value::Bool(true)) || get("enabled") == Some(&Value::Bool(false)) {
         return None;
     }
     for k in ["url", "serverUrl", "httpUrl"] {
-        if let Some(u) = o.get(k).and_then(Value::as_str) {
+        if let Some(u) = get(k).and_then(Value::as_str) {
             return Some(format!("url {}", normalize_url(u)));
         }
     }
@@ -223,7 +222,7 @@ pub(in crate::lint) fn fingerprint(v: &Value) -> Option<String> {
             })
             .collect()
     };
-    let mut cmd: Vec<String> = match o.get("command")? {
+    let mut cmd: Vec<String> = match get("command")? {
         Value::String(c) => vec![c.trim().to_string()],
         Value::Array(a) => strings(a),
         Value::Object(z) => {
@@ -235,7 +234,7 @@ pub(in crate::lint) fn fingerprint(v: &Value) -> Option<String> {
         }
         _ => return None,
     };
-    if let Some(Value::Array(a)) = o.get("args") {
+    if let Some(Value::Array(a)) = get("args") {
         cmd.extend(strings(a));
     }
     if cmd.first().is_none_or(|c| c.is_empty()) {
@@ -245,6 +244,16 @@ pub(in crate::lint) fn fingerprint(v: &Value) -> Option<String> {
         "cmd {}",
         serde_json::to_string(&cmd).unwrap_or_default()
     ))
+}
+
+/// A member of an object: an entry has a handful, where comparing keys in order costs less
+/// than hashing one (the same answer: keys are unique).
+fn field<'a>(o: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if o.len() <= 8 {
+        o.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    } else {
+        o.get(key)
+    }
 }
 
 pub(in crate::lint) fn normalize_url(u: &str) -> String {
