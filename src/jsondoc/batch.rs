@@ -24,8 +24,9 @@ impl JsonDoc {
     /// The result equals what the single edits ([`JsonDoc::upsert`], [`JsonDoc::remove`]
     /// without hints) would give one after the other. An edit this cannot plan as one pass (a
     /// removal of a member that shares its line with another, a removed last member together
-    /// with appended ones, …) is refused with `internal-edit-error` and the document is
-    /// unchanged: the caller then makes the single edits.
+    /// with appended ones unless the new last member's line holds nothing after its comma, …)
+    /// is refused with `internal-edit-error` and the document is unchanged: the caller then
+    /// makes the single edits.
     pub fn edit_members(
         &mut self,
         container: &[String],
@@ -111,9 +112,6 @@ impl JsonDoc {
             // The old last member goes: the new last one loses its separator comma, as the
             // single removals (last first) would leave it, unless the object uses trailing
             // commas.
-            if !appended.is_empty() {
-                return Err(internal("appending after a removed last member"));
-            }
             let last = o.members.last().ok_or_else(|| internal("member index"))?;
             let k = (0..n)
                 .rev()
@@ -124,6 +122,39 @@ impl JsonDoc {
                 && let Some(c) = keep.comma
             {
                 splices.push(Splice::new(c, c + 1, String::new()));
+            }
+            if !appended.is_empty() {
+                // New members go after the new last one, as if it had always been last (what
+                // the single removals, then the appends, give): only for the plain layout,
+                // its comma right after its value and nothing else on the rest of its line.
+                let c = keep
+                    .comma
+                    .filter(|&c| c == keep.value_end && last.comma.is_none())
+                    .ok_or_else(|| internal("appending after a removed last member"))?;
+                let rest = b.get(c + 1..).unwrap_or(&[]);
+                let sp = rest
+                    .iter()
+                    .take_while(|&&x| x == b' ' || x == b'\t')
+                    .count();
+                if !(rest.get(sp) == Some(&b'\n')
+                    || rest.get(sp..sp + 2) == Some(b"\r\n".as_slice()))
+                    || !layout.multiline
+                {
+                    return Err(internal("appending after a removed last member"));
+                }
+                let mut t = tree.clone();
+                let to = t
+                    .objs
+                    .get_mut(obj)
+                    .ok_or_else(|| internal("object index out of range"))?;
+                to.members.truncate(k + 1);
+                if let Some(m) = to.members.last_mut() {
+                    m.comma = None;
+                }
+                splices.extend(super::edit::append_splices(
+                    text, &t, obj, &appended, &style,
+                )?);
+                appended.clear();
             }
         }
         if !appended.is_empty() {

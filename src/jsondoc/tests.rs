@@ -486,3 +486,35 @@ fn a_batch_of_member_edits_is_one_pass_with_the_single_edits_bytes() {
     assert!(batch.edit_members(&c, &twice).is_err());
     assert_eq!(batch.text(), text);
 }
+
+#[test]
+fn a_batch_replaces_the_last_member_by_new_ones_in_one_pass() {
+    // An update: the last server goes, a new one comes (the single edits in either order
+    // give the same bytes, and so does the batch, without a second copy of the text).
+    let text = "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"},\n    \"old\": {\n      \"command\": \"y\"\n    }\n  },\n  \"z\": 1\n}\n";
+    let c = vec!["mcpServers".to_string()];
+    let d = JsonDoc::parse(text.as_bytes(), Syntax::Json).unwrap();
+    let new = serde_json::json!({"command": "npx", "args": ["-y"]});
+    let edits = vec![
+        ("old".to_string(), None),
+        ("new".to_string(), Some(new.clone())),
+    ];
+    let mut batch = d.clone();
+    batch.edit_members(&c, &edits).unwrap();
+    let mut seq = d.clone();
+    seq.remove(&c, "old", &[]).unwrap();
+    seq.upsert(&c, "new", &new).unwrap();
+    let mut rev = d.clone();
+    rev.upsert(&c, "new", &new).unwrap();
+    rev.remove(&c, "old", &[]).unwrap();
+    assert_eq!(batch.text(), seq.text());
+    assert_eq!(batch.text(), rev.text());
+    assert!(!batch.text().contains("old"), "{}", batch.text());
+    // Something else on the new last member's line: refused (the caller makes the single
+    // edits), nothing changed.
+    let t2 = text.replace("\"x\"},", "\"x\"}, // note");
+    let d2 = JsonDoc::parse(t2.as_bytes(), Syntax::Jsonc).unwrap();
+    let mut b2 = d2.clone();
+    assert!(b2.edit_members(&c, &edits).is_err());
+    assert_eq!(b2.text(), t2);
+}
