@@ -97,6 +97,7 @@ pub struct SettingsBuilder {
     goose_path_root: Option<Option<PathBuf>>,
     hermes_home: Option<Option<PathBuf>>,
     continue_global_dir: Option<Option<PathBuf>>,
+    copilot_home: Option<Option<PathBuf>>,
     xdg_config_home: Option<Option<PathBuf>>,
     workspace: Option<String>,
 }
@@ -153,6 +154,11 @@ impl SettingsBuilder {
     /// default, `~/.continue`).
     pub fn continue_global_dir(mut self, dir: Option<PathBuf>) -> Self {
         self.continue_global_dir = Some(dir);
+        self
+    }
+    /// GitHub Copilot CLI's home instead of `$COPILOT_HOME` (`None`: its default, `~/.copilot`).
+    pub fn copilot_home(mut self, dir: Option<PathBuf>) -> Self {
+        self.copilot_home = Some(dir);
         self
     }
     /// The base of `~/.config` files instead of `$XDG_CONFIG_HOME` (`None`: `<home>/.config`).
@@ -219,6 +225,7 @@ impl SettingsBuilder {
                 self.continue_global_dir,
                 &mut client_homes.continue_global_dir,
             ),
+            (self.copilot_home, &mut client_homes.copilot_home),
         ] {
             if let Some(dir) = given {
                 *field = dir.as_deref().map(abs).transpose()?;
@@ -279,6 +286,10 @@ pub struct ClientHomes {
     /// relative value is resolved from the current directory, `.` and `..` folded away, as
     /// Continue's `path.resolve` does.
     pub continue_global_dir: Option<PathBuf>,
+    /// `$COPILOT_HOME` (GitHub Copilot CLI: `<dir>/mcp-config.json`). Unset or empty:
+    /// `~/.copilot`; a relative value is resolved from the current directory, `.` and `..`
+    /// folded away (Copilot CLI 1.0.102 reads it so).
+    pub copilot_home: Option<PathBuf>,
 }
 
 impl ClientHomes {
@@ -294,6 +305,9 @@ impl ClientHomes {
             continue_global_dir: var("CONTINUE_GLOBAL_DIR")
                 .map(|v| abs(Path::new(&v)).map(|p| fold_dots(&p)))
                 .transpose()?,
+            copilot_home: var("COPILOT_HOME")
+                .map(|v| abs(Path::new(&v)).map(|p| fold_dots(&p)))
+                .transpose()?,
         })
     }
 
@@ -305,6 +319,7 @@ impl ClientHomes {
             &self.goose_path_root,
             &self.hermes_home,
             &self.continue_global_dir,
+            &self.copilot_home,
         ]
         .into_iter()
         .flatten()
@@ -547,6 +562,7 @@ mod tests {
             .goose_path_root(Some(PathBuf::from("/g")))
             .hermes_home(Some(PathBuf::from("hh")))
             .continue_global_dir(None)
+            .copilot_home(Some(PathBuf::from("/c/./d/..")))
             .build()
             .unwrap();
         let cwd = std::env::current_dir().unwrap();
@@ -557,7 +573,11 @@ mod tests {
         assert_eq!(h.continue_global_dir, None);
         assert_eq!(
             h.dirs().collect::<Vec<_>>(),
-            [&PathBuf::from("/g"), &cwd.join("hh")]
+            [
+                &PathBuf::from("/g"),
+                &cwd.join("hh"),
+                &PathBuf::from("/c/./d/..")
+            ]
         );
     }
 

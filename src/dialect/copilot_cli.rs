@@ -1,5 +1,6 @@
 //! `copilot-cli`: GitHub Copilot CLI. User `~/.copilot/mcp-config.json` (the file `copilot mcp
-//! add` writes; `XDG_CONFIG_HOME` is not honoured by 1.0.x), workspace `.github/mcp.json` (also
+//! add` writes; `XDG_CONFIG_HOME` is not honoured by 1.0.x; `$COPILOT_HOME` moves it to
+//! `$COPILOT_HOME/mcp-config.json`), workspace `.github/mcp.json` (also
 //! read: `.mcp.json`, which is Claude Code's project file; mcpconf writes `.github/mcp.json`).
 //! Strict JSON under `mcpServers`; `type` is `stdio` (alias `local`), `http` or `sse`; `cwd` is
 //! read; a tool pin is the `tools` list, and a server without a pin gets `"tools": ["*"]` (all
@@ -14,7 +15,7 @@
 //! `vscode` client keeps writing `.vscode/mcp.json` (`servers`, `${env:VAR}`), which VS Code
 //! still reads; target `copilot-cli` to write the shared `mcpServers` files.
 
-use super::{BASE, Base, Hazard, McpServers, Places, Scope, Syntax, Ty, Types};
+use super::{BASE, Base, Hazard, McpServers, Places, Scope, Syntax, Ty, Types, UserHome};
 
 /// GitHub Copilot CLI.
 pub static COPILOT_CLI: McpServers = McpServers {
@@ -35,6 +36,10 @@ pub static COPILOT_CLI: McpServers = McpServers {
     cwd: true,
     pin_field: Some("tools"),
     pin_all: true,
+    user_home: Some(UserHome {
+        dir: |h| h.copilot_home.as_ref(),
+        file: "mcp-config.json",
+    }),
     known_fields: &[
         "type", "command", "args", "env", "cwd", "url", "headers", "tools", "timeout",
     ],

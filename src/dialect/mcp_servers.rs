@@ -142,6 +142,18 @@ pub struct McpServers {
     /// Scopes whose container is `projects["<absolute root>"].<container_key>` (Claude Code's
     /// `local` scope).
     pub per_project_scopes: &'static [&'static str],
+    /// The client's home variable, if it has one: the user file moves below that directory
+    /// (unless the target names a path of its own).
+    pub user_home: Option<UserHome>,
+}
+
+/// Where a client's home variable moves its user file.
+#[derive(Debug, Clone, Copy)]
+pub struct UserHome {
+    /// The directory in [`crate::settings::ClientHomes`] (`None`: the variable is not set).
+    pub dir: fn(&crate::settings::ClientHomes) -> Option<&std::path::PathBuf>,
+    /// The user file's name below it.
+    pub file: &'static str,
 }
 
 /// The shared defaults: `mcpServers`, no `type`, `url`, references everywhere.
@@ -169,6 +181,7 @@ pub const BASE: McpServers = McpServers {
     known_fields: &["command", "args", "env", "url", "headers", "type"],
     lock_scopes: &[],
     per_project_scopes: &[],
+    user_home: None,
 };
 
 impl McpServers {
@@ -360,6 +373,14 @@ pub fn pin_note(client: &str, server: &str) -> String {
 impl Dialect for McpServers {
     fn id(&self) -> &'static str {
         self.id
+    }
+    fn path(&self, scope: &Scope, explicit: Option<&str>, ctx: &Ctx) -> std::path::PathBuf {
+        match self.user_home {
+            Some(h) => {
+                super::user_file_under((h.dir)(&ctx.client_homes), h.file, scope, explicit, ctx)
+            }
+            None => super::scope_path(scope, explicit, ctx),
+        }
     }
     fn description(&self) -> &'static str {
         self.description

@@ -51,7 +51,7 @@ use crate::server::Server;
 pub use crate::settings::ClientHomes;
 
 pub use mcp_servers::{
-    BASE, Hazard, McpServers, Places, Slot, Ty, Types, expands_literal, pin_note,
+    BASE, Hazard, McpServers, Places, Slot, Ty, Types, UserHome, expands_literal, pin_note,
 };
 
 pub use crate::document::Syntax;

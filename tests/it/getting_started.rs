@@ -83,6 +83,7 @@ fn the_getting_started_commands_work_in_an_empty_home() {
             .env_remove("GOOSE_PATH_ROOT")
             .env_remove("HERMES_HOME")
             .env_remove("CONTINUE_GLOBAL_DIR")
+            .env_remove("COPILOT_HOME")
             .env_remove("MCPCONF_MANIFEST")
             .env_remove("MCPCONF_STATE_DIR")
             .stdin(Stdio::null())

@@ -1,5 +1,6 @@
 //! Client home variables that move a client's user file: `$GOOSE_PATH_ROOT` (Goose),
-//! `$HERMES_HOME` (Hermes Agent), `$CONTINUE_GLOBAL_DIR` (Continue). `apply` writes the moved
+//! `$HERMES_HOME` (Hermes Agent), `$CONTINUE_GLOBAL_DIR` (Continue), `$COPILOT_HOME` (GitHub
+//! Copilot CLI). `apply` writes the moved
 //! file and not the default one, `prune` removes what it wrote there (the moved directory is a
 //! base like `--home`: a record naming it is accepted, and a directory mcpconf made below it
 //! goes again), `lint` finds the moved file, and a relative, blank or empty value is read the
@@ -38,6 +39,12 @@ const CASES: &[Case] = &[
         var: "CONTINUE_GLOBAL_DIR",
         file: "config.yaml",
         default: ".continue/config.yaml",
+    },
+    Case {
+        client: "copilot-cli",
+        var: "COPILOT_HOME",
+        file: "mcp-config.json",
+        default: ".copilot/mcp-config.json",
     },
 ];
 
@@ -126,6 +133,9 @@ fn each_client_home_moves_the_user_file_for_apply_prune_and_lint() {
         let dup = match c.client {
             "goose" => "extensions:\n  a:\n    cmd: x\n  a:\n    cmd: y\n",
             "hermes" => "mcp_servers:\n  a:\n    command: x\n  a:\n    command: y\n",
+            "copilot-cli" => {
+                "{\"mcpServers\": {\"a\": {\"command\": \"x\"}, \"a\": {\"command\": \"y\"}}}\n"
+            }
             _ => "name: n\nversion: 0.0.1\nschema: v1\nname: m\n",
         };
         fs::write(&moved, dup).unwrap();
@@ -216,6 +226,25 @@ fn relative_blank_and_empty_values_are_read_as_each_client_reads_them() {
     assert_eq!(
         applied_to("continue", "CONTINUE_GLOBAL_DIR", "", &cont),
         cont[0]
+    );
+    // Copilot CLI 1.0.102 does the same with COPILOT_HOME (checked against the real client in
+    // `real_clients::copilot`).
+    let copilot = [
+        p("home/.copilot/mcp-config.json"),
+        p("rel-copilot/mcp-config.json"),
+    ];
+    assert_eq!(
+        applied_to(
+            "copilot-cli",
+            "COPILOT_HOME",
+            "gone/../rel-copilot",
+            &copilot
+        ),
+        copilot[1]
+    );
+    assert_eq!(
+        applied_to("copilot-cli", "COPILOT_HOME", "", &copilot),
+        copilot[0]
     );
 }
 

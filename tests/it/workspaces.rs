@@ -59,6 +59,7 @@ impl Machine {
             .env_remove("GOOSE_PATH_ROOT")
             .env_remove("HERMES_HOME")
             .env_remove("CONTINUE_GLOBAL_DIR")
+            .env_remove("COPILOT_HOME")
             .stdin(Stdio::null());
         c
     }

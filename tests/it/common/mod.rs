@@ -38,6 +38,7 @@ pub const LEAKY_ENV: &[&str] = &[
     "GOOSE_PATH_ROOT",
     "HERMES_HOME",
     "CONTINUE_GLOBAL_DIR",
+    "COPILOT_HOME",
 ];
 
 /// `mcpconf` (no arguments yet) with a hermetic environment: [`LEAKY_ENV`] unset and

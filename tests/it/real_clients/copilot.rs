@@ -83,6 +83,40 @@ fn copilot_user_scope() {
     assert_eq!(names, set(&["theirs"]));
 }
 
+/// `COPILOT_HOME` moves Copilot CLI's directory: mcpconf writes the user file there (not under
+/// the home), Copilot lists our servers from it, `copilot mcp add` writes there too, and prune
+/// removes only our entries from it.
+#[test]
+fn copilot_user_scope_under_copilot_home() {
+    let Some(bin) = bin_dir("copilot_user_scope_under_copilot_home") else {
+        return;
+    };
+    let mut w = World::new(bin);
+    let dir = w.base.join("copilot-home");
+    w.extra
+        .push(("COPILOT_HOME".into(), dir.display().to_string()));
+    copilot_manifest(
+        &w,
+        "[[targets]]\nclient = \"copilot-cli\"\nscope = \"user\"\n",
+    );
+    w.mcpconf_ok(&["apply", "--yes"]);
+    let file = dir.join("mcp-config.json");
+    assert!(file.is_file(), "{} not written", file.display());
+    assert!(!w.home().join(".copilot/mcp-config.json").exists());
+    copilot_check(&w, "user");
+    w.client("copilot", &["mcp", "add", "theirs", "--", "true"]);
+    assert!(w.read_json(&file)["mcpServers"].get("theirs").is_some());
+    assert_eq!(w.status(), ours_intact("copilot-cli"));
+    w.mcpconf_ok(&["prune", "--yes"]);
+    let keys: Vec<String> = w.read_json(&file)["mcpServers"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(keys, vec!["theirs".to_string()]);
+}
+
 #[test]
 fn copilot_project_scope_in_a_trusted_folder() {
     let Some(bin) = bin_dir("copilot_project_scope") else {

@@ -223,6 +223,8 @@ struct World {
     base: PathBuf,
     bin: PathBuf,
     http: HttpRecorder,
+    /// More environment for mcpconf and the clients alike (e.g. a client home variable).
+    extra: Vec<(String, String)>,
 }
 
 impl World {
@@ -255,6 +257,7 @@ impl World {
             base,
             bin,
             http: HttpRecorder::start(),
+            extra: Vec::new(),
         }
     }
     fn root(&self) -> PathBuf {
@@ -344,7 +347,8 @@ impl World {
             .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
             // the values the references must expand to
             .env("API_KEY", API_KEY)
-            .env("REMOTE_TOKEN", REMOTE_TOKEN);
+            .env("REMOTE_TOKEN", REMOTE_TOKEN)
+            .envs(self.extra.iter().map(|(k, v)| (k, v)));
     }
 
     fn mcpconf(&self, args: &[&str]) -> Output {
