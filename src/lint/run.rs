@@ -94,8 +94,10 @@ pub(in crate::lint) struct Run<'a> {
     pub(in crate::lint) req: &'a Request,
     pub(in crate::lint) ctx: &'a Ctx,
     pub(in crate::lint) files: Vec<Loaded>,
-    /// Index of `files` by resolved path.
-    pub(in crate::lint) by_real: FxMap<PathBuf, usize>,
+    /// Index of `files` by the hash of the resolved path ([`Run::find`]).
+    pub(in crate::lint) by_real: FxMap<u64, usize>,
+    /// The files whose resolved path hashes like another's, by path.
+    pub(in crate::lint) by_real_more: FxMap<PathBuf, usize>,
     pub(in crate::lint) raw: Vec<Raw>,
     /// Values recognised as credentials.
     pub(in crate::lint) secrets: Redactor,
@@ -140,6 +142,7 @@ pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
         ctx: &ctx,
         files: Vec::new(),
         by_real: FxMap::default(),
+        by_real_more: FxMap::default(),
         raw: Vec::new(),
         secrets: Redactor::default(),
         wide: Redactor::default(),
@@ -229,6 +232,7 @@ pub(in crate::lint) fn read_and_check(
         ctx,
         files: Vec::with_capacity(1),
         by_real: Default::default(),
+        by_real_more: Default::default(),
         raw: Vec::new(),
         secrets: Redactor::default(),
         wide: Redactor::default(),
@@ -383,7 +387,7 @@ impl Run<'_> {
             Outcome::Missing => return None,
             Outcome::Unreadable(real, _) | Outcome::Read { real, .. } => real,
         };
-        if let Some(&i) = self.by_real.get(real) {
+        if let Some(i) = self.find(real) {
             if report && !self.files[i].report {
                 self.files[i].report = true;
                 self.files[i].input = input;
@@ -447,7 +451,17 @@ impl Run<'_> {
         mode: u32,
         report: bool,
     ) -> usize {
-        self.by_real.entry(real.clone()).or_insert(self.files.len());
+        let i = self.files.len();
+        match self.by_real.entry(path_hash(&real)) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(i);
+            }
+            std::collections::hash_map::Entry::Occupied(o) => {
+                if self.files.get(*o.get()).is_none_or(|f| f.real != real) {
+                    self.by_real_more.entry(real.clone()).or_insert(i);
+                }
+            }
+        }
         self.files.push(Loaded {
             input,
             real,
@@ -460,6 +474,16 @@ impl Run<'_> {
             canonical: None,
         });
         self.files.len() - 1
+    }
+
+    /// The file read from a resolved path, if one was: found by the path's hash, the path
+    /// compared (the index keeps a hash, not a second copy of every path).
+    pub(in crate::lint) fn find(&self, real: &std::path::Path) -> Option<usize> {
+        let &i = self.by_real.get(&path_hash(real))?;
+        if self.files.get(i).is_some_and(|f| f.real == real) {
+            return Some(i);
+        }
+        self.by_real_more.get(real).copied()
     }
 
     pub(in crate::lint) fn src(&self, file: usize) -> Option<&Source> {
@@ -620,6 +644,12 @@ impl Run<'_> {
             redactor: self.secrets,
         }
     }
+}
+
+/// The hash [`Run::find`] indexes a path by.
+fn path_hash(p: &std::path::Path) -> u64 {
+    use std::hash::BuildHasher;
+    std::hash::BuildHasherDefault::<super::fxhash::Fx>::default().hash_one(p)
 }
 
 /// What reading one file gave.
@@ -852,6 +882,50 @@ mod tests {
             );
             assert_eq!(got, (0..n).map(|i| i * 2).collect::<Vec<_>>(), "{n} items");
         }
+    }
+
+    #[test]
+    fn files_are_found_by_path_when_hashes_collide() {
+        let req = crate::lint::Request {
+            root: PathBuf::from("/r"),
+            home: PathBuf::from("/h"),
+            client_homes: Default::default(),
+            xdg_config_home: None,
+            paths: Vec::new(),
+            client: None,
+            state_dir: None,
+            owners: Vec::new(),
+            legacy: Vec::new(),
+            config: crate::lint::Config::default(),
+        };
+        let ctx = ctx(&req);
+        let mut r = Run {
+            req: &req,
+            ctx: &ctx,
+            files: Vec::new(),
+            by_real: FxMap::default(),
+            by_real_more: FxMap::default(),
+            raw: Vec::new(),
+            secrets: Redactor::default(),
+            wide: Redactor::default(),
+            entries: Vec::new(),
+            drift: Vec::new(),
+        };
+        let input = |p: &str| Input {
+            shown: p.to_string(),
+            path: PathBuf::from(p),
+            client: crate::dialect::ALL[0],
+            scopes: Vec::new(),
+        };
+        let a = r.add(input("/r/a.json"), PathBuf::from("/r/a.json"), 0, true);
+        // A path whose hash the index already holds for another (a collision, forced).
+        let b_path = PathBuf::from("/r/b.json");
+        r.by_real.insert(path_hash(&b_path), a);
+        let b = r.add(input("/r/b.json"), b_path.clone(), 0, true);
+        assert_ne!(a, b);
+        assert_eq!(r.find(std::path::Path::new("/r/a.json")), Some(a));
+        assert_eq!(r.find(&b_path), Some(b));
+        assert_eq!(r.find(std::path::Path::new("/r/c.json")), None);
     }
 
     #[test]
