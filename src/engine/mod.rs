@@ -476,9 +476,20 @@ fn plan_all(
             (!inheriting(s)).then(|| plan_spec(s, r, owner, ws, legacy, ledger, mode, None))
         })
         .collect();
+    // What the inherited files hold depends only on the client: read once per client, not
+    // once per agent file.
+    let mut visible_of: std::collections::HashMap<&str, Option<Vec<String>>> =
+        std::collections::HashMap::new();
     for i in 0..specs.len() {
         if plans[i].is_none() {
-            let visible = visible_after(settings, &specs, &plans, &specs[i]);
+            let visible = match visible_of.get(specs[i].client) {
+                Some(v) => v.clone(),
+                None => {
+                    let v = visible_after(settings, &specs, &plans, &specs[i]);
+                    visible_of.insert(specs[i].client, v.clone());
+                    v
+                }
+            };
             plans[i] = Some(plan_spec(
                 &specs[i], &reads[i], owner, ws, legacy, ledger, mode, visible,
             ));

@@ -87,7 +87,6 @@ pub(super) fn specs(
             }
             for (path, skip) in paths {
                 add_target_file(
-                    settings,
                     &ctx,
                     m,
                     t,
@@ -247,7 +246,6 @@ fn record_problem(
 /// Add one target file's wants to the spec of its (resolved) file.
 #[allow(clippy::too_many_arguments)]
 fn add_target_file(
-    settings: &Settings,
     ctx: &Ctx,
     m: &Manifest,
     t: &manifest::Target,
@@ -270,8 +268,9 @@ fn add_target_file(
         .as_deref()
         .is_some_and(|p| Path::new(p).is_absolute());
     if refusal.is_none() && scope.base == dialect::Base::Root && !explicit_abs {
-        let root = fsio::resolve(&settings.root).unwrap_or_else(|_| settings.root.clone());
-        if !real.starts_with(&root) {
+        // The root as resolved once for this run (`ctx`), not once per file.
+        let root = &ctx.root;
+        if !real.starts_with(root) {
             refusal = Some(PlanError::file(
                 Code::SymlinkEscape,
                 format!(

@@ -33,7 +33,9 @@
 //!    with a stamp check only, and 0 with exchange + verify. File systems without
 //!    `RENAME_EXCHANGE` (`EINVAL`/`ENOSYS`, e.g. NFS) fall back to a plain rename after the check.
 //! 7. `fsync(dir)` so the rename itself is durable. If only this fails, the new content is
-//!    already visible: the error says so instead of pretending nothing happened.
+//!    already visible: the error says so instead of pretending nothing happened. A run that
+//!    writes several files into one directory uses [`replace_dir_later`] and one [`sync_dir`]
+//!    per directory after all of them.
 //!
 //! Any failure before publishing removes the temp and leaves the original byte-identical; a
 //! `kill -9` at any point leaves either the old or the new file, never a torn one (a leftover temp

@@ -124,6 +124,37 @@ fn existing_file_keeps_its_mode_and_content_is_replaced() {
 }
 
 #[test]
+fn replace_dir_later_publishes_like_replace_and_sync_dir_confirms_the_directory() {
+    let _g = shared();
+    let dir = tmp();
+    let a = dir.path().join("a.json");
+    let b = dir.path().join("b.json");
+    fs::write(&a, b"old a").unwrap();
+    fs::set_permissions(&a, Permissions::from_mode(0o640)).unwrap();
+    let r = read(&a, MAX).unwrap().unwrap();
+    replace_dir_later(&a, b"new a", Some(r.meta), Expect::Stamp(r.stamp)).unwrap();
+    replace_dir_later(&b, b"new b", None, Expect::Missing).unwrap();
+    assert_eq!(fs::read(&a).unwrap(), b"new a");
+    assert_eq!(mode_of(&a), 0o640);
+    assert_eq!(fs::read(&b).unwrap(), b"new b");
+    assert_eq!(mode_of(&b), 0o600);
+    assert!(temps_in(dir.path()).is_empty());
+    // The same checks as `replace`: a file changed since it was read is not overwritten.
+    let r = read(&a, MAX).unwrap().unwrap();
+    fs::write(&a, b"theirs, longer").unwrap();
+    let e = replace_dir_later(&a, b"stale", Some(r.meta), Expect::Stamp(r.stamp));
+    assert_eq!(code(e), "concurrent-modification");
+    assert_eq!(fs::read(&a).unwrap(), b"theirs, longer");
+    sync_dir(dir.path(), &a).unwrap();
+    // A directory that is not there (or reached through a link) is an error naming the file.
+    let gone = dir.path().join("gone");
+    let e = sync_dir(&gone, &gone.join("x.json")).unwrap_err();
+    assert!(e.message.contains("x.json"), "{}", e.message);
+    symlink(dir.path(), dir.path().join("link")).unwrap();
+    assert!(sync_dir(&dir.path().join("link"), &a).is_err());
+}
+
+#[test]
 fn root_keeps_the_owner_of_a_users_file() {
     let _g = shared();
     if !is_root() {
