@@ -384,6 +384,10 @@ for kind in ("servers", "agents"):
         goal = 4.5 * (n / lo) / 4
         lines.append(f"| {kind}: growth {lo} → {n} ({n // lo}× the work) | goal ≤ {goal:.1f} | "
                      + " | ".join(f"{x:.2f}× {'' if x <= goal else '(**not met**)'}" for x in f) + " |")
+        fc = [g[kind][n]["cpu"][c] / max(g[kind][lo]["cpu"][c], 1e-9)
+              for c in ("apply", "plan", "status", "prune")]
+        lines.append(f"| {kind}: CPU time (user + system) growth {lo} → {n} | goal ≤ {goal:.1f} | "
+                     + " | ".join(f"{x:.2f}×" for x in fc) + " |")
 lines.append("")
 
 # Issue 13: scaling curves with their slopes.
