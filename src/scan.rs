@@ -33,6 +33,16 @@ pub fn redactor_for(report: &Report, base: &Redactor) -> Redactor {
         let old = f.old.as_ref().map(|d| d.bytes()).unwrap_or_default();
         let new = f.new.as_deref().unwrap_or_default();
         let (old, new) = if old.len().max(new.len()) > SCAN_WHOLE_FILE {
+            // Outside the window the file is the same before and after. A value there under a
+            // credential-like name must still be known: the same string can stand in the
+            // window under a harmless key (an `args` element), where only its name elsewhere
+            // says it is a secret. Those are found by name alone, without running the detector
+            // on every value (a value secret by its shape is recognised by its shape in the
+            // window itself).
+            scan_named(
+                f.old.as_ref().map(|d| d.bytes()).unwrap_or_default(),
+                &mut red,
+            );
             let (o, n, _) = crate::text::diff_window(old, new);
             (o, n)
         } else {
@@ -42,6 +52,20 @@ pub fn redactor_for(report: &Report, base: &Redactor) -> Redactor {
         scan_bytes(new, &mut red);
     }
     red
+}
+
+/// [`scan_bytes`] for members under a credential-like name only: values are decoded and judged
+/// only behind such a name.
+/// One pass, chosen by the first byte that is not white space: a JSON or JSONC document starts
+/// with `{` (or a comment, `/`), a TOML one never does.
+fn scan_named(bytes: &[u8], red: &mut Redactor) {
+    use crate::redact::credential_name;
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if matches!(first, Some(b'{' | b'/')) {
+        crate::jsondoc::string_members(bytes, credential_name, |k, v| red.consider(k, v));
+    } else if let Ok(text) = std::str::from_utf8(bytes) {
+        toml_pairs_where(text, credential_name, |k, v| red.consider(k, v));
+    }
 }
 
 /// Offer every string member of `bytes` (JSON or JSONC objects; TOML `key = "value"` pairs,
@@ -67,7 +91,12 @@ pub fn scan_bytes(bytes: &[u8], red: &mut Redactor) {
 /// );
 /// assert_eq!(pairs, [("a", "1"), ("q k", "lit"), ("X", "A")].map(|(k, v)| (k.into(), v.into())));
 /// ```
-pub fn toml_string_pairs(text: &str, mut found: impl FnMut(&str, &str)) {
+pub fn toml_string_pairs(text: &str, found: impl FnMut(&str, &str)) {
+    toml_pairs_where(text, |_| true, found);
+}
+
+/// [`toml_string_pairs`] for the pairs whose key `want` accepts: other values are not decoded.
+fn toml_pairs_where(text: &str, want: impl Fn(&str) -> bool, mut found: impl FnMut(&str, &str)) {
     let b = text.as_bytes();
     let mut i = 0;
     let mut key: Option<String> = None;
@@ -88,19 +117,23 @@ pub fn toml_string_pairs(text: &str, mut found: impl FnMut(&str, &str)) {
                 j += 1;
             }
             let raw = text.get(start..j.min(b.len())).unwrap_or("");
-            let value = if c == b'"' {
-                serde_json::from_str::<String>(&format!("\"{raw}\""))
-                    .unwrap_or_else(|_| raw.to_string())
-            } else {
-                raw.to_string()
+            let decode = || {
+                if c == b'"' {
+                    serde_json::from_str::<String>(&format!("\"{raw}\""))
+                        .unwrap_or_else(|_| raw.to_string())
+                } else {
+                    raw.to_string()
+                }
             };
             i = j + 1;
             // A quoted key is followed by `=`; a value follows one.
             let rest = text.get(i..).unwrap_or("").trim_start_matches([' ', '\t']);
             if rest.starts_with('=') {
-                key = Some(value);
-            } else if let Some(k) = key.take() {
-                found(&k, &value);
+                key = Some(decode());
+            } else if let Some(k) = key.take()
+                && want(&k)
+            {
+                found(&k, &decode());
             }
             continue;
         } else if c.is_ascii_alphanumeric() || c == b'_' || c == b'-' {
@@ -127,6 +160,23 @@ mod tests {
         let mut out = Vec::new();
         toml_string_pairs(text, |k, v| out.push((k.to_string(), v.to_string())));
         out
+    }
+
+    #[test]
+    fn the_named_scan_knows_values_under_credential_names_in_json_and_toml() {
+        for text in [
+            "  {\"mcpServers\": {\"db\": {\"env\": {\"DB_PASSWORD\": \"pw-98765\", \"MODE\": \"fast-mode\"}}}}",
+            "// c\n{\"DB_PASSWORD\": \"pw-98765\", \"MODE\": \"fast-mode\"}",
+            "[mcp_servers.db.env]\nDB_PASSWORD = \"pw-98765\"\nMODE = 'fast-mode'\n",
+        ] {
+            let mut red = Redactor::default();
+            scan_named(text.as_bytes(), &mut red);
+            assert_eq!(
+                red.redact("--login pw-98765 fast-mode"),
+                "--login <redacted> fast-mode",
+                "{text}"
+            );
+        }
     }
 
     #[test]

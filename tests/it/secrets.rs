@@ -211,6 +211,56 @@ fn a_private_key_in_comments_is_hidden_on_every_line_of_a_diff() {
     }
 }
 
+/// A file over the whole-file scan size (64 KiB): a password under a credential-named key far
+/// from the change is a known value, so where the same string stands in the diff's window under
+/// a harmless key (an `args` element), it is hidden there too, in every output.
+#[test]
+fn a_credential_named_value_far_from_the_change_is_hidden_where_the_diff_shows_it() {
+    let password = format!("{MARK}plainpw77");
+    let mut servers = vec![format!(
+        "    \"db\": {{\"command\": \"db-mcp\", \"env\": {{\"DB_PASSWORD\": \"{password}\"}}}}"
+    )];
+    let mut n = 0;
+    while servers.iter().map(String::len).sum::<usize>() < 200 << 10 {
+        servers.push(format!(
+            "    \"pad{n}\": {{\"command\": \"pad\", \"args\": [\"{}\"]}}",
+            "x".repeat(100)
+        ));
+        n += 1;
+    }
+    servers.push(format!(
+        "    \"cli\": {{\"command\": \"db-cli\", \"args\": [\"--login\", \"{password}\"]}}"
+    ));
+    let text = format!(
+        "{{\n  \"mcpServers\": {{\n{}\n  }}\n}}\n",
+        servers.join(",\n")
+    );
+    for json in [false, true] {
+        let e = Env::new();
+        e.write(".cursor/mcp.json", &text);
+        e.manifest(
+            "owner = \"o\"\n[servers.api]\ncommand = \"api-mcp\"\n[[targets]]\nclient = \"cursor\"\n",
+        );
+        let fmt: &[&str] = if json { &["--format", "json"] } else { &[] };
+        for cmd in ["plan", "apply"] {
+            let args: Vec<&str> = [
+                &[cmd][..],
+                if cmd == "apply" { &["--yes"] } else { &[] },
+                fmt,
+            ]
+            .concat();
+            let out = e.run(&args);
+            assert_eq!(out.status.code(), Some(0), "{out:?}");
+            assert_output_clean(cmd, &out);
+            let shown = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                shown.contains("db-cli") && shown.contains("api-mcp"),
+                "{shown}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_large_file_shows_no_line_the_detector_cannot_clear() {
     // Over the 8 MiB whole-file limit, the diff's window is read line by line: the inside of
