@@ -136,7 +136,7 @@ impl Entry {
 
 pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
     let ctx = ctx(req);
-    let ledgers = ledgers(req);
+    let (ledgers, unread_ledgers) = ledgers(req);
     let mut r = Run {
         req,
         ctx: &ctx,
@@ -180,7 +180,27 @@ pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
     r.agents();
     r.duplicates();
     r.drift(!ledgers.is_empty());
-    r.finish()
+    let mut report = r.finish();
+    // A ledger that cannot be read is said, not skipped: `drift` was not checked for the
+    // entries it records.
+    let severity = req.config.level("drift");
+    if severity != Severity::Off {
+        for (path, why) in unread_ledgers {
+            report.findings.push(Finding {
+                rule: "drift",
+                severity,
+                path: path.display().to_string(),
+                line: 1,
+                column: 1,
+                message: report.redactor.redact(&format!(
+                    "this ledger cannot be read ({why}), so `drift` was not checked for the entries it records; fix it or move it away"
+                )),
+                source_line: None,
+                source_column: 1,
+            });
+        }
+    }
+    report
 }
 
 /// What checking a file on its own gave: its summary and findings, the credentials it holds

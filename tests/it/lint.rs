@@ -565,6 +565,30 @@ fn drift_is_reported_for_an_edited_entry_of_ours_only() {
     // Without a manifest, every ledger in the state dir is read.
     fs::remove_file(&m).unwrap();
     assert_eq!(case.positions("drift").len(), 1);
+    // A ledger that cannot be read is said, not skipped: a drift finding on the ledger's
+    // directory (here a file), and none of the entries it records is judged.
+    let ledger_dir = d.join("state/ledger");
+    fs::remove_dir_all(&ledger_dir).unwrap();
+    fs::write(&ledger_dir, "not a directory\n").unwrap();
+    assert_eq!(
+        case.positions("drift"),
+        vec!["state/ledger:1:1".to_string()]
+    );
+    let (_, doc) = case.json(&[]);
+    let finding = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "drift")
+        .unwrap()
+        .clone();
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("was not checked"),
+        "{finding}"
+    );
 }
 
 #[test]

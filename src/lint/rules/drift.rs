@@ -10,24 +10,35 @@ use crate::lint::run::{Raw, Run};
 /// The ledgers' entry records by file, in owner then record order (for `drift`).
 pub(in crate::lint) type Ledgers = BTreeMap<String, Vec<(String, ledger::Record)>>;
 
-/// The entry records of the ledgers `drift` checks, by file (none without a state directory).
-pub(in crate::lint) fn ledgers(req: &Request) -> Ledgers {
+/// The entry records of the ledgers `drift` checks, by file (none without a state directory),
+/// and the ledgers that could not be read: where, and why (an I/O message, never a value).
+pub(in crate::lint) fn ledgers(req: &Request) -> (Ledgers, Vec<(std::path::PathBuf, String)>) {
     let mut out = Ledgers::new();
+    let mut unread = Vec::new();
     let Some(state) = req.state_dir.as_deref() else {
-        return out;
+        return (out, unread);
     };
     let owners = if req.owners.is_empty() {
-        fsio::glob(&state.join("ledger").join("*.json"))
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-            .collect()
+        match fsio::glob(&state.join("ledger").join("*.json")) {
+            Ok(found) => found
+                .iter()
+                .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                .collect(),
+            Err(e) => {
+                unread.push((e.path.clone(), e.message.clone()));
+                Vec::new()
+            }
+        }
     } else {
         req.owners.clone()
     };
     for owner in owners {
-        let Ok((ledger, _)) = ledger::load(state, &owner) else {
-            continue;
+        let (ledger, _) = match ledger::load(state, &owner) {
+            Ok(l) => l,
+            Err(e) => {
+                unread.push((ledger::path(state, &owner), e.message));
+                continue;
+            }
         };
         for rec in ledger.records {
             if rec.kind == Kind::Entry {
@@ -37,7 +48,7 @@ pub(in crate::lint) fn ledgers(req: &Request) -> Ledgers {
             }
         }
     }
-    out
+    (out, unread)
 }
 
 impl Run<'_> {
