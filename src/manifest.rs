@@ -116,10 +116,15 @@ impl std::error::Error for ManifestError {}
 impl Manifest {
     /// The servers a target receives, in manifest order.
     pub fn servers_for<'a>(&'a self, target: &'a Target) -> impl Iterator<Item = &'a Server> + 'a {
-        self.servers.iter().filter(move |s| match &target.servers {
-            None => true,
-            Some(list) => list.iter().any(|n| n == &s.name),
-        })
+        // A set of the names listed, so a target naming many servers costs their number, not
+        // its square.
+        let wanted: Option<std::collections::HashSet<&'a str>> = target
+            .servers
+            .as_ref()
+            .map(|list| list.iter().map(String::as_str).collect());
+        self.servers
+            .iter()
+            .filter(move |s| wanted.as_ref().is_none_or(|w| w.contains(s.name.as_str())))
     }
 
     /// A server by name.
