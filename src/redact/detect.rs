@@ -117,24 +117,7 @@ static CREDENTIAL_FIRST: [bool; 256] = {
 #[cfg(test)]
 fn credential_name_by_windows(name: &str) -> bool {
     let n = name.as_bytes();
-    [
-        "auth",
-        "token",
-        "secret",
-        "key",
-        "pass",
-        "pwd",
-        "credential",
-        "cookie",
-        "session",
-        "bearer",
-        "private",
-        "signature",
-        "cert",
-        "dsn",
-    ]
-    .iter()
-    .any(|w| {
+    CREDENTIAL_WORDS.iter().any(|w| {
         n.windows(w.len())
             .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
     })
