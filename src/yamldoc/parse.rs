@@ -251,6 +251,12 @@ impl<'a> Parser<'a> {
         if l.indent > 0 {
             return Err(p.parse_err(l.start + l.indent, "the document's first line is indented"));
         }
+        // A block scalar as the whole document: readers disagree on whether an unindented line
+        // below it (`# head`) is its content or a comment (yaml-rust2 and PyYAML differ), and no
+        // config file is one, so it is refused rather than read one way.
+        if matches!(p.b[l.start], b'|' | b'>') {
+            return Err(p.unsupported(l.start, "a block scalar as the whole document"));
+        }
         let (node, next) = p.block(first, 0, l.start, 0)?;
         let rest = p.next_content(next);
         if rest < p.lines.len() {

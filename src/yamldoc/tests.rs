@@ -58,6 +58,8 @@ fn refuses_what_it_cannot_keep_with_positions() {
         (b"a: b\n  c\n", "unsupported-yaml", 2, 3),
         (b"a: \"b\n  c\"\n", "unsupported-yaml", 1, 4),
         (b"? a\n: b\n", "unsupported-yaml", 1, 1),
+        (b"|\n# head", "unsupported-yaml", 1, 1),
+        (b"# c\n>-\n  x\n", "unsupported-yaml", 2, 1),
         (b"a: 1\n\xff: 2\n", "invalid-utf8", 2, 1),
         (b"a:\n\tb: 1\n", "parse-error", 2, 1),
         (b"a: b: c\n", "parse-error", 1, 5),
