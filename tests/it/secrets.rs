@@ -168,6 +168,27 @@ fn secrets_in_the_users_files_never_appear_in_diffs_text_or_json() {
     }
 }
 
+/// `plan`, then `apply --yes`, in the format `fmt`: each succeeds, shows `shown` and our server,
+/// and prints no planted secret.
+fn plan_and_apply_show_no_secret(e: &Env, fmt: &[&str], shown: &str) {
+    for cmd in ["plan", "apply"] {
+        let args: Vec<&str> = [
+            &[cmd][..],
+            if cmd == "apply" { &["--yes"] } else { &[] },
+            fmt,
+        ]
+        .concat();
+        let out = e.run(&args);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        assert_output_clean(cmd, &out);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains(shown) && stdout.contains("api-mcp"),
+            "{stdout}"
+        );
+    }
+}
+
 /// A private key in a block comment or in a run of line comments: its body lines carry no
 /// marker the detector knows, so every line of the block is hidden, not only BEGIN and END,
 /// and the diff keeps the file's lines in place.
@@ -189,22 +210,7 @@ fn a_private_key_in_comments_is_hidden_on_every_line_of_a_diff() {
         );
         e.manifest("owner = \"o\"\n[servers.api]\ncommand = \"api-mcp\"\n[[targets]]\nclient = \"vscode\"\n[[targets]]\nclient = \"codex\"\nscope = \"project\"\n");
         let fmt: &[&str] = if json { &["--format", "json"] } else { &[] };
-        for cmd in ["plan", "apply"] {
-            let args: Vec<&str> = [
-                &[cmd][..],
-                if cmd == "apply" { &["--yes"] } else { &[] },
-                fmt,
-            ]
-            .concat();
-            let out = e.run(&args);
-            assert_eq!(out.status.code(), Some(0), "{out:?}");
-            assert_output_clean(cmd, &out);
-            let shown = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                shown.contains("<redacted>") && shown.contains("api-mcp"),
-                "{shown}"
-            );
-        }
+        plan_and_apply_show_no_secret(&e, fmt, "<redacted>");
         let out = e.run(&[&["prune", "--yes"][..], fmt].concat());
         assert_eq!(out.status.code(), Some(0), "{out:?}");
         assert_output_clean("prune", &out);
@@ -242,22 +248,7 @@ fn a_credential_named_value_far_from_the_change_is_hidden_where_the_diff_shows_i
             "owner = \"o\"\n[servers.api]\ncommand = \"api-mcp\"\n[[targets]]\nclient = \"cursor\"\n",
         );
         let fmt: &[&str] = if json { &["--format", "json"] } else { &[] };
-        for cmd in ["plan", "apply"] {
-            let args: Vec<&str> = [
-                &[cmd][..],
-                if cmd == "apply" { &["--yes"] } else { &[] },
-                fmt,
-            ]
-            .concat();
-            let out = e.run(&args);
-            assert_eq!(out.status.code(), Some(0), "{out:?}");
-            assert_output_clean(cmd, &out);
-            let shown = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                shown.contains("db-cli") && shown.contains("api-mcp"),
-                "{shown}"
-            );
-        }
+        plan_and_apply_show_no_secret(&e, fmt, "db-cli");
     }
 }
 

@@ -64,22 +64,26 @@ fn copilot_user_scope() {
         "[[targets]]\nclient = \"copilot-cli\"\nscope = \"user\"\n",
     );
     w.mcpconf_ok(&["apply", "--yes"]);
-    copilot_check(&w, "user");
-    // `copilot mcp add` rewrites the user file (adding `tools: ["*"]` to any entry without
-    // it, which mcpconf already wrote); our entries stay intact and prune removes only them.
-    let file = w.home().join(".copilot/mcp-config.json");
+    copilot_user_round(&w, &w.home().join(".copilot/mcp-config.json"));
+}
+
+/// Copilot lists our user servers; `copilot mcp add` rewrites the user `file` (adding
+/// `tools: ["*"]` to any entry without it, which mcpconf already wrote); our entries stay
+/// intact, and prune removes only them.
+fn copilot_user_round(w: &World, file: &Path) {
+    copilot_check(w, "user");
     w.client("copilot", &["mcp", "add", "theirs", "--", "true"]);
-    assert!(w.read_json(&file)["mcpServers"].get("theirs").is_some());
+    assert!(w.read_json(file)["mcpServers"].get("theirs").is_some());
     assert_eq!(w.status(), ours_intact("copilot-cli"));
     w.mcpconf_ok(&["prune", "--yes"]);
-    let keys: Vec<String> = w.read_json(&file)["mcpServers"]
+    let keys: Vec<String> = w.read_json(file)["mcpServers"]
         .as_object()
         .unwrap()
         .keys()
         .cloned()
         .collect();
     assert_eq!(keys, vec!["theirs".to_string()]);
-    let names: BTreeSet<String> = copilot_list(&w).keys().cloned().collect();
+    let names: BTreeSet<String> = copilot_list(w).keys().cloned().collect();
     assert_eq!(names, set(&["theirs"]));
 }
 
@@ -103,18 +107,7 @@ fn copilot_user_scope_under_copilot_home() {
     let file = dir.join("mcp-config.json");
     assert!(file.is_file(), "{} not written", file.display());
     assert!(!w.home().join(".copilot/mcp-config.json").exists());
-    copilot_check(&w, "user");
-    w.client("copilot", &["mcp", "add", "theirs", "--", "true"]);
-    assert!(w.read_json(&file)["mcpServers"].get("theirs").is_some());
-    assert_eq!(w.status(), ours_intact("copilot-cli"));
-    w.mcpconf_ok(&["prune", "--yes"]);
-    let keys: Vec<String> = w.read_json(&file)["mcpServers"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .cloned()
-        .collect();
-    assert_eq!(keys, vec!["theirs".to_string()]);
+    copilot_user_round(&w, &file);
 }
 
 #[test]
