@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::api::{EditError, JsonDoc, MAX_DEPTH, internal};
+use super::edit::value_depth;
 use super::layout::{
     Style, line_indent, own_line_end, own_line_indent, own_line_start, write_value,
 };
@@ -182,24 +183,4 @@ impl JsonDoc {
         self.cache = Arc::default();
         Ok(())
     }
-}
-
-/// Nesting depth of a value (scalars 0), computed without recursion.
-fn value_depth(v: &Value) -> usize {
-    let mut max = 0;
-    let mut stack = vec![(v, 1usize)];
-    while let Some((v, d)) = stack.pop() {
-        match v {
-            Value::Object(m) => {
-                max = max.max(d);
-                stack.extend(m.values().map(|c| (c, d + 1)));
-            }
-            Value::Array(a) => {
-                max = max.max(d);
-                stack.extend(a.iter().map(|c| (c, d + 1)));
-            }
-            _ => {}
-        }
-    }
-    max
 }

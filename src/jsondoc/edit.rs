@@ -294,7 +294,7 @@ pub(super) fn set_path(
 }
 
 /// Nesting depth of a value (scalars 0), computed without recursion.
-fn value_depth(v: &Value) -> usize {
+pub(super) fn value_depth(v: &Value) -> usize {
     let mut max = 0;
     let mut stack = vec![(v, 1usize)];
     while let Some((v, d)) = stack.pop() {

@@ -109,6 +109,24 @@ pub(in crate::lint) struct Run<'a> {
     pub(in crate::lint) drift: Vec<Raw>,
 }
 
+impl<'a> Run<'a> {
+    /// A run with nothing read yet.
+    pub(in crate::lint) fn new(req: &'a Request, ctx: &'a Ctx) -> Run<'a> {
+        Run {
+            req,
+            ctx,
+            files: Vec::new(),
+            by_real: FxMap::default(),
+            by_real_more: FxMap::default(),
+            raw: Vec::new(),
+            secrets: Redactor::default(),
+            wide: Redactor::default(),
+            entries: Vec::new(),
+            drift: Vec::new(),
+        }
+    }
+}
+
 /// An entry found in a servers container, with what `duplicate-server` needs of it.
 #[derive(Clone)]
 pub(in crate::lint) struct Entry {
@@ -137,18 +155,7 @@ impl Entry {
 pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
     let ctx = ctx(req);
     let (ledgers, unread_ledgers) = ledgers(req);
-    let mut r = Run {
-        req,
-        ctx: &ctx,
-        files: Vec::new(),
-        by_real: FxMap::default(),
-        by_real_more: FxMap::default(),
-        raw: Vec::new(),
-        secrets: Redactor::default(),
-        wide: Redactor::default(),
-        entries: Vec::new(),
-        drift: Vec::new(),
-    };
+    let mut r = Run::new(req, &ctx);
     r.files.reserve(inputs.len());
     r.by_real.reserve(inputs.len());
     parallel_each(
@@ -247,18 +254,7 @@ pub(in crate::lint) fn read_and_check(
             parsed: Ok(src),
         } => (real, mode, src),
     };
-    let mut sub = Run {
-        req,
-        ctx,
-        files: Vec::with_capacity(1),
-        by_real: Default::default(),
-        by_real_more: Default::default(),
-        raw: Vec::new(),
-        secrets: Redactor::default(),
-        wide: Redactor::default(),
-        entries: Vec::new(),
-        drift: Vec::new(),
-    };
+    let mut sub = Run::new(req, ctx);
     sub.files.push(Loaded {
         input,
         real,
@@ -919,18 +915,7 @@ mod tests {
             config: crate::lint::Config::default(),
         };
         let ctx = ctx(&req);
-        let mut r = Run {
-            req: &req,
-            ctx: &ctx,
-            files: Vec::new(),
-            by_real: FxMap::default(),
-            by_real_more: FxMap::default(),
-            raw: Vec::new(),
-            secrets: Redactor::default(),
-            wide: Redactor::default(),
-            entries: Vec::new(),
-            drift: Vec::new(),
-        };
+        let mut r = Run::new(&req, &ctx);
         let input = |p: &str| Input {
             shown: p.to_string(),
             path: PathBuf::from(p),
