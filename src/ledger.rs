@@ -247,19 +247,38 @@ impl Ledger {
     /// Commit every pending intent of a workspace in `file` (the write happened): the pending
     /// digest becomes the digest, and records of completed removals disappear.
     pub fn commit(&mut self, workspace: &str, file: &str) {
-        let range = self.range(file);
-        let mut gone = false;
-        for r in self.records[range.clone()]
-            .iter_mut()
-            .filter(|r| r.workspace.as_deref() == Some(workspace))
-        {
-            if let Some(p) = r.pending.take() {
-                r.digest = p.digest;
+        self.commit_files(workspace, [file]);
+    }
+
+    /// [`Ledger::commit`] for many files at once: one pass removes the records of completed
+    /// removals in all of them, where committing file by file moves every later record once
+    /// per file (a prune of n files would cost n²).
+    pub fn commit_files<'a>(&mut self, workspace: &str, files: impl IntoIterator<Item = &'a str>) {
+        let n = self.records.len();
+        let mut gone: Vec<bool> = Vec::new();
+        for file in files {
+            let range = self.range(file);
+            for (i, r) in self.records[range.clone()].iter_mut().enumerate() {
+                if r.workspace.as_deref() != Some(workspace) {
+                    continue;
+                }
+                if let Some(p) = r.pending.take() {
+                    r.digest = p.digest;
+                }
+                if r.digest.is_none() {
+                    if gone.is_empty() {
+                        gone = vec![false; n];
+                    }
+                    gone[range.start + i] = true;
+                }
             }
-            gone |= r.digest.is_none();
         }
-        if gone {
-            self.drop_undigested(range, workspace);
+        if !gone.is_empty() {
+            let mut at = 0;
+            self.records.retain(|_| {
+                at += 1;
+                !gone[at - 1]
+            });
         }
     }
 
@@ -574,5 +593,60 @@ mod tests {
         l.remove("a", "/f", "/mcpServers/a");
         assert_eq!(l.records.len(), 1);
         assert!(l.find("b", "/f", "/mcpServers/a").is_some());
+    }
+
+    #[test]
+    fn commit_files_matches_the_model() {
+        // Files 0..6 of two workspaces: removals, updates and adds pending in some, a record
+        // with neither digest nor intent (a hand-edited ledger) in a file not committed.
+        let mut l = Ledger::new("o");
+        for f in 0..6 {
+            for (p, ws) in [
+                ("/mcpServers/a", "w"),
+                ("/mcpServers/b", "w"),
+                ("/mcpServers/a", "v"),
+            ] {
+                let mut r = match (f + p.len() + ws.len()) % 3 {
+                    0 => rec(Some("sha256:1"), Some(None)),
+                    1 => rec(Some("sha256:1"), Some(Some("sha256:2"))),
+                    _ => rec(None, Some(Some("sha256:3"))),
+                };
+                r.file = format!("/f{f}");
+                r.pointer = p.into();
+                r.workspace = Some(ws.into());
+                l.upsert(r);
+            }
+        }
+        let mut odd = rec(None, None);
+        odd.file = "/f5".into();
+        odd.pointer = "/mcpServers/z".into();
+        l.upsert(odd);
+        let files = ["/f1", "/f2", "/f4"];
+        // The model: each record of "w" in those files takes its pending digest and is dropped
+        // when it has none.
+        let mut model: Vec<Record> = Vec::new();
+        for r in &l.records {
+            let mut r = r.clone();
+            if files.contains(&r.file.as_str()) && r.workspace.as_deref() == Some("w") {
+                if let Some(p) = r.pending.take() {
+                    r.digest = p.digest;
+                }
+                if r.digest.is_none() {
+                    continue;
+                }
+            }
+            model.push(r);
+        }
+        l.commit_files("w", files);
+        assert_eq!(l.records, model);
+        // Something was removed, something is still pending, the odd record is kept.
+        assert!(l.records.len() < 19);
+        assert!(l.records.iter().any(|r| r.pending.is_some()));
+        assert!(l.find("w", "/f5", "/mcpServers/z").is_some());
+        for f in files {
+            assert!(l.records.iter().all(|r| r.file != f
+                || r.workspace.as_deref() != Some("w")
+                || (r.pending.is_none() && r.digest.is_some())));
+        }
     }
 }

@@ -359,6 +359,9 @@ fn write_step(
     // Each directory written into is fsynced once, after all its files (a file a run writes
     // in it to name in an error): n files in one directory cost n + 1 fsyncs, not 2n.
     let mut dirs_to_sync: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
+    // Files written, committed in the ledger together (see `Ledger::commit_files`) before the
+    // ledger is next saved.
+    let mut committed: Vec<String> = Vec::new();
     // The intent of every file about to be written goes into the ledger in one durable save,
     // before any file is written: a kill at any instant after it leaves each file old or new,
     // both of which the ledger proves ours.
@@ -390,6 +393,8 @@ fn write_step(
             let read = read_now.as_ref().unwrap_or(&reads[i]);
             if attempt > 0 {
                 // A re-planned file: its new intent must be durable before it is written.
+                ledger.commit_files(ws, committed.iter().map(String::as_str));
+                committed.clear();
                 journal(&mut ledger, ws, fp);
                 if let Err(e) = ledger::save_intent(&settings.state_dir, &mut ledger, base) {
                     ledger.rollback(ws, &fp.key);
@@ -422,7 +427,7 @@ fn write_step(
                             .or_insert_with(|| specs[i].real.clone());
                     }
                     let mut dirs = ledger.created_dirs(&fp.key);
-                    ledger.commit(ws, &fp.key);
+                    committed.push(fp.key.clone());
                     if let Some(new) = fp.new.as_deref() {
                         ledger.set_file_digest(&fp.key, new);
                         dirs.extend(made.get(&fp.key).into_iter().flatten().cloned());
@@ -467,7 +472,7 @@ fn write_step(
                 Err(e) if e.published => {
                     // The new content is in place; only its durability is unconfirmed. The
                     // ledger must describe the file as it is.
-                    ledger.commit(ws, &fp.key);
+                    committed.push(fp.key.clone());
                     if let Some(new) = fp.new.as_deref() {
                         ledger.set_file_digest(&fp.key, new);
                     }
@@ -484,6 +489,7 @@ fn write_step(
             }
         }
     }
+    ledger.commit_files(ws, committed.iter().map(String::as_str));
     // The renames made durable, one fsync per directory, before the ledger commit.
     for (dir, file) in &dirs_to_sync {
         if let Err(e) = fsio::sync_dir(dir, file)
