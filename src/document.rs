@@ -9,6 +9,7 @@ use crate::diag::Code;
 use serde_json::Value;
 
 use crate::jsondoc::{self, JsonDoc, UndoHint};
+use crate::text::Content;
 use crate::tomldoc::TomlDoc;
 use crate::yamldoc::{UndoHint as YamlHint, YamlDoc};
 
@@ -350,6 +351,16 @@ impl Doc {
             Doc::Json(d) => d.into_bytes(),
             Doc::Toml(d) => d.to_bytes(),
             Doc::Yaml(d) => d.bytes().to_vec(),
+        }
+    }
+
+    /// The bytes to write, as [`Content`]: for JSON the bytes read plus the edited object's new
+    /// bytes, shared, not copied; TOML and YAML documents give their whole new text.
+    pub fn content(&self) -> Content {
+        match self {
+            Doc::Json(d) => d.content(),
+            Doc::Toml(d) => Content::from(d.to_bytes()),
+            Doc::Yaml(d) => Content::from(d.bytes().to_vec()),
         }
     }
 

@@ -292,13 +292,13 @@ impl Ledger {
     }
 
     /// Record the whole-file digest of `file` (as just written) on its created-file records.
-    pub fn set_file_digest(&mut self, file: &str, bytes: &[u8]) {
+    pub fn set_file_digest(&mut self, file: &str, parts: &[&[u8]]) {
         let range = self.range(file);
         // Only a created file keeps a digest (hashing costs a pass over the file).
         if !self.records[range.clone()].iter().any(|r| r.created_file) {
             return;
         }
-        let d = file_digest(bytes);
+        let d = file_digest_of(parts);
         for r in self.records[range].iter_mut().filter(|r| r.created_file) {
             r.file_digest = Some(d.clone());
         }
@@ -397,7 +397,16 @@ fn is_zero(n: &u64) -> bool {
 
 /// `sha256:<hex>` of a whole file's bytes.
 pub fn file_digest(bytes: &[u8]) -> String {
-    format!("sha256:{}", hex(&Sha256::digest(bytes)))
+    file_digest_of(&[bytes])
+}
+
+/// [`file_digest`] of the bytes `parts` hold one after the other (a file written from pieces).
+pub fn file_digest_of(parts: &[&[u8]]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p);
+    }
+    format!("sha256:{}", hex(&h.finalize()))
 }
 
 /// `sha256:<hex>` of the canonical JSON of a value.

@@ -44,15 +44,28 @@ pub fn diff(fp: &FilePlan) -> String {
         return String::new();
     }
     let old_b: &[u8] = fp.old.as_ref().map(|d| d.bytes()).unwrap_or_default();
-    let new_b: &[u8] = if fp.delete {
-        &[]
-    } else {
-        fp.new.as_deref().unwrap_or_default()
+    let new_c = fp.new.as_ref().filter(|_| !fp.delete);
+    let new_len = new_c.map_or(0, crate::text::Content::len);
+    let whole = old_b.len().max(new_len) <= MASK_WHOLE_FILE;
+    // The whole new text is built only where it is lexed whole (masking, below); a bigger
+    // file's diff reads only the window, from the old bytes and the edit's pieces.
+    let new_full: Vec<u8> = match new_c {
+        Some(c) if whole => c.to_vec(),
+        _ => Vec::new(),
     };
+    let new_b: &[u8] = &new_full;
     // A big file changed in one place: diff only that place (plus context), and shift the
     // hunk headers by the lines before it. Bytes outside the window are identical.
-    let (old_w, new_w, shift) = if old_b.len().max(new_b.len()) > WINDOW_ABOVE {
-        crate::text::diff_window(old_b, new_b)
+    let window;
+    let (old_w, new_w, shift) = if old_b.len().max(new_len) > WINDOW_ABOVE {
+        match new_c {
+            Some(c) if !whole => {
+                let (o, n, shift) = crate::text::diff_window_of(old_b, c);
+                window = n;
+                (o, window.as_slice(), shift)
+            }
+            _ => crate::text::diff_window(old_b, new_b),
+        }
     } else {
         (old_b, new_b, 0)
     };
@@ -72,7 +85,6 @@ pub fn diff(fp: &FilePlan) -> String {
         }
         None => Lang::Json,
     };
-    let whole = old_b.len().max(new_b.len()) <= MASK_WHOLE_FILE;
     // The masked lines of the window: those of the whole file masked (judging only what
     // reaches into the window, `mask::mask_window`), or the window cleared line by line.
     let masked = |full: &[u8], window: &[u8], shown: &str| {
@@ -542,7 +554,7 @@ mod tests {
             errors: Vec::new(),
             notes: Vec::new(),
             old: Some(Doc::parse(old, Syntax::Json).unwrap()),
-            new: Some(new.to_vec()),
+            new: Some(new.to_vec().into()),
             delete: false,
             ledger: Vec::new(),
         }

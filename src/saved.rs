@@ -78,17 +78,25 @@ pub struct SavedAction {
 
 /// `sha256:<hex>` of bytes.
 pub fn digest(bytes: &[u8]) -> String {
-    format!("sha256:{}", hex(&Sha256::digest(bytes)))
+    digest_of(&[bytes])
+}
+
+/// [`digest`] of the bytes `parts` hold one after the other.
+fn digest_of(parts: &[&[u8]]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p);
+    }
+    format!("sha256:{}", hex(&h.finalize()))
 }
 
 fn after_of(f: &FilePlan) -> Option<String> {
     if f.delete {
         None
+    } else if let Some(new) = &f.new {
+        Some(digest_of(&new.pieces()))
     } else {
-        f.new
-            .as_deref()
-            .or(f.old.as_ref().map(|d| d.bytes()))
-            .map(digest)
+        f.old.as_ref().map(|d| digest(d.bytes()))
     }
 }
 

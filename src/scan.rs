@@ -31,8 +31,10 @@ pub fn redactor_for(report: &Report, base: &Redactor) -> Redactor {
     let mut red = base.clone();
     for f in report.files.iter().filter(|f| f.writes()) {
         let old = f.old.as_ref().map(|d| d.bytes()).unwrap_or_default();
-        let new = f.new.as_deref().unwrap_or_default();
-        let (old, new) = if old.len().max(new.len()) > SCAN_WHOLE_FILE {
+        let new_c = f.new.as_ref().filter(|_| !f.delete);
+        let new_len = new_c.map_or(0, crate::text::Content::len);
+        let window;
+        let (old, new): (&[u8], &[u8]) = if old.len().max(new_len) > SCAN_WHOLE_FILE {
             // Outside the window the file is the same before and after. A value there under a
             // credential-like name must still be known: the same string can stand in the
             // window under a harmless key (an `args` element), where only its name elsewhere
@@ -43,10 +45,18 @@ pub fn redactor_for(report: &Report, base: &Redactor) -> Redactor {
                 f.old.as_ref().map(|d| d.bytes()).unwrap_or_default(),
                 &mut red,
             );
-            let (o, n, _) = crate::text::diff_window(old, new);
-            (o, n)
+            let (o, n, _) = match new_c {
+                Some(c) => crate::text::diff_window_of(old, c),
+                None => {
+                    let (o, n, s) = crate::text::diff_window(old, &[]);
+                    (o, n.to_vec(), s)
+                }
+            };
+            window = n;
+            (o, window.as_slice())
         } else {
-            (old, new)
+            window = new_c.map(crate::text::Content::to_vec).unwrap_or_default();
+            (old, window.as_slice())
         };
         scan_bytes(old, &mut red);
         scan_bytes(new, &mut red);

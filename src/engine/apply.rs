@@ -410,9 +410,9 @@ fn write_step(
                     Some(s) => Expect::Stamp(s),
                     None => Expect::Missing,
                 };
-                fsio::replace_dir_later(
+                fsio::replace_parts_dir_later(
                     &specs[i].real,
-                    fp.new.as_deref().unwrap_or_default(),
+                    &fp.new.as_ref().map(|c| c.pieces()).unwrap_or_default(),
                     read.meta,
                     expect,
                 )
@@ -428,8 +428,8 @@ fn write_step(
                     }
                     let mut dirs = ledger.created_dirs(&fp.key);
                     committed.push(fp.key.clone());
-                    if let Some(new) = fp.new.as_deref() {
-                        ledger.set_file_digest(&fp.key, new);
+                    if let Some(new) = &fp.new {
+                        ledger.set_file_digest(&fp.key, &new.pieces());
                         dirs.extend(made.get(&fp.key).into_iter().flatten().cloned());
                         dirs.sort();
                         dirs.dedup();
@@ -473,8 +473,8 @@ fn write_step(
                     // The new content is in place; only its durability is unconfirmed. The
                     // ledger must describe the file as it is.
                     committed.push(fp.key.clone());
-                    if let Some(new) = fp.new.as_deref() {
-                        ledger.set_file_digest(&fp.key, new);
+                    if let Some(new) = &fp.new {
+                        ledger.set_file_digest(&fp.key, &new.pieces());
                     }
                     written = true;
                     io_error = Some(fs_entry(&e));

@@ -528,7 +528,7 @@ fn visible_after(
             Some(p) if p.status == Status::Refused => return None,
             Some(p) if p.delete => None,
             Some(p) => match &p.new {
-                Some(bytes) => Some(Doc::parse(bytes, from.syntax()).ok()?),
+                Some(bytes) => Some(Doc::parse_vec(bytes.to_vec(), from.syntax()).ok()?),
                 None => p.old.clone(),
             },
             None => match fsio::read(&path, MAX_FILE) {

@@ -254,7 +254,18 @@ pub fn replace_dir_later(
     meta: Option<FileMeta>,
     expect: Expect,
 ) -> Result<(), FsError> {
-    replace_with(path, bytes, meta, expect, Fsyncs::FileOnly, &mut |_| {})
+    replace_with(path, &[bytes], meta, expect, Fsyncs::FileOnly, &mut |_| {})
+}
+
+/// [`replace_dir_later`] of the bytes `parts` hold one after the other, written piece by piece
+/// (a big file's edit is written from the bytes read and the edited range, never joined).
+pub fn replace_parts_dir_later(
+    path: &Path,
+    parts: &[&[u8]],
+    meta: Option<FileMeta>,
+    expect: Expect,
+) -> Result<(), FsError> {
+    replace_with(path, parts, meta, expect, Fsyncs::FileOnly, &mut |_| {})
 }
 
 /// Makes the renames done in the directory `dir` (a resolved path) durable: opens it without
@@ -300,7 +311,7 @@ pub fn replace_unsynced(
     meta: Option<FileMeta>,
     expect: Expect,
 ) -> Result<(), FsError> {
-    replace_with(path, bytes, meta, expect, Fsyncs::None, &mut |_| {})
+    replace_with(path, &[bytes], meta, expect, Fsyncs::None, &mut |_| {})
 }
 
 /// Points in [`replace_impl`] where tests can observe or interfere.
@@ -321,13 +332,13 @@ pub(super) fn replace_impl(
     expect: Expect,
     hook: &mut dyn FnMut(Stage),
 ) -> Result<(), FsError> {
-    replace_with(path, bytes, meta, expect, Fsyncs::Both, hook)
+    replace_with(path, &[bytes], meta, expect, Fsyncs::Both, hook)
 }
 
 /// [`replace_impl`], with the fsyncs `sync` names.
 fn replace_with(
     path: &Path,
-    bytes: &[u8],
+    parts: &[&[u8]],
     meta: Option<FileMeta>,
     expect: Expect,
     sync: Fsyncs,
@@ -350,7 +361,9 @@ fn replace_with(
 
     // 3. Content, owner, mode. 4. fsync.
     let mut out = temp.file();
-    out.write_all(bytes).map_err(fail)?;
+    for p in parts {
+        out.write_all(p).map_err(fail)?;
+    }
     meta::apply_owner_and_mode(temp.file(), meta).map_err(fail)?;
     if sync != Fsyncs::None {
         temp.file().sync_all().map_err(fail)?;

@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
+use crate::text::Content;
+
 use super::parse::{MemSpan, Mode, ObjSpan, parse_core, parse_only, serde_accepts};
 use super::scan::{shallow, value_at};
 use super::verify::SERDE_WHOLE_FILE;
@@ -124,14 +126,39 @@ pub enum UndoHint {
 #[derive(Debug, Clone)]
 pub struct JsonDoc {
     pub(super) syntax: Syntax,
-    /// The whole file, BOM included.
+    /// The whole file, BOM included; after an edit of an object below the root
+    /// ([`JsonDoc::edit_members`]), the file as it was before it, with `spliced` saying what
+    /// replaced that object's bytes.
     pub(super) buf: Arc<String>,
+    /// The edited object's new bytes over `buf`, when the whole text was not built.
+    pub(super) spliced: Option<Arc<Spliced>>,
     /// Where the JSON text starts in `buf` (3 after a BOM, else 0).
     pub(super) start: usize,
     /// The root object and its own members (`obj` is `None` for all of them).
     pub(super) root: ObjSpan,
     /// What read-only queries found so far (replaced, never shared, after an edit).
     pub(super) cache: Arc<Cache>,
+}
+
+/// The text of a document after an edit below the root: `buf[lo..hi]` replaced by `mid`. The
+/// whole text is built only when a query needs it (`flat`), never to write the file.
+#[derive(Debug)]
+pub(super) struct Spliced {
+    pub(super) lo: usize,
+    pub(super) hi: usize,
+    pub(super) mid: String,
+    flat: OnceLock<Arc<String>>,
+}
+
+impl Spliced {
+    pub(super) fn new(lo: usize, hi: usize, mid: String) -> Spliced {
+        Spliced {
+            lo,
+            hi,
+            mid,
+            flat: OnceLock::new(),
+        }
+    }
 }
 
 /// Indexes built on demand by the read-only queries, so that looking up each of n entries of
@@ -221,6 +248,7 @@ impl JsonDoc {
         Ok(JsonDoc {
             syntax,
             buf: Arc::new(buf),
+            spliced: None,
             start,
             root,
             cache: Arc::default(),
@@ -229,7 +257,22 @@ impl JsonDoc {
 
     /// The text after the BOM.
     pub fn text(&self) -> &str {
-        self.buf.get(self.start..).unwrap_or("")
+        self.whole().get(self.start..).unwrap_or("")
+    }
+
+    /// The whole file as one buffer: built (once) when an edit left it spliced.
+    pub(super) fn whole(&self) -> &Arc<String> {
+        let Some(sp) = &self.spliced else {
+            return &self.buf;
+        };
+        sp.flat.get_or_init(|| {
+            let b = self.buf.as_str();
+            let mut s = String::with_capacity(b.len() - (sp.hi - sp.lo) + sp.mid.len());
+            s.push_str(b.get(..sp.lo).unwrap_or(""));
+            s.push_str(&sp.mid);
+            s.push_str(b.get(sp.hi..).unwrap_or(""));
+            Arc::new(s)
+        })
     }
 
     /// The whole root value, built on demand (costly for a big file: prefer [`JsonDoc::get`]).
@@ -373,22 +416,44 @@ impl JsonDoc {
 
     /// The file's bytes: the BOM (if the input had one) followed by the current text.
     pub fn bytes(&self) -> &[u8] {
-        self.buf.as_bytes()
+        self.whole().as_bytes()
     }
 
     /// The file's bytes, as a new vector.
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.buf.as_bytes().to_vec()
+        self.content().to_vec()
     }
 
     /// The file's bytes, without a copy when this document is their only holder.
     pub fn into_bytes(self) -> Vec<u8> {
+        if self.spliced.is_some() {
+            return self.to_bytes();
+        }
         Arc::try_unwrap(self.buf).map_or_else(|b| b.as_bytes().to_vec(), String::into_bytes)
     }
 
-    /// Whether two documents hold the same bytes (cheap when one is a clone of the other).
+    /// The file's bytes to write, sharing the bytes read: after an edit below the root, the
+    /// file before it plus the edited object's new bytes (no copy of the whole file).
+    pub fn content(&self) -> Content {
+        match &self.spliced {
+            Some(sp) => {
+                Content::spliced(self.buf.clone(), sp.lo, sp.hi, sp.mid.as_bytes().to_vec())
+                    .unwrap_or_else(|| Content::shared(self.whole().clone()))
+            }
+            None => Content::shared(self.buf.clone()),
+        }
+    }
+
+    /// Whether two documents hold the same bytes (cheap when one is a clone of the other, or
+    /// an edit below the root of it).
     pub fn same_bytes(&self, other: &JsonDoc) -> bool {
-        Arc::ptr_eq(&self.buf, &other.buf) || self.buf == other.buf
+        match (&self.spliced, &other.spliced) {
+            (None, None) => Arc::ptr_eq(&self.buf, &other.buf) || self.buf == other.buf,
+            (Some(sp), None) | (None, Some(sp)) if Arc::ptr_eq(&self.buf, &other.buf) => {
+                self.buf.get(sp.lo..sp.hi) == Some(sp.mid.as_str())
+            }
+            _ => self.whole() == other.whole(),
+        }
     }
 }
 

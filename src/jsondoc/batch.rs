@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::api::{EditError, JsonDoc, MAX_DEPTH, internal};
+use super::api::{EditError, JsonDoc, MAX_DEPTH, Spliced, internal};
 use super::edit::value_depth;
 use super::layout::{
     Style, line_indent, own_line_end, own_line_indent, own_line_start, write_value,
@@ -166,10 +166,8 @@ impl JsonDoc {
         if splices.is_empty() {
             return Ok(());
         }
-        let prefix = self.buf.get(..self.start).unwrap_or("");
-        let (buf, root) = commit_members(
+        let (mid, root) = commit_members(
             self.syntax,
-            prefix,
             text,
             &self.root,
             o,
@@ -178,7 +176,12 @@ impl JsonDoc {
             &splices,
             edits,
         )?;
-        self.buf = Arc::new(buf);
+        // The new text is the old one with the object's bytes replaced: kept as that splice
+        // over the bytes read, not built (a big file's edit then holds one copy of the file).
+        let base = self.whole().clone();
+        let (lo, hi) = (self.start + o.open, self.start + o.close + 1);
+        self.buf = base;
+        self.spliced = Some(Arc::new(Spliced::new(lo, hi, mid)));
         self.root = root;
         self.cache = Arc::default();
         Ok(())

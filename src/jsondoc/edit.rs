@@ -143,7 +143,7 @@ impl JsonDoc {
             .objs
             .get(obj)
             .ok_or_else(|| internal("object index out of range"))?;
-        let prefix = self.buf.get(..self.start).unwrap_or("");
+        let prefix = self.whole().get(..self.start).unwrap_or("");
         let (buf, root) = commit_edit(
             self.syntax,
             prefix,
@@ -157,6 +157,7 @@ impl JsonDoc {
             Expect::Set(value),
         )?;
         self.buf = Arc::new(buf);
+        self.spliced = None;
         self.root = root;
         self.cache = Arc::default();
         Ok(hints)
@@ -222,7 +223,7 @@ impl JsonDoc {
         let mut work = Work {
             syntax: self.syntax,
             start: self.start,
-            buf: std::borrow::Cow::Borrowed(self.buf.as_str()),
+            buf: std::borrow::Cow::Borrowed(self.whole().as_str()),
             root: self.root.clone(),
             changed: false,
         };
@@ -264,6 +265,7 @@ impl JsonDoc {
         }
         let Work { buf, root, .. } = work;
         self.buf = Arc::new(buf.into_owned());
+        self.spliced = None;
         self.root = root;
         self.cache = Arc::default();
         Ok(())

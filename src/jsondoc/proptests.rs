@@ -566,8 +566,30 @@ proptest! {
             Ok(()) => {
                 prop_assert!(seq_ok);
                 prop_assert_eq!(show(&batch.to_bytes()), show(&seq.to_bytes()), "input:\n{}", show(&bytes));
+                // The batch is kept as a splice over the bytes read (never built whole) and
+                // every way of reading it gives the bytes the single edits built.
+                let want = seq.to_bytes();
+                let content = batch.content();
+                prop_assert!(content.change_from(d.bytes()).is_some());
+                let mut written = Vec::new();
+                content.write_to(&mut written).unwrap();
+                prop_assert_eq!(show(&written), show(&want));
+                prop_assert_eq!(content.len(), want.len());
+                prop_assert!(content == crate::text::Content::from(want.clone()));
+                prop_assert_eq!(batch.same_bytes(&d), want == bytes);
+                prop_assert_eq!(show(batch.bytes()), show(&want));
+                // A further edit of the spliced document, as of the built one.
+                let mut again = batch.clone();
+                let mut seq2 = seq.clone();
+                let r1 = again.upsert(&container, "mcpconf-c", &c).map(|_| ());
+                let r2 = seq2.upsert(&container, "mcpconf-c", &c).map(|_| ());
+                prop_assert_eq!(r1.is_ok(), r2.is_ok());
+                prop_assert_eq!(show(&again.to_bytes()), show(&seq2.to_bytes()));
             }
-            Err(_) => prop_assert_eq!(batch.to_bytes(), bytes),
+            Err(_) => {
+                prop_assert_eq!(batch.to_bytes(), bytes.clone());
+                prop_assert!(batch.same_bytes(&d));
+            }
         }
     }
 

@@ -54,10 +54,13 @@ pub(super) fn commit_edit(
 /// [`super::JsonDoc::edit_members`]): below `x`, every member not named in `edits` is
 /// byte-identical and in the same order, each `Some` member holds its value and each `None`
 /// member is gone.
+///
+/// Only `x` is rebuilt and read: the result is `x`'s new text (from its `{` to its `}`), which
+/// replaces `old[x.open..=x.close]` in the file (every other byte is the old one, shared, by
+/// construction), and the new root spans.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn commit_members(
     syntax: Syntax,
-    prefix: &str,
     old: &str,
     old_root: &ObjSpan,
     x: &ObjSpan,
@@ -66,8 +69,25 @@ pub(super) fn commit_members(
     splices: &[Splice],
     edits: &[(String, Option<Value>)],
 ) -> Result<(String, ObjSpan), EditError> {
-    let (buf, hi, new_x) = splice_and_parse(syntax, prefix, old, x, level, splices)?;
-    let new = buf.get(prefix.len()..).unwrap_or("");
+    let lo = splices.iter().map(|s| s.start).min().unwrap_or(x.close);
+    let hi = splices.iter().map(|s| s.end).max().unwrap_or(x.close);
+    if lo <= x.open || hi > x.close {
+        return Err(internal("an edit reaches outside its object"));
+    }
+    let old_x_text = old
+        .get(x.open..=x.close)
+        .ok_or_else(|| internal("edit out of range"))?;
+    // The splices, relative to the object's text.
+    let local: Vec<Splice> = splices
+        .iter()
+        .map(|s| Splice::new(s.start - x.open, s.end - x.open, s.with.clone()))
+        .collect();
+    let new_x_text = apply_splices("", old_x_text, &local)?;
+    let new_x = parse_object(syntax, &new_x_text, level)?;
+    // The old object read from its own text, so that both sides are counted alike.
+    let old_x = shallow(old_x_text, 0, syntax, None)
+        .ok_or_else(|| internal("the edited object cannot be read"))?;
+    let (old, new) = (old_x_text, new_x_text.as_str());
     let named: HashMap<&str, Option<&Value>> = edits
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_ref()))
@@ -84,7 +104,7 @@ pub(super) fn commit_members(
             })
             .collect()
     };
-    if untouched(old, x) != untouched(new, &new_x) {
+    if untouched(old, &old_x) != untouched(new, &new_x) {
         return Err(internal("a member the batch does not name changed"));
     }
     let mut found = 0usize;
@@ -103,8 +123,57 @@ pub(super) fn commit_members(
     if found != named.values().filter(|v| v.is_some()).count() {
         return Err(internal("a set member is missing"));
     }
-    let root = new_root(syntax, old, new, old_root, x_is_root, hi)?;
-    Ok((buf, root))
+    let delta = new.len() as isize - old.len() as isize;
+    let root = if x_is_root {
+        // The object is the root: its new spans, moved to where it starts.
+        moved(new_x, 0, x.open as isize)
+    } else {
+        moved(old_root.clone(), x.close + 1, delta)
+    };
+    Ok((new_x_text, root))
+}
+
+/// `o` with every position at or after `from` moved by `delta`.
+fn moved(mut o: ObjSpan, from: usize, delta: isize) -> ObjSpan {
+    let mv = |p: usize| {
+        if p >= from {
+            p.saturating_add_signed(delta)
+        } else {
+            p
+        }
+    };
+    o.open = mv(o.open);
+    o.close = mv(o.close);
+    for m in &mut o.members {
+        m.key_start = mv(m.key_start);
+        m.key_end = mv(m.key_end);
+        m.value_start = mv(m.value_start);
+        m.value_end = mv(m.value_end);
+        m.comma = m.comma.map(mv);
+    }
+    o
+}
+
+/// Parses the new text of an edited object on its own (`level` deep), with serde_json's
+/// agreement, and reads its members.
+fn parse_object(syntax: Syntax, span: &str, level: usize) -> Result<ObjSpan, EditError> {
+    let build = span.len() <= CROSS_CHECK_VALUES;
+    let mode = Mode {
+        build,
+        any_root: true,
+        base_depth: level,
+    };
+    let parsed = parse_core(span, syntax, mode)
+        .map_err(|e| internal(&format!("the result does not parse: {}", e.message)))?;
+    if !span.starts_with('{') {
+        return Err(internal("the edited object is no longer an object"));
+    }
+    if build {
+        cross_check(span, &parsed).map_err(|e| internal(&e.message))?;
+    } else {
+        serde_accepts(span, &parsed.blanks).map_err(|e| internal(&e.message))?;
+    }
+    shallow(span, 0, syntax, None).ok_or_else(|| internal("the edited object cannot be read"))
 }
 
 /// Applies `splices` inside object `x` and proves the syntax of the result: the bytes outside

@@ -18,6 +18,7 @@ use crate::dialect::Syntax;
 use crate::document::{Doc, ReadError};
 use crate::ledger::{self, Kind, Record};
 use crate::manifest::Legacy;
+use crate::text::Content;
 
 mod equal;
 mod present;
@@ -304,8 +305,9 @@ pub struct FilePlan {
     /// The file before, as read (None if the file does not exist); its bytes are
     /// [`Doc::bytes`], shared with the document read, not copied.
     pub old: Option<Doc>,
-    /// Bytes to write, when the file changes.
-    pub new: Option<Vec<u8>>,
+    /// Bytes to write, when the file changes: for JSON the bytes read (shared with `old`) with
+    /// the edited object's range replaced, so a big file is held once, not twice.
+    pub new: Option<Content>,
     /// Remove the file (mcpconf created it and nothing else is left).
     pub delete: bool,
     /// Ledger changes.
@@ -441,7 +443,7 @@ fn plan_missing(input: &FileInput, mut fp: FilePlan) -> FilePlan {
         fp.ledger.clear();
         return fp;
     }
-    fp.new = Some(doc.to_bytes());
+    fp.new = Some(doc.content());
     fp.status = Status::Created;
     fp
 }

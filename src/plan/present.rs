@@ -674,7 +674,7 @@ pub(super) fn plan_present(
         fp.delete = true;
         fp.status = Status::Changed;
     } else if !doc.same_bytes(original) {
-        fp.new = Some(doc.into_bytes());
+        fp.new = Some(doc.content());
         fp.status = Status::Changed;
     }
     fp

@@ -114,7 +114,7 @@ proptest! {
         let mut records = Vec::new();
         let first = plan_file(&input(text.as_bytes(), wants.clone(), records.clone()), Options::default());
         prop_assert_eq!(first.status == Status::Refused, false, "{:?}", first.errors);
-        let applied = first.new.clone().expect("something to write");
+        let applied = first.new.as_ref().expect("something to write").to_vec();
         commit(&mut records, &first);
         // As the engine does after the write: the whole file as mcpconf left it.
         for r in records.iter_mut().filter(|r| r.created_file) {
@@ -142,7 +142,7 @@ proptest! {
         if text.is_empty() {
             prop_assert!(prune.delete, "a created file is removed again");
         } else {
-            prop_assert_eq!(String::from_utf8(prune.new.clone().unwrap()).unwrap(), text);
+            prop_assert_eq!(String::from_utf8(prune.new.as_ref().unwrap().to_vec()).unwrap(), text);
         }
         commit(&mut records, &prune);
         prop_assert!(records.is_empty());

@@ -1,5 +1,8 @@
 //! Small text helpers shared by every layer: positions in text, likely typos, hex, the
-//! window of a change.
+//! window of a change, the bytes a plan writes ([`Content`]).
+
+mod content;
+pub use content::{Change, Content};
 
 /// 1-based (line, column-in-characters) of byte offset `at` in `text`. Offsets past the end or
 /// inside a character are clamped; never panics.
@@ -60,7 +63,7 @@ pub fn hex(bytes: &[u8]) -> String {
 /// assert_eq!(n, b"3\n4\n5\n6\nseven\n8\n9\n10\n11\n");
 /// assert_eq!(shift, 2);
 /// ```
-pub fn diff_window<'a>(old: &'a [u8], new: &'a [u8]) -> (&'a [u8], &'a [u8], usize) {
+pub fn diff_window<'o, 'n>(old: &'o [u8], new: &'n [u8]) -> (&'o [u8], &'n [u8], usize) {
     const CHUNK: usize = 4096;
     let max = old.len().min(new.len());
     // Common prefix, compared a chunk at a time (memcmp), then byte by byte.
@@ -87,6 +90,57 @@ pub fn diff_window<'a>(old: &'a [u8], new: &'a [u8]) -> (&'a [u8], &'a [u8], usi
         .take(max_q - q)
         .take_while(|(a, b)| a == b)
         .count();
+    let oe = old.len() - q;
+    let (s, e, shift) = widen(old, p, oe);
+    let k = e - oe;
+    let ne = (new.len() - q + k).min(new.len());
+    (&old[s..e], &new[s..ne], shift)
+}
+
+/// [`diff_window`] of `old` and content made from it: when `new` shares `old`'s buffer
+/// ([`Content::change_from`]) only the replaced range and what matches around it is compared
+/// (the cost of the edit, not of the file) and the new window is copied out of the pieces;
+/// otherwise the whole new text is built and compared. The windows are the same either way.
+pub fn diff_window_of<'a>(old: &'a [u8], new: &Content) -> (&'a [u8], Vec<u8>, usize) {
+    let Some(ch) = new.change_from(old) else {
+        let whole = new.to_vec();
+        let (o, n, shift) = diff_window(old, &whole);
+        return (o, n.to_vec(), shift);
+    };
+    let [_, mid, _] = new.pieces();
+    let new_len = new.len();
+    // The new byte at `i`: before the change the old byte, in it the replacement, after it the
+    // old byte that many bytes on.
+    let at = |i: usize| -> u8 {
+        if i < ch.start {
+            old[i]
+        } else if i < ch.new_end {
+            mid[i - ch.start]
+        } else {
+            old[i - ch.new_end + ch.old_end]
+        }
+    };
+    let max = old.len().min(new_len);
+    // Common prefix: at least everything before the change.
+    let mut p = ch.start.min(max);
+    while p < max && old[p] == at(p) {
+        p += 1;
+    }
+    // Common suffix, within what the prefix leaves: at least everything after the change.
+    let max_q = max - p;
+    let mut q = (old.len() - ch.old_end).min(max_q);
+    while q < max_q && old[old.len() - q - 1] == at(new_len - q - 1) {
+        q += 1;
+    }
+    let (s, e, shift) = widen(old, p, old.len() - q);
+    let k = e - (old.len() - q);
+    let ne = (new_len - q + k).min(new_len);
+    (&old[s..e], new.slice(s, ne).into_owned(), shift)
+}
+
+/// The window `s..e` of `old` around its differing bytes `p..oe` (whole lines, four more on
+/// each side) and the number of lines before it.
+fn widen(old: &[u8], p: usize, oe: usize) -> (usize, usize, usize) {
     // Back to the start of p's line, then four more lines.
     let mut s = p;
     for i in 0..5 {
@@ -102,7 +156,6 @@ pub fn diff_window<'a>(old: &'a [u8], new: &'a [u8]) -> (&'a [u8], &'a [u8], usi
     }
     // Forward past the end of the last differing line, then four more lines (in the common
     // suffix, so by the same number of bytes in both).
-    let oe = old.len() - q;
     let mut e = oe;
     for _ in 0..5 {
         while e < old.len() && old[e] != b'\n' {
@@ -112,10 +165,8 @@ pub fn diff_window<'a>(old: &'a [u8], new: &'a [u8]) -> (&'a [u8], &'a [u8], usi
             e += 1;
         }
     }
-    let k = e - oe;
-    let ne = (new.len() - q + k).min(new.len());
     let shift = old[..s].iter().filter(|&&c| c == b'\n').count();
-    (&old[s..e], &new[s..ne], shift)
+    (s, e, shift)
 }
 
 #[cfg(test)]
@@ -128,5 +179,30 @@ mod tests {
         assert_eq!(line_col("", 5), (1, 1));
         // Inside `é` (bytes 4..6): clamped to its start.
         assert_eq!(line_col("ab\ncé d", 5), (2, 2));
+    }
+
+    proptest::proptest! {
+        /// The window of a spliced content is the window of its materialised bytes, however
+        /// the replaced range sits among equal bytes.
+        #[test]
+        fn diff_window_of_content_equals_the_materialised_one(
+            base in "[ab\n]{0,60}",
+            a in 0usize..70, b in 0usize..70,
+            mid in "[ab\n]{0,12}",
+        ) {
+            let (lo, hi) = (a.min(b).min(base.len()), a.max(b).min(base.len()));
+            let shared = std::sync::Arc::new(base.clone());
+            let c = Content::spliced(shared.clone(), lo, hi, mid.into_bytes()).unwrap();
+            let whole = c.to_vec();
+            let (o, n, shift) = diff_window(shared.as_bytes(), &whole);
+            let (o2, n2, shift2) = diff_window_of(shared.as_bytes(), &c);
+            proptest::prop_assert_eq!(o, o2);
+            proptest::prop_assert_eq!(n, n2.as_slice());
+            proptest::prop_assert_eq!(shift, shift2);
+            // Not made from these bytes (a copy): the same answer the long way.
+            let copy = base.as_bytes().to_vec();
+            let (o3, n3, shift3) = diff_window_of(&copy, &c);
+            proptest::prop_assert_eq!((o3, n3.as_slice(), shift3), (o, n, shift));
+        }
     }
 }

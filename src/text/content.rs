@@ -1,0 +1,275 @@
+//! [`Content`]: the bytes a plan writes, kept as the bytes read plus the one range an edit
+//! replaced, so that an edit of a big file holds one copy of it, not two.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::{self, Write};
+use std::sync::Arc;
+
+/// The bytes of a file to write: a base (the bytes read, shared with the document they were
+/// parsed into, or bytes of their own) with the range `lo..hi` replaced by `mid`. Writing,
+/// hashing and comparing go over the three pieces; nothing builds the whole text unless asked
+/// ([`Content::to_vec`]).
+///
+/// ```
+/// use mcpconf::text::Content;
+///
+/// let whole = Content::from(b"{\"a\": 1}\n".to_vec());
+/// assert_eq!(whole.len(), 9);
+/// let edited = Content::spliced(std::sync::Arc::new("{\"a\": 1}\n".to_string()), 6, 7, b"22".to_vec())
+///     .expect("in range");
+/// assert_eq!(edited.to_vec(), b"{\"a\": 22}\n");
+/// assert_eq!(edited, Content::from(b"{\"a\": 22}\n".to_vec()));
+/// let mut out = Vec::new();
+/// edited.write_to(&mut out)?;
+/// assert_eq!(out, edited.to_vec());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Content {
+    base: Base,
+    lo: usize,
+    hi: usize,
+    mid: Vec<u8>,
+}
+
+#[derive(Clone)]
+enum Base {
+    Shared(Arc<String>),
+    Owned(Arc<Vec<u8>>),
+}
+
+impl Base {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Base::Shared(s) => s.as_bytes(),
+            Base::Owned(v) => v.as_slice(),
+        }
+    }
+}
+
+/// Where a [`Content`] differs from the bytes it was made from: `old[start..old_end]` became
+/// `new[start..new_end]`; everything before `start` and after the ends is the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Change {
+    /// First byte that may differ (same offset in both).
+    pub start: usize,
+    /// End of the replaced range in the old bytes.
+    pub old_end: usize,
+    /// End of the replacement in the new bytes.
+    pub new_end: usize,
+}
+
+impl Content {
+    /// `base` with `base[lo..hi]` replaced by `mid`; `None` when the range is not inside
+    /// `base` (`lo <= hi <= base.len()`).
+    pub fn spliced(base: Arc<String>, lo: usize, hi: usize, mid: Vec<u8>) -> Option<Content> {
+        (lo <= hi && hi <= base.len()).then_some(Content {
+            base: Base::Shared(base),
+            lo,
+            hi,
+            mid,
+        })
+    }
+
+    /// `base` unchanged, shared (no copy).
+    pub fn shared(base: Arc<String>) -> Content {
+        let n = base.len();
+        Content {
+            base: Base::Shared(base),
+            lo: n,
+            hi: n,
+            mid: Vec::new(),
+        }
+    }
+
+    /// The three pieces, in order: the base before the replaced range, the replacement, the
+    /// base after it.
+    pub fn pieces(&self) -> [&[u8]; 3] {
+        let b = self.base.bytes();
+        [
+            b.get(..self.lo).unwrap_or_default(),
+            &self.mid,
+            b.get(self.hi..).unwrap_or_default(),
+        ]
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.base.bytes().len() - (self.hi - self.lo) + self.mid.len()
+    }
+
+    /// Whether there are no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Writes the bytes, one `write_all` per piece.
+    pub fn write_to(&self, w: &mut dyn Write) -> io::Result<()> {
+        for p in self.pieces() {
+            w.write_all(p)?;
+        }
+        Ok(())
+    }
+
+    /// The bytes as one new vector (a copy of the whole file: for small files and tests).
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len());
+        for p in self.pieces() {
+            out.extend_from_slice(p);
+        }
+        out
+    }
+
+    /// The bytes `a..z` (clamped to the length), borrowed when they lie in one piece.
+    pub fn slice(&self, a: usize, z: usize) -> Cow<'_, [u8]> {
+        let z = z.min(self.len());
+        let a = a.min(z);
+        let mut at = 0;
+        for p in self.pieces() {
+            if a >= at && z <= at + p.len() {
+                return Cow::Borrowed(&p[a - at..z - at]);
+            }
+            at += p.len();
+        }
+        let mut out = Vec::with_capacity(z - a);
+        let mut at = 0;
+        for p in self.pieces() {
+            let (pa, pz) = (a.clamp(at, at + p.len()), z.clamp(at, at + p.len()));
+            out.extend_from_slice(&p[pa - at..pz - at]);
+            at += p.len();
+        }
+        Cow::Owned(out)
+    }
+
+    /// The range that differs from `old`, when these bytes were made from exactly `old` (the
+    /// same buffer, not a copy of it): then nothing outside it needs to be compared.
+    pub fn change_from(&self, old: &[u8]) -> Option<Change> {
+        let b = self.base.bytes();
+        (b.as_ptr() == old.as_ptr() && b.len() == old.len()).then_some(Change {
+            start: self.lo,
+            old_end: self.hi,
+            new_end: self.lo + self.mid.len(),
+        })
+    }
+}
+
+impl From<Vec<u8>> for Content {
+    fn from(bytes: Vec<u8>) -> Content {
+        let n = bytes.len();
+        Content {
+            base: Base::Owned(Arc::new(bytes)),
+            lo: n,
+            hi: n,
+            mid: Vec::new(),
+        }
+    }
+}
+
+/// Byte-wise equality of two piece lists, without joining them.
+fn pieces_eq(a: &[&[u8]], b: &[&[u8]]) -> bool {
+    let (mut a, mut b) = (a.iter().copied(), b.iter().copied());
+    let (mut x, mut y): (&[u8], &[u8]) = (&[], &[]);
+    loop {
+        while x.is_empty() {
+            match a.next() {
+                Some(p) => x = p,
+                None => break,
+            }
+        }
+        while y.is_empty() {
+            match b.next() {
+                Some(p) => y = p,
+                None => break,
+            }
+        }
+        if x.is_empty() || y.is_empty() {
+            return x.is_empty() && y.is_empty();
+        }
+        let n = x.len().min(y.len());
+        if x[..n] != y[..n] {
+            return false;
+        }
+        x = &x[n..];
+        y = &y[n..];
+    }
+}
+
+impl PartialEq for Content {
+    fn eq(&self, other: &Content) -> bool {
+        self.len() == other.len() && pieces_eq(&self.pieces(), &other.pieces())
+    }
+}
+
+impl Eq for Content {}
+
+impl PartialEq<[u8]> for Content {
+    fn eq(&self, other: &[u8]) -> bool {
+        self.len() == other.len() && pieces_eq(&self.pieces(), &[other])
+    }
+}
+
+impl fmt::Debug for Content {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Content")
+            .field("len", &self.len())
+            .field("replaced", &(self.lo..self.hi))
+            .field("with", &self.mid.len())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every way of reading a spliced content gives exactly the materialised bytes.
+        #[test]
+        fn pieces_equal_the_materialised_bytes(
+            base in "[a-z\\n{}é]{0,40}",
+            a in 0usize..50, b in 0usize..50,
+            mid in proptest::collection::vec(any::<u8>(), 0..20),
+            s in 0usize..60, e in 0usize..60,
+        ) {
+            let bytes = base.as_bytes();
+            let (lo, hi) = (a.min(b), a.max(b));
+            let c = Content::spliced(Arc::new(base.clone()), lo, hi, mid.clone());
+            prop_assert_eq!(c.is_some(), hi <= bytes.len());
+            let Some(c) = c else { return Ok(()) };
+            let mut want = bytes[..lo].to_vec();
+            want.extend_from_slice(&mid);
+            want.extend_from_slice(&bytes[hi..]);
+            prop_assert_eq!(c.to_vec(), want.clone());
+            prop_assert_eq!(c.len(), want.len());
+            let mut w = Vec::new();
+            c.write_to(&mut w).unwrap();
+            prop_assert_eq!(&w, &want);
+            prop_assert!(c == *want.as_slice());
+            prop_assert!(c == Content::from(want.clone()));
+            let (s, e) = (s.min(e).min(want.len()), e.max(s).min(want.len()));
+            let got = c.slice(s, e);
+            prop_assert_eq!(got.as_ref(), &want[s..e]);
+            // Any other byte string differs.
+            let mut other = want.clone();
+            other.push(b'x');
+            prop_assert!(c != *other.as_slice());
+            if let Some(last) = want.last().copied() {
+                let mut flipped = want.clone();
+                *flipped.last_mut().unwrap() = last ^ 1;
+                prop_assert!(c != Content::from(flipped));
+            }
+        }
+    }
+
+    #[test]
+    fn change_is_known_only_against_the_same_buffer() {
+        let base = Arc::new("{\"a\": 1}".to_string());
+        let c = Content::spliced(base.clone(), 6, 7, b"2".to_vec()).unwrap();
+        let change = c.change_from(base.as_bytes()).unwrap();
+        assert_eq!((change.start, change.old_end, change.new_end), (6, 7, 7));
+        let copy = base.as_bytes().to_vec();
+        assert!(c.change_from(&copy).is_none());
+    }
+}
