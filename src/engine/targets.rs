@@ -45,6 +45,8 @@ pub(super) fn specs(
     mode: Mode,
 ) -> Vec<Spec> {
     let ctx = ctx(settings);
+    // The files of a glob share their directory: resolved once for all of them.
+    let mut resolver = fsio::Resolver::new();
     let mut by_key: BTreeMap<String, Spec> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     if let Some(m) = manifest {
@@ -88,6 +90,7 @@ pub(super) fn specs(
             for (path, skip) in paths {
                 add_target_file(
                     &ctx,
+                    &mut resolver,
                     m,
                     t,
                     d,
@@ -152,6 +155,9 @@ pub(super) fn specs(
         .filter(|(_, s)| !s.wants.is_empty() || !s.containers.is_empty())
         .map(|(k, _)| k.clone())
         .collect();
+    // The bases a record's file may lie under, resolved once for all records (a prune checks
+    // every record).
+    let mut bases: Option<Vec<PathBuf>> = None;
     for r in ledger
         .records
         .iter()
@@ -166,7 +172,19 @@ pub(super) fn specs(
         let Some(d) = dialect::lookup(&r.client) else {
             continue; // already refused as `unknown-client` above
         };
-        if let Some(why) = record_problem(r, d, &ctx, !named.contains(&r.file)) {
+        let outside = !named.contains(&r.file);
+        let bases: &[PathBuf] = if outside {
+            bases.get_or_insert_with(|| {
+                let mut bases = ctx.bases();
+                let resolved: Vec<PathBuf> =
+                    bases.iter().filter_map(|b| fsio::resolve(b).ok()).collect();
+                bases.extend(resolved);
+                bases
+            })
+        } else {
+            &[]
+        };
+        if let Some(why) = record_problem(r, d, &ctx, outside, bases) {
             spec.refusal = Some(PlanError::file(
                 Code::InvalidLedger,
                 format!(
@@ -185,12 +203,14 @@ pub(super) fn specs(
 /// Why a ledger record does not have the shape mcpconf writes, if it does not: an entry's
 /// pointer is `<a container of the client>/<the server>`, a grant's is `/<a grant array of the
 /// client>/<a grant of the server>`; the file of a record that no target names any more lies
-/// under `--root`, `--home`, a client home (`$CODEX_HOME`, …) or `$XDG_CONFIG_HOME`.
+/// under `--root`, `--home`, a client home (`$CODEX_HOME`, …) or `$XDG_CONFIG_HOME` (`bases`:
+/// those directories as given and resolved).
 fn record_problem(
     r: &ledger::Record,
     d: &'static dyn Dialect,
     ctx: &Ctx,
     outside_manifest: bool,
+    bases: &[PathBuf],
 ) -> Option<String> {
     let Some((container, name)) = ledger::split_pointer(&r.pointer) else {
         return Some("has a pointer that is not a JSON pointer".into());
@@ -233,9 +253,6 @@ fn record_problem(
                     std::path::Component::ParentDir | std::path::Component::CurDir
                 )
             });
-        let mut bases = ctx.bases();
-        let resolved: Vec<PathBuf> = bases.iter().filter_map(|b| fsio::resolve(b).ok()).collect();
-        bases.extend(resolved);
         if !normal || !bases.iter().any(|b| file.starts_with(b)) {
             return Some("names a file outside --root and --home".into());
         }
@@ -247,6 +264,7 @@ fn record_problem(
 #[allow(clippy::too_many_arguments)]
 fn add_target_file(
     ctx: &Ctx,
+    resolver: &mut fsio::Resolver,
     m: &Manifest,
     t: &manifest::Target,
     d: &'static dyn Dialect,
@@ -257,7 +275,7 @@ fn add_target_file(
     by_key: &mut BTreeMap<String, Spec>,
     order: &mut Vec<String>,
 ) {
-    let (real, mut refusal) = match fsio::resolve(&path) {
+    let (real, mut refusal) = match resolver.resolve(&path) {
         Ok(r) => (r, None),
         Err(e) => (path.clone(), Some(PlanError::file(e.code, e.message))),
     };

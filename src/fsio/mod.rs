@@ -511,6 +511,57 @@ pub fn resolve(path: &Path) -> Result<PathBuf, FsError> {
     Ok(resolved)
 }
 
+/// [`resolve`] for many paths in one pass (the files of one glob, say): each directory is
+/// resolved once, then each path costs one `lstat` of its last step instead of one per step.
+/// The answers are exactly [`resolve`]'s (a test compares them); a path whose last step is a
+/// symbolic link, or that is not a plain absolute path, goes the whole way. Use one per pass:
+/// a directory created or replaced after it was resolved is not noticed.
+#[derive(Debug, Default)]
+pub struct Resolver {
+    dirs: std::collections::HashMap<PathBuf, PathBuf>,
+}
+
+impl Resolver {
+    /// A resolver that remembers nothing yet.
+    pub fn new() -> Resolver {
+        Resolver::default()
+    }
+
+    /// What [`resolve`] gives for `path`.
+    pub fn resolve(&mut self, path: &Path) -> Result<PathBuf, FsError> {
+        let plain = path.is_absolute()
+            && path
+                .components()
+                .all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return resolve(path);
+        };
+        if !plain || parent.as_os_str().is_empty() {
+            return resolve(path);
+        }
+        let dir = match self.dirs.get(parent) {
+            Some(dir) => dir.clone(),
+            None => {
+                let dir = resolve(parent)?;
+                // Only an existing directory is remembered: one this run creates later must be
+                // looked at again.
+                if !fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+                    return resolve(path);
+                }
+                self.dirs.insert(parent.to_path_buf(), dir.clone());
+                dir
+            }
+        };
+        let candidate = dir.join(name);
+        match fs::symlink_metadata(&candidate) {
+            Ok(m) if !m.file_type().is_symlink() => Ok(candidate),
+            Err(e) if is_missing(&e) => Ok(candidate),
+            // A link, or an error that `resolve` words with the whole path.
+            _ => resolve(path),
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // read / stamp
 // ---------------------------------------------------------------------------------------------

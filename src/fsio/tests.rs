@@ -266,6 +266,57 @@ fn symlink_loop_and_dangling_link_are_refused() {
 }
 
 #[test]
+fn a_resolver_answers_as_resolve_does() {
+    let _g = shared();
+    let dir = tmp();
+    let base = fs::canonicalize(dir.path()).unwrap();
+    fs::create_dir_all(base.join("a/deep")).unwrap();
+    fs::create_dir_all(base.join("b")).unwrap();
+    fs::write(base.join("b/t.json"), b"{}").unwrap();
+    fs::write(base.join("f"), b"").unwrap();
+    symlink("../../b/t.json", base.join("a/deep/l.json")).unwrap();
+    symlink("a/deep", base.join("dl")).unwrap();
+    symlink("nowhere/x.json", base.join("b/dangling.json")).unwrap();
+    symlink("loop", base.join("loop")).unwrap();
+    let paths = [
+        "a/deep/l.json",
+        "dl/l.json",
+        "dl/missing.json",
+        "dl/../x.json",
+        "b/t.json",
+        "b/new.json",
+        "b/dangling.json",
+        "b",
+        "a/deep",
+        "dl",
+        "loop/x.json",
+        "loop",
+        "f/x.json",
+        "nope/x.json",
+        "nope/../x.json",
+        "b/./t.json",
+    ];
+    let mut r = Resolver::new();
+    for round in 0..2 {
+        for p in paths {
+            let path = base.join(p);
+            let want = resolve(&path).map_err(|e| e.code);
+            assert_eq!(
+                r.resolve(&path).map_err(|e| e.code),
+                want,
+                "{p} (round {round})"
+            );
+        }
+    }
+    // Resolved directories are remembered, and a relative path goes the whole way.
+    assert!(r.dirs.contains_key(&base.join("dl")));
+    assert_eq!(
+        r.resolve(Path::new("x.json")).unwrap(),
+        resolve(Path::new("x.json")).unwrap()
+    );
+}
+
+#[test]
 fn at_most_40_symlink_hops() {
     let _g = shared();
     let dir = tmp();
