@@ -24,7 +24,9 @@ use crate::redact::Redactor;
 
 pub(in crate::lint) struct Loaded {
     pub(in crate::lint) input: Input,
-    pub(in crate::lint) real: PathBuf,
+    /// The path it was read from, when a symbolic link made it differ from `input.path`
+    /// ([`Loaded::real`]; not a second copy of every path).
+    pub(in crate::lint) resolved: Option<PathBuf>,
     /// The parse, only while the file is checked on its own (see [`read_and_check`]).
     pub(in crate::lint) source: Option<Box<Source>>,
     /// What the rules across files need of the parse, once it is dropped.
@@ -34,6 +36,13 @@ pub(in crate::lint) struct Loaded {
     pub(in crate::lint) report: bool,
     /// Whether it holds a literal secret.
     pub(in crate::lint) secret: bool,
+    /// What few files have (kept out of line: thousands of files are held at once).
+    pub(in crate::lint) rare: Option<Box<Rare>>,
+}
+
+/// The parts of a [`Loaded`] file that most files do not have.
+#[derive(Default)]
+pub(in crate::lint) struct Rare {
     /// The text of a file that did not parse (for the code frame of its error).
     pub(in crate::lint) text: Option<String>,
     /// Its canonical path, when worked out while checking it (for `drift`).
@@ -41,13 +50,23 @@ pub(in crate::lint) struct Loaded {
 }
 
 impl Loaded {
+    /// The path it was read from (with a final symbolic link resolved).
+    pub(in crate::lint) fn real(&self) -> &std::path::Path {
+        self.resolved.as_deref().unwrap_or(&self.input.path)
+    }
+
+    /// Its canonical path, when worked out while checking it (for `drift`).
+    pub(in crate::lint) fn canonical(&self) -> Option<&String> {
+        self.rare.as_ref().and_then(|r| r.canonical.as_ref())
+    }
+
     pub(in crate::lint) fn source_line(&self, line: usize) -> Option<String> {
         self.summary
             .as_ref()
             .and_then(|s| s.line(line))
             .map(str::to_string)
             .or_else(|| {
-                let t = self.text.as_deref()?;
+                let t = self.rare.as_ref()?.text.as_deref()?;
                 t.split('\n')
                     .nth(line.checked_sub(1)?)
                     .map(|l| l.trim_end_matches('\r').to_string())
@@ -60,13 +79,21 @@ impl Loaded {
 #[derive(Default)]
 pub(in crate::lint) struct Summary {
     /// The lines findings may point at (for code frames): their numbers (sorted) and where
-    /// each ends in `line_text`, which holds them one after another.
-    pub(in crate::lint) lines: Vec<(usize, usize)>,
+    /// each ends in `line_text`, which holds them one after another (a file is at most
+    /// [`MAX_FILE`] bytes, so both fit in 32 bits).
+    pub(in crate::lint) lines: Box<[(u32, u32)]>,
     pub(in crate::lint) line_text: Box<str>,
-    /// The names in the root's `mcpServers`, when the root and it are objects.
-    pub(in crate::lint) mcp_servers: Option<Vec<String>>,
     /// Whether the root's `includeMcpJson` is `false`.
     pub(in crate::lint) no_mcp_json: bool,
+    /// What only the rules about Kiro read (`None` for other clients' files).
+    pub(in crate::lint) kiro: Option<Box<KiroSummary>>,
+}
+
+/// What the rules about Kiro agents read of a file ([`Summary::kiro`]).
+#[derive(Default)]
+pub(in crate::lint) struct KiroSummary {
+    /// The names in the root's `mcpServers`, when the root and it are objects.
+    pub(in crate::lint) mcp_servers: Option<Vec<String>>,
     /// A Kiro agent's grants of a server (not built-in, no wildcard).
     pub(in crate::lint) grants: Vec<Grant>,
     /// The entries of the root's `mcpServers`, for a file read only as context.
@@ -76,9 +103,25 @@ pub(in crate::lint) struct Summary {
 impl Summary {
     /// The text kept of a line.
     pub(in crate::lint) fn line(&self, line: usize) -> Option<&str> {
+        let line = u32::try_from(line).ok()?;
         let i = self.lines.binary_search_by_key(&line, |(n, _)| *n).ok()?;
-        let start = i.checked_sub(1).map_or(0, |j| self.lines[j].1);
-        self.line_text.get(start..self.lines.get(i)?.1)
+        let start = i.checked_sub(1).map_or(0, |j| self.lines[j].1 as usize);
+        self.line_text.get(start..self.lines.get(i)?.1 as usize)
+    }
+
+    /// The names in the root's `mcpServers` (Kiro's files only).
+    pub(in crate::lint) fn mcp_servers(&self) -> Option<&[String]> {
+        self.kiro.as_ref()?.mcp_servers.as_deref()
+    }
+
+    /// A Kiro agent's grants.
+    pub(in crate::lint) fn grants(&self) -> &[Grant] {
+        self.kiro.as_ref().map_or(&[], |k| &k.grants)
+    }
+
+    /// The entries of the root's `mcpServers` of a file read only as context.
+    pub(in crate::lint) fn root_entries(&self) -> &[Entry] {
+        self.kiro.as_ref().map_or(&[], |k| &k.root_entries)
     }
 }
 
@@ -127,28 +170,50 @@ impl<'a> Run<'a> {
     }
 }
 
-/// An entry found in a servers container, with what `duplicate-server` needs of it.
+/// An entry found in a servers container, with what `duplicate-server` needs of it (64
+/// bytes: the entries of thousands of files are held until the rules across files run).
 #[derive(Clone)]
 pub(in crate::lint) struct Entry {
-    pub(in crate::lint) file: usize,
-    /// The second step of a three-step path (a Claude Code project's key).
-    pub(in crate::lint) project: Option<String>,
-    pub(in crate::lint) name: String,
+    /// The index of its file (see [`Entry::file`]).
+    file: u32,
+    /// Line and column of its key (a file is at most [`MAX_FILE`] bytes).
+    line: u32,
+    column: u32,
     /// The server it starts.
     pub(in crate::lint) fingerprint: Option<Fingerprint>,
-    /// Line and column of its key.
-    pub(in crate::lint) at: (usize, usize),
+    /// The second step of a three-step path (a Claude Code project's key).
+    pub(in crate::lint) project: Option<Box<str>>,
+    pub(in crate::lint) name: Box<str>,
 }
 
 impl Entry {
     pub(in crate::lint) fn new(file: usize, src: &Source, path: &[String], name: &str) -> Entry {
-        Entry {
-            file,
-            project: (path.len() == 3).then(|| path[1].clone()),
-            name: name.to_string(),
+        let (line, column) = src.locate(path);
+        let mut e = Entry {
+            file: 0,
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            column: u32::try_from(column).unwrap_or(u32::MAX),
+            project: (path.len() == 3).then(|| path[1].as_str().into()),
+            name: name.into(),
             fingerprint: src.get(path).and_then(Fingerprint::of),
-            at: src.locate(path),
-        }
+        };
+        e.set_file(file);
+        e
+    }
+
+    /// The index of its file in [`Run::files`].
+    pub(in crate::lint) fn file(&self) -> usize {
+        self.file as usize
+    }
+
+    pub(in crate::lint) fn set_file(&mut self, file: usize) {
+        // More than 4 billion files cannot be held in memory: the index always fits.
+        self.file = u32::try_from(file).unwrap_or(u32::MAX);
+    }
+
+    /// Line and column of its key.
+    pub(in crate::lint) fn at(&self) -> (usize, usize) {
+        (self.line as usize, self.column as usize)
     }
 }
 
@@ -257,14 +322,13 @@ pub(in crate::lint) fn read_and_check(
     let mut sub = Run::new(req, ctx);
     sub.files.push(Loaded {
         input,
-        real,
+        resolved: real,
         source: Some(Box::new(src)),
         summary: None,
         mode,
         report: true,
         secret: false,
-        text: None,
-        canonical: None,
+        rare: None,
     });
     let mut entries = Vec::new();
     sub.check_file(0, &mut entries);
@@ -280,8 +344,8 @@ pub(in crate::lint) fn read_and_check(
     if let Some(s) = &src {
         let mut lines: Vec<usize> = std::iter::once(1)
             .chain(sub.raw.iter().chain(&sub.drift).map(|r| r.line))
-            .chain(entries.iter().map(|e: &Entry| e.at.0))
-            .chain(summary.grants.iter().map(|g| g.at.0))
+            .chain(entries.iter().map(|e: &Entry| e.at().0))
+            .chain(summary.grants().iter().map(|g| g.at.0))
             .collect();
         lines.sort_unstable();
         lines.dedup();
@@ -290,7 +354,7 @@ pub(in crate::lint) fn read_and_check(
             .into_iter()
             .filter_map(|n| {
                 text.push_str(s.line(n)?);
-                Some((n, text.len()))
+                Some((u32::try_from(n).ok()?, u32::try_from(text.len()).ok()?))
             })
             .collect();
         summary.line_text = text.into_boxed_str();
@@ -310,7 +374,7 @@ pub(in crate::lint) fn read_and_check(
     (
         f.input,
         Outcome::Read {
-            real: f.real,
+            real: f.resolved,
             mode: f.mode,
             parsed: Ok(checked),
         },
@@ -323,19 +387,24 @@ pub(in crate::lint) fn summary_of(src: &Source, d: &dyn Dialect) -> Summary {
     // The servers a Kiro agent sees: its own and those of the Kiro settings files it includes
     // (`rules::grants`).
     let seen_by_agents = d.multi_file() || d.id() == "kiro";
-    let mut s = Summary {
-        mcp_servers: root
-            .get("mcpServers")
-            .and_then(Value::as_object)
-            .filter(|_| seen_by_agents)
-            .map(|m| m.keys().cloned().collect()),
+    Summary {
         no_mcp_json: root.get("includeMcpJson") == Some(&Value::Bool(false)),
+        kiro: seen_by_agents.then(|| {
+            Box::new(KiroSummary {
+                mcp_servers: root
+                    .get("mcpServers")
+                    .and_then(Value::as_object)
+                    .map(|m| m.keys().cloned().collect()),
+                grants: if d.multi_file() {
+                    grants_in(src, d)
+                } else {
+                    Vec::new()
+                },
+                root_entries: Vec::new(),
+            })
+        }),
         ..Summary::default()
-    };
-    if d.multi_file() {
-        s.grants = grants_in(src, d);
     }
-    s
 }
 
 pub(in crate::lint) fn dotted(path: &[String]) -> String {
@@ -371,9 +440,10 @@ impl Run<'_> {
                 parsed: parsed.map(|src| {
                     let mut summary = summary_of(&src, input.client);
                     if let Some(Value::Object(m)) = src.get(&["mcpServers".to_string()]) {
+                        let kiro = summary.kiro.get_or_insert_default();
                         for name in m.keys() {
                             let path = ["mcpServers".to_string(), name.clone()];
-                            summary.root_entries.push(Entry::new(0, &src, &path, name));
+                            kiro.root_entries.push(Entry::new(0, &src, &path, name));
                         }
                     }
                     Box::new(Checked {
@@ -401,7 +471,8 @@ impl Run<'_> {
     ) -> Option<usize> {
         let real = match &outcome {
             Outcome::Missing => return None,
-            Outcome::Unreadable(real, _) | Outcome::Read { real, .. } => real,
+            Outcome::Unreadable(real, _) => real,
+            Outcome::Read { real, .. } => real.as_ref().unwrap_or(&input.path),
         };
         if let Some(i) = self.find(real) {
             if report && !self.files[i].report {
@@ -414,7 +485,7 @@ impl Run<'_> {
         match outcome {
             Outcome::Missing => None,
             Outcome::Unreadable(real, message) => {
-                let i = self.add(input, real, 0, report);
+                let i = self.add(input, Some(real), 0, report);
                 self.push("unreadable", i, (1, 1), message);
                 Some(i)
             }
@@ -428,9 +499,12 @@ impl Run<'_> {
                 let c = *c;
                 f.summary = Some(c.summary);
                 f.secret = c.secret;
-                f.canonical = c.canonical;
-                for s in &mut f.summary.iter_mut().flat_map(|s| &mut s.root_entries) {
-                    s.file = i;
+                if let Some(canonical) = c.canonical {
+                    f.rare.get_or_insert_default().canonical = Some(canonical);
+                }
+                let kiro = f.summary.iter_mut().flat_map(|s| &mut s.kiro);
+                for e in kiro.flat_map(|k| &mut k.root_entries) {
+                    e.set_file(i);
                 }
                 let at = |mut r: Raw| {
                     r.file = i;
@@ -441,7 +515,7 @@ impl Run<'_> {
                 self.secrets.merge(&c.secrets);
                 self.wide.merge(&c.wide);
                 self.entries.extend(c.entries.into_iter().map(|mut e| {
-                    e.file = i;
+                    e.set_file(i);
                     e
                 }));
                 Some(i)
@@ -452,7 +526,9 @@ impl Run<'_> {
                 parsed: Err((e, text)),
             } => {
                 let i = self.add(input, real, mode, report);
-                self.files[i].text = text;
+                if text.is_some() {
+                    self.files[i].rare.get_or_insert_default().text = text;
+                }
                 let (rule, message) = read_error(d, &e);
                 self.push(rule, i, (e.line, e.column), message);
                 Some(i)
@@ -460,34 +536,36 @@ impl Run<'_> {
         }
     }
 
+    /// Add a file read from `real` (`None`: from `input.path`).
     pub(in crate::lint) fn add(
         &mut self,
         input: Input,
-        real: PathBuf,
+        real: Option<PathBuf>,
         mode: u32,
         report: bool,
     ) -> usize {
         let i = self.files.len();
-        match self.by_real.entry(path_hash(&real)) {
+        let resolved = real.filter(|r| *r != input.path);
+        let real = resolved.as_deref().unwrap_or(&input.path);
+        match self.by_real.entry(path_hash(real)) {
             std::collections::hash_map::Entry::Vacant(v) => {
                 v.insert(i);
             }
             std::collections::hash_map::Entry::Occupied(o) => {
-                if self.files.get(*o.get()).is_none_or(|f| f.real != real) {
-                    self.by_real_more.entry(real.clone()).or_insert(i);
+                if self.files.get(*o.get()).is_none_or(|f| f.real() != real) {
+                    self.by_real_more.entry(real.to_path_buf()).or_insert(i);
                 }
             }
         }
         self.files.push(Loaded {
             input,
-            real,
+            resolved,
             source: None,
             summary: None,
             mode,
             report,
             secret: false,
-            text: None,
-            canonical: None,
+            rare: None,
         });
         self.files.len() - 1
     }
@@ -496,7 +574,7 @@ impl Run<'_> {
     /// compared (the index keeps a hash, not a second copy of every path).
     pub(in crate::lint) fn find(&self, real: &std::path::Path) -> Option<usize> {
         let &i = self.by_real.get(&path_hash(real))?;
-        if self.files.get(i).is_some_and(|f| f.real == real) {
+        if self.files.get(i).is_some_and(|f| f.real() == real) {
             return Some(i);
         }
         self.by_real_more.get(real).copied()
@@ -674,42 +752,45 @@ pub(in crate::lint) enum Outcome<S = Source> {
     Missing,
     /// It exists but cannot be read: the path and why.
     Unreadable(PathBuf, String),
-    /// Read (from `real`, its path with a final symbolic link resolved): parsed, or the parse
-    /// error with the text for a code frame.
+    /// Read (from `real`, its path with a final symbolic link resolved, `None` when that is
+    /// the input's path): parsed, or the parse error with the text for a code frame.
     Read {
-        real: PathBuf,
+        real: Option<PathBuf>,
         mode: u32,
         parsed: Result<S, (ReadError, Option<String>)>,
     },
 }
 
 pub(in crate::lint) fn read_one(input: &Input) -> Outcome {
-    let mut path = input.path.clone();
-    let read = match fsio::read_to_inspect(&path, MAX_FILE) {
+    let mut resolved = None;
+    let read = match fsio::read_to_inspect(&input.path, MAX_FILE) {
         Ok(None) => return Outcome::Missing,
         Ok(Some(r)) => r,
         Err(e) if e.code == crate::diag::Code::NotAFile => {
             // Perhaps a symbolic link: follow it (a directory stays unreadable).
-            match fsio::resolve(&path) {
-                Ok(real) if real != path => {
-                    path = real;
-                    match fsio::read_to_inspect(&path, MAX_FILE) {
+            match fsio::resolve(&input.path) {
+                Ok(real) if real != input.path => {
+                    let read = fsio::read_to_inspect(&real, MAX_FILE);
+                    let r = match read {
                         Ok(None) => return Outcome::Missing,
                         Ok(Some(r)) => r,
-                        Err(e) => return Outcome::Unreadable(path, e.message),
-                    }
+                        Err(e) => return Outcome::Unreadable(real, e.message),
+                    };
+                    resolved = Some(real);
+                    r
                 }
-                Ok(_) => return Outcome::Unreadable(path, e.message),
+                Ok(_) => return Outcome::Unreadable(input.path.clone(), e.message),
                 Err(e) if e.code == crate::diag::Code::DanglingSymlink => return Outcome::Missing,
-                Err(e) => return Outcome::Unreadable(path, e.message),
+                Err(e) => return Outcome::Unreadable(input.path.clone(), e.message),
             }
         }
-        Err(e) => return Outcome::Unreadable(path, e.message),
+        Err(e) => return Outcome::Unreadable(input.path.clone(), e.message),
     };
     let mode = read.meta.mode;
     let parsed = Source::parse(read.bytes, input.client.syntax()).map_err(|e| {
         // Rare: read the file again for the code frame (the parse consumed the bytes).
-        let text = fsio::read_to_inspect(&path, MAX_FILE)
+        let path = resolved.as_deref().unwrap_or(&input.path);
+        let text = fsio::read_to_inspect(path, MAX_FILE)
             .ok()
             .flatten()
             .and_then(|r| String::from_utf8(r.bytes).ok())
@@ -717,7 +798,7 @@ pub(in crate::lint) fn read_one(input: &Input) -> Outcome {
         (e, text)
     });
     Outcome::Read {
-        real: path,
+        real: resolved,
         mode,
         parsed,
     }
@@ -922,15 +1003,29 @@ mod tests {
             client: crate::dialect::ALL[0],
             scopes: Vec::new(),
         };
-        let a = r.add(input("/r/a.json"), PathBuf::from("/r/a.json"), 0, true);
+        let a = r.add(input("/r/a.json"), None, 0, true);
         // A path whose hash the index already holds for another (a collision, forced).
         let b_path = PathBuf::from("/r/b.json");
         r.by_real.insert(path_hash(&b_path), a);
-        let b = r.add(input("/r/b.json"), b_path.clone(), 0, true);
+        let b = r.add(input("/r/b.json"), Some(b_path.clone()), 0, true);
         assert_ne!(a, b);
+        // A file read through a symbolic link is found by the path it was read from.
+        let c = r.add(
+            input("/r/link.json"),
+            Some(PathBuf::from("/r/c.json")),
+            0,
+            true,
+        );
+        assert!(
+            r.files[b].resolved.is_none(),
+            "the same path is not kept twice"
+        );
+        assert_eq!(r.files[c].real(), std::path::Path::new("/r/c.json"));
         assert_eq!(r.find(std::path::Path::new("/r/a.json")), Some(a));
         assert_eq!(r.find(&b_path), Some(b));
-        assert_eq!(r.find(std::path::Path::new("/r/c.json")), None);
+        assert_eq!(r.find(std::path::Path::new("/r/c.json")), Some(c));
+        assert_eq!(r.find(std::path::Path::new("/r/link.json")), None);
+        assert_eq!(r.find(std::path::Path::new("/r/d.json")), None);
     }
 
     #[test]

@@ -55,9 +55,9 @@ impl Run<'_> {
     /// `drift` in one file as it is checked (into `self.drift`); returns its canonical path,
     /// the one ledgers name files by.
     pub(in crate::lint) fn drift_in(&mut self, file: usize, ledgers: &Ledgers) -> String {
-        let real = &self.files[file].real;
+        let real = self.files[file].real();
         let canonical = fsio::resolve(real)
-            .unwrap_or_else(|_| real.clone())
+            .unwrap_or_else(|_| real.to_path_buf())
             .display()
             .to_string();
         let Some(records) = ledgers.get(&canonical) else {
@@ -98,15 +98,15 @@ impl Run<'_> {
             .enumerate()
             .filter(|(_, f)| f.report)
             .map(|(i, f)| {
-                let real = f.canonical.clone().unwrap_or_else(|| {
-                    let real = fsio::resolve(&f.real).unwrap_or_else(|_| f.real.clone());
+                let real = f.canonical().cloned().unwrap_or_else(|| {
+                    let real = fsio::resolve(f.real()).unwrap_or_else(|_| f.real().to_path_buf());
                     real.display().to_string()
                 });
                 (real, i)
             })
             .collect();
         for r in std::mem::take(&mut self.drift) {
-            if let Some(c) = &self.files[r.file].canonical
+            if let Some(c) = self.files[r.file].canonical()
                 && canonical.get(c) == Some(&r.file)
             {
                 self.raw.push(r);

@@ -45,17 +45,17 @@ impl Run<'_> {
         let root_key = self.req.root.display().to_string();
         let mut claude_keys: BTreeSet<String> = BTreeSet::from([root_key.clone()]);
         for e in entries {
-            if self.files[e.file].input.client.id() == "claude-code"
+            if self.files[e.file()].input.client.id() == "claude-code"
                 && let Some(p) = &e.project
             {
-                claude_keys.insert(p.clone());
+                claude_keys.insert(p.to_string());
             }
         }
         let mut project: BTreeMap<usize, Option<String>> = BTreeMap::new();
         for e in entries {
             project
-                .entry(e.file)
-                .or_insert_with(|| self.project_of(e.file));
+                .entry(e.file())
+                .or_insert_with(|| self.project_of(e.file()));
         }
         let projects: BTreeSet<(String, String)> = project
             .iter()
@@ -69,7 +69,7 @@ impl Run<'_> {
             .filter(|&i| self.files[i].input.client.multi_file())
             .collect();
         for (idx, e) in entries.iter().enumerate() {
-            let f = &self.files[e.file];
+            let f = &self.files[e.file()];
             let id = f.input.client.id();
             let mut keys = Vec::new();
             match id {
@@ -88,12 +88,12 @@ impl Run<'_> {
                         keys.push(format!("claude-code:{dir}"));
                     }
                 }
-                "json" => keys.push(format!("json:{}", e.file)),
-                "kiro-agent" => keys.push(format!("kiro-agent:{}", e.file)),
+                "json" => keys.push(format!("json:{}", e.file())),
+                "kiro-agent" => keys.push(format!("kiro-agent:{}", e.file())),
                 other => {
                     // A user file merges with every project's file of the client; a project
                     // file only with the user's.
-                    match project.get(&e.file).cloned().flatten() {
+                    match project.get(&e.file()).cloned().flatten() {
                         Some(p) => keys.push(format!("{other}:{p}")),
                         None => {
                             keys.extend(
@@ -129,7 +129,7 @@ impl Run<'_> {
                 // Settings files first.
                 members.sort_by_key(|&i| {
                     (
-                        self.files[entries[i].file].input.client.id() == "kiro-agent",
+                        self.files[entries[i].file()].input.client.id() == "kiro-agent",
                         i,
                     )
                 });
@@ -148,12 +148,12 @@ impl Run<'_> {
                     continue;
                 }
                 let other = &entries[j];
-                let at = e.at;
-                let (ol, oc) = other.at;
-                let where_ = if other.file == e.file {
+                let at = e.at();
+                let (ol, oc) = other.at();
+                let where_ = if other.file() == e.file() {
                     format!("line {ol}")
                 } else {
-                    format!("{}:{ol}:{oc}", self.files[other.file].input.shown)
+                    format!("{}:{ol}:{oc}", self.files[other.file()].input.shown)
                 };
                 let what = if fp.url {
                     "the same URL"
@@ -162,13 +162,13 @@ impl Run<'_> {
                 };
                 self.push(
                     "duplicate-server",
-                    e.file,
+                    e.file(),
                     at,
                     format!(
                         "server `{}` starts the same server as `{}` ({where_}): {what}, so {} exposes its tools twice; remove one of them (or disable it)",
                         e.name,
                         other.name,
-                        self.files[e.file].input.client.id()
+                        self.files[e.file()].input.client.id()
                     ),
                 );
             }

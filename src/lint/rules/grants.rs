@@ -78,8 +78,12 @@ impl Run<'_> {
                 continue;
             };
             let include = !summary.no_mcp_json;
-            let mut visible: BTreeSet<String> =
-                summary.mcp_servers.iter().flatten().cloned().collect();
+            let mut visible: BTreeSet<String> = summary
+                .mcp_servers()
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect();
             let mut complete = true;
             if include {
                 for path in self.kiro_settings_for(a) {
@@ -97,10 +101,10 @@ impl Run<'_> {
                     };
                     match self.files[i].summary.as_ref() {
                         Some(s) => {
-                            if let Some(m) = &s.mcp_servers {
+                            if let Some(m) = s.mcp_servers() {
                                 visible.extend(m.iter().cloned());
                                 if !self.files[i].report {
-                                    self.entries.extend(s.root_entries.iter().cloned());
+                                    self.entries.extend(s.root_entries().iter().cloned());
                                 }
                             }
                         }
@@ -144,7 +148,7 @@ impl Run<'_> {
         let dangling: Vec<Grant> = self.files[agent]
             .summary
             .iter()
-            .flat_map(|s| &s.grants)
+            .flat_map(|s| s.grants())
             .filter(|g| !visible.contains(&g.server))
             .cloned()
             .collect();
