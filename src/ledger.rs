@@ -231,6 +231,44 @@ impl Ledger {
         }
     }
 
+    /// [`Ledger::upsert`] of many records: the new ones are added in one sort instead of one
+    /// insert each (n inserts into the middle of the list move its tail n times). Of two
+    /// records with the same workspace, file and pointer the later wins, as with `upsert`.
+    pub fn upsert_all(&mut self, records: Vec<Record>) {
+        let mut fresh: Vec<Record> = Vec::new();
+        for record in records {
+            if self
+                .search(record.workspace.as_deref(), &record.file, &record.pointer)
+                .is_ok()
+            {
+                self.upsert(record);
+            } else {
+                fresh.push(record);
+            }
+        }
+        if fresh.len() <= 1 {
+            for record in fresh {
+                self.upsert(record);
+            }
+            return;
+        }
+        // Stable: of equal keys the later stays later; keep only the last of each run.
+        fresh.sort_by(|a, b| {
+            (&a.file, &a.pointer, &a.workspace).cmp(&(&b.file, &b.pointer, &b.workspace))
+        });
+        let mut last: Vec<Record> = Vec::with_capacity(fresh.len());
+        for r in fresh {
+            if last.last().is_some_and(|l| {
+                l.file == r.file && l.pointer == r.pointer && l.workspace == r.workspace
+            }) {
+                last.pop();
+            }
+            last.push(r);
+        }
+        self.records.extend(last);
+        self.sort();
+    }
+
     /// Remove a workspace's record at a file and pointer.
     pub fn remove(&mut self, workspace: &str, file: &str, pointer: &str) {
         if let Ok(i) = self.search(Some(workspace), file, pointer) {
@@ -657,5 +695,49 @@ mod tests {
                 || r.workspace.as_deref() != Some("w")
                 || (r.pending.is_none() && r.digest.is_some())));
         }
+    }
+
+    #[test]
+    fn upsert_all_equals_upserts_one_by_one() {
+        let mut base = Ledger::new("o");
+        for (f, p) in [("/f1", "/mcpServers/b"), ("/f2", "/mcpServers/a")] {
+            let mut r = rec(Some("sha256:1"), None);
+            r.file = f.into();
+            r.pointer = p.into();
+            r.created_file = true;
+            r.file_digest = Some("sha256:file".into());
+            base.upsert(r);
+        }
+        // New records out of order, one twice, and two that replace existing ones.
+        let mut batch = Vec::new();
+        for (i, (f, p)) in [
+            ("/f2", "/mcpServers/z"),
+            ("/f1", "/mcpServers/b"),
+            ("/f0", "/mcpServers/c"),
+            ("/f2", "/mcpServers/z"),
+            ("/f1", "/mcpServers/a"),
+            ("/f2", "/mcpServers/a"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut r = rec(Some(&format!("sha256:{i}")), None);
+            r.file = f.into();
+            r.pointer = p.into();
+            r.created_file = true;
+            batch.push(r);
+        }
+        let mut one = base.clone();
+        for r in batch.clone() {
+            one.upsert(r);
+        }
+        base.upsert_all(batch);
+        assert_eq!(base.records, one.records);
+        assert_eq!(base.records.len(), 5);
+        // The later of the two wins; a replaced created file keeps its whole-file digest.
+        let z = base.find("w", "/f2", "/mcpServers/z").unwrap();
+        assert_eq!(z.digest.as_deref(), Some("sha256:3"));
+        let a = base.find("w", "/f2", "/mcpServers/a").unwrap();
+        assert_eq!(a.file_digest.as_deref(), Some("sha256:file"));
     }
 }

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use super::targets::{ctx, specs};
 use super::{
     CLIENT_LOCK_STALE, ErrorEntry, Exit, Mode, Read, Report, Settings, Spec, apply_ops_direct,
-    fs_entry, fs_report, goes_on, journal, ledger_path, load_claimed, lock_path, plan, plan_all,
-    plan_spec, read_current, save_ledger, state_path,
+    fs_entry, fs_report, goes_on, journal, journal_all, ledger_path, load_claimed, lock_path, plan,
+    plan_all, plan_spec, read_current, save_ledger, state_path,
 };
 use crate::diag::Code;
 use crate::fsio::{self, Expect};
@@ -365,9 +365,7 @@ fn write_step(
     // The intent of every file about to be written goes into the ledger in one durable save,
     // before any file is written: a kill at any instant after it leaves each file old or new,
     // both of which the ledger proves ours.
-    for fp in plans.iter().filter(|p| p.writes()) {
-        journal(&mut ledger, ws, fp);
-    }
+    journal_all(&mut ledger, ws, plans.iter().filter(|p| p.writes()));
     if plans.iter().any(FilePlan::writes)
         && let Err(e) = ledger::save_intent(&settings.state_dir, &mut ledger, base)
     {

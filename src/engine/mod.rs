@@ -619,32 +619,51 @@ fn goes_on(settings: &Settings, first: &Report) -> bool {
 
 /// Record the intent of a file's plan in the ledger (before the file is written).
 fn journal(ledger: &mut Ledger, ws: &str, fp: &FilePlan) {
-    for op in &fp.ledger {
-        match op {
-            LedgerOp::Set(fin) => {
-                let mut rec: Record = ledger
-                    .find(ws, &fp.key, &fin.pointer)
-                    .cloned()
-                    .unwrap_or_else(|| Record {
-                        digest: None,
-                        ..fin.clone()
+    journal_all(ledger, ws, std::iter::once(fp));
+}
+
+/// [`journal`] for many plans, the new records added in one pass (see [`Ledger::upsert_all`]).
+fn journal_all<'a>(ledger: &mut Ledger, ws: &str, plans: impl IntoIterator<Item = &'a FilePlan>) {
+    let mut recs: Vec<Record> = Vec::new();
+    // Where the record of a file and pointer set earlier in this batch is in `recs`.
+    let mut earlier: std::collections::HashMap<(&str, &str), usize> =
+        std::collections::HashMap::new();
+    for fp in plans {
+        for op in &fp.ledger {
+            match op {
+                LedgerOp::Set(fin) => {
+                    let mut rec: Record = ledger
+                        .find(ws, &fp.key, &fin.pointer)
+                        .cloned()
+                        .unwrap_or_else(|| Record {
+                            digest: None,
+                            ..fin.clone()
+                        });
+                    rec.pending = Some(Pending {
+                        digest: fin.digest.clone(),
                     });
-                rec.pending = Some(Pending {
-                    digest: fin.digest.clone(),
-                });
-                rec.hints = fin.hints.clone();
-                rec.created_file = fin.created_file;
-                rec.client = fin.client.clone();
-                ledger.upsert(rec);
-            }
-            LedgerOp::Remove(p) => {
-                if let Some(mut rec) = ledger.find(ws, &fp.key, p).cloned() {
-                    rec.pending = Some(Pending { digest: None });
-                    ledger.upsert(rec);
+                    rec.hints = fin.hints.clone();
+                    rec.created_file = fin.created_file;
+                    rec.client = fin.client.clone();
+                    earlier.insert((&fp.key, &fin.pointer), recs.len());
+                    recs.push(rec);
+                }
+                LedgerOp::Remove(p) => {
+                    // A record set earlier in this batch is not in the ledger yet: look there.
+                    let found = match earlier.get(&(fp.key.as_str(), p.as_str())) {
+                        Some(&i) => Some(recs[i].clone()),
+                        None => ledger.find(ws, &fp.key, p).cloned(),
+                    };
+                    if let Some(mut rec) = found {
+                        rec.pending = Some(Pending { digest: None });
+                        earlier.insert((&fp.key, p), recs.len());
+                        recs.push(rec);
+                    }
                 }
             }
         }
     }
+    ledger.upsert_all(recs);
 }
 
 /// Forget ownership of a server's entries (and grants) without touching any file: the
