@@ -6,9 +6,12 @@ fn main() -> ExitCode {
     // thousands of parsed files alive, which made that a call per file. Grow by 16 MiB instead
     // (address space only: untouched pages cost no memory).
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets an allocator parameter; called before any thread exists.
+    // One allocator arena for every thread: lint's reading thread otherwise gets an arena of
+    // its own (about 0.4 MB more resident for 3 000 files, for no measurable speed).
+    // SAFETY: mallopt only sets allocator parameters; called before any thread exists.
     unsafe {
         libc::mallopt(libc::M_TOP_PAD, 16 << 20);
+        libc::mallopt(libc::M_ARENA_MAX, 1);
     }
     ExitCode::from(mcpconf::run(mcpconf::cli::parse()))
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::lint::run::Run;
+use crate::lint::run::{Entry, Run};
 
 impl Run<'_> {
     /// The project directory of a project-scope file, or `None` for a user file.
@@ -51,24 +51,47 @@ impl Run<'_> {
                 claude_keys.insert(p.to_string());
             }
         }
+        // Only these entries can be reported or named in a finding (below, an entry is
+        // compared only with entries of the same fingerprint and another name); the others
+        // go in no group, which changes no group's findings nor their order.
+        let paired = paired(entries);
         let mut project: BTreeMap<usize, Option<String>> = BTreeMap::new();
-        for e in entries {
+        for e in entries
+            .iter()
+            .zip(&paired)
+            .filter(|(_, p)| **p)
+            .map(|(e, _)| e)
+        {
             project
                 .entry(e.file())
                 .or_insert_with(|| self.project_of(e.file()));
         }
-        let projects: BTreeSet<(String, String)> = project
-            .iter()
-            .filter_map(|(&f, p)| {
-                let id = self.files[f].input.client.id().to_string();
-                p.clone().map(|p| (id, p))
-            })
-            .collect();
+        // Every file's project by client (of all entries, paired or not): read only for the
+        // entries of a user file, so built when the first is met.
+        let mut projects: Option<BTreeSet<(String, String)>> = None;
+        let all_projects = || -> BTreeSet<(String, String)> {
+            let mut files = BTreeSet::new();
+            entries
+                .iter()
+                .filter(|e| files.insert(e.file()))
+                .filter_map(|e| {
+                    let p = match project.get(&e.file()) {
+                        Some(p) => p.clone(),
+                        None => self.project_of(e.file()),
+                    };
+                    let id = self.files[e.file()].input.client.id().to_string();
+                    p.map(|p| (id, p))
+                })
+                .collect()
+        };
         // Kiro agents' own groups: the settings files first, so a duplicate lands in the agent.
         let agent_files: Vec<usize> = (0..self.files.len())
             .filter(|&i| self.files[i].input.client.multi_file())
             .collect();
         for (idx, e) in entries.iter().enumerate() {
+            if !paired[idx] {
+                continue;
+            }
             let f = &self.files[e.file()];
             let id = f.input.client.id();
             let mut keys = Vec::new();
@@ -93,11 +116,12 @@ impl Run<'_> {
                 other => {
                     // A user file merges with every project's file of the client; a project
                     // file only with the user's.
-                    match project.get(&e.file()).cloned().flatten() {
+                    match project.get(&e.file()).and_then(Option::as_ref) {
                         Some(p) => keys.push(format!("{other}:{p}")),
                         None => {
                             keys.extend(
                                 projects
+                                    .get_or_insert_with(all_projects)
                                     .iter()
                                     .filter(|(c, _)| c == other)
                                     .map(|(c, p)| format!("{c}:{p}")),
@@ -174,6 +198,28 @@ impl Run<'_> {
             }
         }
     }
+}
+
+/// Whether each entry shares its fingerprint with an entry of another name (the only entries
+/// `duplicate-server` can report or name).
+fn paired(entries: &[Entry]) -> Vec<bool> {
+    let mut by_fingerprint: Vec<(Fingerprint, usize)> = entries
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| Some((e.fingerprint?, i)))
+        .collect();
+    by_fingerprint.sort_unstable();
+    let mut out = vec![false; entries.len()];
+    for same in by_fingerprint.chunk_by(|a, b| a.0 == b.0) {
+        let names = || same.iter().map(|&(_, i)| &entries[i].name);
+        let first = names().next();
+        if names().any(|n| Some(n) != first) {
+            for &(_, i) in same {
+                out[i] = true;
+            }
+        }
+    }
+    out
 }
 
 /// What identifies the server an entry starts ([`fingerprint`]), kept as a digest: the entries
@@ -274,6 +320,37 @@ pub(in crate::lint) fn normalize_url(u: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_entries_sharing_a_server_under_another_name_are_paired() {
+        let text = br#"{"mcpServers": {
+            "a": {"command": "x"}, "b": {"command": "x", "args": []},
+            "c": {"command": "y"}, "d": {"url": "http://h/"}, "e": {"url": "http://h/x"},
+            "f": {"command": "x", "disabled": true}, "g": {"type": "stdio"}}}"#;
+        let src = crate::lint::source::Source::parse(text.to_vec(), crate::dialect::Syntax::Json)
+            .unwrap();
+        let entry = |file: usize, name: &str| {
+            let path = ["mcpServers".to_string(), name.to_string()];
+            Entry::new(file, &src, &path, name)
+        };
+        let mut entries: Vec<Entry> = ["a", "b", "c", "d", "e", "f", "g"]
+            .iter()
+            .map(|n| entry(0, n))
+            .collect();
+        // `c` and `d` again under the same names (another file): still not paired.
+        entries.push(entry(1, "c"));
+        entries.push(entry(1, "d"));
+        assert_eq!(
+            paired(&entries),
+            [true, true, false, false, false, false, false, false, false]
+        );
+        // `a` under another name in another file pairs the two `a`s.
+        let mut renamed = entry(1, "a");
+        renamed.name = "a2".into();
+        entries.push(renamed);
+        let p = paired(&entries);
+        assert!(p[0] && p[1] && p[9] && !p[2] && !p[7]);
+    }
 
     #[test]
     pub(in crate::lint) fn fingerprints_ignore_names_and_disabled_entries() {
