@@ -58,11 +58,21 @@ pub fn diff(fp: &FilePlan) -> String {
     // hunk headers by the lines before it. Bytes outside the window are identical.
     let window;
     let (old_w, new_w, shift) = if old_b.len().max(new_len) > WINDOW_ABOVE {
+        // The change is found from the edit's position (`diff_window_of`), not by comparing
+        // the whole files.
         match new_c {
-            Some(c) if !whole => {
+            Some(c) if !whole || c.change_from(old_b).is_some() => {
                 let (o, n, shift) = crate::text::diff_window_of(old_b, c);
-                window = n;
-                (o, window.as_slice(), shift)
+                // Lexed whole below: the window as a slice of the whole new text (it starts
+                // where the old one does).
+                let at = o.as_ptr() as usize - old_b.as_ptr() as usize;
+                match new_b.get(at..at + n.len()).filter(|_| whole) {
+                    Some(w) => (o, w, shift),
+                    None => {
+                        window = n;
+                        (o, window.as_slice(), shift)
+                    }
+                }
             }
             _ => crate::text::diff_window(old_b, new_b),
         }
