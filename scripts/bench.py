@@ -22,7 +22,12 @@ import bench_growth  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.abspath(sys.argv[1])
-SIZES = [float(s) for s in os.environ.get("BENCH_SIZES", "0.1 0.5 1 2 4 8 72").split()]
+SIZES = [float(s) for s in os.environ.get("BENCH_SIZES", "0.1 0.5 1 2 4 8 72 300").split()]
+# The size of issue 13's rows and the table's (b) rows (the largest size when it is not measured).
+HEADLINE = float(os.environ.get("BENCH_HEADLINE", "72"))
+if HEADLINE not in SIZES:
+    HEADLINE = SIZES[-1]
+CURVE_LINT = [int(x) for x in os.environ.get("BENCH_CURVE_LINT", "300 3000 30000").split()]
 SCALE = [int(x) for x in os.environ.get("BENCH_SCALE", "500 2000 4000").split()]
 CURVE_SERVERS = [int(x) for x in os.environ.get("BENCH_CURVE_SERVERS", "1 10 100 1000 2000").split()]
 CURVE_TARGETS = [int(x) for x in os.environ.get("BENCH_CURVE_TARGETS", "1 10 100 500").split()]
@@ -155,12 +160,15 @@ for mb in SIZES:
     jq_one = (f"jq '.mcpServers.added = {{\"command\": \"npx\", \"args\": {ENTRY_ARGS}}}' "
               f"{d}/home/big.json > {d}/home/big.json.tmp && mv {d}/home/big.json.tmp {d}/home/big.json")
     t_jq_edit = hyperfine({"jq edit": jq_one}, prepare=prep, runs=runs)["jq edit"]
-    t = hyperfine({"plan": plan_cmd, "jq": f"jq -c . {src} > /dev/null"}, runs=runs)
+    # The floor: the file read and written once, its data fsynced (coreutils `sync FILE`).
+    t = hyperfine({"plan": plan_cmd, "jq": f"jq -c . {src} > /dev/null",
+                   "floor": f"cp {src} {d}/floor.json && sync {d}/floor.json"}, runs=runs)
     rss_apply = peak_rss_kb(apply_cmd, prepare=prep)
     rss_plan = peak_rss_kb(plan_cmd)
     row = {"mb": mb, "size": size, "apply": t_apply, "plan": t["plan"], "jq": t["jq"],
+           "floor": t["floor"],
            "jq_edit": t_jq_edit, "rss_apply": rss_apply * 1024, "rss_plan": rss_plan * 1024}
-    if mb == SIZES[-1]:
+    if mb == HEADLINE:
         # An update: the owned server `added` removed and `added2` added, in one apply.
         with open(f"{d}/m2.toml", "w") as f:
             f.write(f'owner = "bench"\n\n[servers.added2]\ncommand = "npx"\nargs = {ENTRY_ARGS}\n\n'
@@ -173,8 +181,8 @@ for mb in SIZES:
         row["rss_update"] = peak_rss_kb(upd_cmd, prepare=upd_prep) * 1024
     print(f"big: {row}", file=sys.stderr)
     big.append(row)
-    for p in (src, f"{d}/home/big.json", f"{d}/noop/big.json"):
-        if mb != SIZES[-1] and os.path.exists(p):
+    for p in (src, f"{d}/home/big.json", f"{d}/noop/big.json", f"{d}/floor.json"):
+        if os.path.exists(p):
             os.remove(p)
 results["big"] = big
 
@@ -214,6 +222,21 @@ sh(f"{os.path.join(ROOT, 'scripts', 'bench-lint')} --bin {BIN} --runs {max(RUNS,
 with open(lint_json) as f:
     results["lint"] = json.load(f)
 print(f"lint: {results['lint']}", file=sys.stderr)
+# Lint time against the number of files (the 3 000 above is one point).
+lint_curve = {}
+for n in CURVE_LINT:
+    if n == 3000:
+        lint_curve[n] = results["lint"]
+        continue
+    js = os.path.join(WORK, f"lint-{n}.json")
+    sh(f"{os.path.join(ROOT, 'scripts', 'bench-lint')} --bin {BIN} "
+       f"--runs {max(3, RUNS) if n > 10000 else max(RUNS, 10)} "
+       f"--dir {os.path.join(WORK, f'lint-{n}')} --json {js} {n}")
+    with open(js) as f:
+        lint_curve[n] = json.load(f)
+    shutil.rmtree(os.path.join(WORK, f"lint-{n}"), ignore_errors=True)
+results["lint_curve"] = lint_curve
+print(f"lint curve: {lint_curve}", file=sys.stderr)
 
 # --- (e) growth with the work (issue 17) and scaling curves (issue 13) -------------------------
 results["fsyncs"] = bench_growth.fsyncs_of_one_file_apply(BIN, WORK)
@@ -239,9 +262,11 @@ work_series = [
     ("no-op plan, servers", "#1971c2", "", [(n, t["plan"]) for n, t in curve_servers.items()]),
     ("apply, target files", "#d9480f", "6,4", [(n, t["apply"]) for n, t in curve_targets.items()]),
     ("no-op plan, target files", "#1971c2", "6,4", [(n, t["plan"]) for n, t in curve_targets.items()]),
+    ("lint, files", "#2b8a3e", "", [(n, r["time"]["lint"]) for n, r in lint_curve.items()]),
+    ("jq empty, files", "#888888", "6,4", [(n, r["time"]["jq"]) for n, r in lint_curve.items()]),
 ]
 with open(SVG_WORK, "w") as f:
-    f.write(bench_growth.loglog_svg("time vs amount of work (log-log)", "servers / target files",
+    f.write(bench_growth.loglog_svg("time vs amount of work (log-log)", "servers / target files / linted files",
                                     "seconds", work_series))
 
 
@@ -288,7 +313,7 @@ with open(SVG, "w") as f:
 
 # --- report ----------------------------------------------------------------------------------
 s = results["small"]
-hb = big[-1]
+hb = next(r for r in big if r["mb"] == HEADLINE)
 c = results["conc"]
 ratio_small = s["mcpconf apply"] / s["jq edit"]
 ratio_apply = hb["apply"] / hb["jq"]
@@ -325,13 +350,17 @@ lines += [
     f"| (d) {N} concurrent writers (distinct owners, one file) | {ms(c['wall'])} total | "
     f"{N} × one write = {ms(N * c['one'])} | {ratio_conc:.2f}× | ≈ 1× | {verdict(ratio_conc <= 1.25)} |",
     "",
-    "Time and memory versus file size (`apply` of one server, no-op `plan`, `jq -c .`):",
+    "Time and memory versus file size (`apply` of one server, no-op `plan`, `jq -c .`). The floor "
+    "is the file read and written once with its data fsynced (`cp` + `sync FILE`); an `apply` "
+    "also parses and checks the whole file and makes four fsyncs (the intent and the file, each "
+    "with its directory), a no-op `plan` reads and checks it:",
     "",
-    "| file | apply | plan (no-op) | jq -c . | apply / jq | plan / jq | RSS apply | RSS plan |",
-    "|---|---|---|---|---|---|---|---|",
+    "| file | apply | plan (no-op) | jq -c . | floor | apply / floor | apply / jq | plan / jq | RSS apply | RSS plan |",
+    "|---|---|---|---|---|---|---|---|---|---|",
 ]
 for r in big:
     lines.append(f"| {r['size'] / 1e6:.1f} MB | {ms(r['apply'])} | {ms(r['plan'])} | {ms(r['jq'])} | "
+                 f"{ms(r['floor'])} | {r['apply'] / r['floor']:.2f}× | "
                  f"{r['apply'] / r['jq']:.2f}× | {r['plan'] / r['jq']:.2f}× | {r['rss_apply'] / 1e6:.0f} MB "
                  f"({r['rss_apply'] / r['size']:.2f}×) | {r['rss_plan'] / 1e6:.0f} MB |")
 lines += ["", "![time versus file size](benchmarks.svg)", ""]
@@ -407,6 +436,15 @@ lines += [
     f"- target files ({', '.join(map(str, ct))} agent files): `apply` slope "
     f"{sl([(n, t['apply']) for n, t in ct.items()]):.2f} (two fsyncs per file written), no-op `plan` "
     f"{sl([(n, t['plan']) for n, t in ct.items()]):.2f}.",
+    f"- linted files ({', '.join(map(str, lint_curve))} pretty-printed `.cursor/mcp.json`): `lint` slope "
+    f"{sl([(n, r['time']['lint']) for n, r in lint_curve.items()]):.2f}, `jq empty` "
+    f"{sl([(n, r['time']['jq']) for n, r in lint_curve.items()]):.2f}; the floor is the kernel's "
+    "`open`/`read`/`close` of each file, which both make.",
+    "",
+    "| linted files | lint | jq empty | ratio | lint peak RSS | jq peak RSS |",
+    "|---|---|---|---|---|---|",
+    *[f"| {n} | {ms(r['time']['lint'])} | {ms(r['time']['jq'])} | {r['time']['lint'] / r['time']['jq']:.2f}× | "
+      f"{r['rss_kb']['lint'] / 1024:.1f} MB | {r['rss_kb']['jq'] / 1024:.1f} MB |" for n, r in lint_curve.items()],
     "",
     "| servers in one file | apply | plan (no-op) | status | prune |",
     "|---|---|---|---|---|",
