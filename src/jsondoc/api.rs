@@ -11,7 +11,7 @@ use crate::text::Content;
 
 use super::parse::{MemSpan, Mode, ObjSpan, parse_core, parse_only, serde_accepts};
 use super::scan::{shallow, value_at};
-use super::verify::SERDE_WHOLE_FILE;
+use super::verify::{SERDE_WHOLE_FILE, moved};
 
 /// Deepest nesting of objects/arrays that is accepted (the root object is depth 1).
 pub const MAX_DEPTH: usize = 128;
@@ -289,12 +289,33 @@ impl JsonDoc {
 
     /// Byte span (in the text) of the value at a key path (`[]` is the root).
     fn span_of(&self, path: &[String]) -> Option<(usize, usize)> {
-        let text = self.text();
         let Some((last, parents)) = path.split_last() else {
             return Some((self.root.open, self.root.close + 1));
         };
         let (a, z) = self.member_at(parents, last, |m| (m.value_start, m.value_end))?;
-        Some((a, z)).filter(|&(a, z)| text.get(a..z).is_some())
+        let (t, d) = self.local(a, z)?;
+        Some((a, z)).filter(|&(a, z)| t.get(at(a, d)..at(z, d)).is_some())
+    }
+
+    /// The text `a..z` (offsets in the text) as part of one buffer, without building the whole
+    /// text of an edited document when the range lies before, inside or after its edited
+    /// object: the buffer and `d` such that `text[a..z]` is `buffer[a + d..z + d]`.
+    fn local(&self, a: usize, z: usize) -> Option<(&str, isize)> {
+        let Some(sp) = self.spliced.as_ref().filter(|sp| sp.flat.get().is_none()) else {
+            return Some((self.text(), 0));
+        };
+        let (s, lo, hi, m) = (self.start, sp.lo, sp.hi, sp.mid.len());
+        let (ba, bz) = (s.checked_add(a)?, s.checked_add(z)?);
+        let shift = |base: usize, minus: usize| base as isize - minus as isize;
+        Some(if bz <= lo {
+            (self.buf.as_str(), shift(s, 0))
+        } else if ba >= lo && bz <= lo + m {
+            (sp.mid.as_str(), shift(s, lo))
+        } else if ba >= lo + m {
+            (self.buf.as_str(), shift(s + hi, lo + m))
+        } else {
+            (self.text(), 0)
+        })
     }
 
     /// `f` of the member `key` of the object at `path`, through the cached indexes.
@@ -315,20 +336,19 @@ impl JsonDoc {
         {
             return Some(o.clone());
         }
-        let start = if parents.is_empty() {
+        let (start, end) = if parents.is_empty() {
             let keys = self.cache.root_keys.get_or_init(|| key_index(&self.root));
-            keys.get(last)
-                .and_then(|&i| self.root.members.get(i))?
-                .value_start
+            let m = keys.get(last).and_then(|&i| self.root.members.get(i))?;
+            (m.value_start, m.value_end)
         } else {
-            self.obj_at(parents)?.member(last)?.value_start
+            let parent = self.obj_at(parents)?;
+            let m = parent.member(last)?;
+            (m.value_start, m.value_end)
         };
-        let obj = Arc::new(Indexed::new(shallow(
-            self.text(),
-            start,
-            self.syntax,
-            None,
-        )?));
+        // Read from the buffer that holds it, then moved to offsets in the text.
+        let (t, d) = self.local(start, end)?;
+        let span = shallow(t, at(start, d), self.syntax, None)?;
+        let obj = Arc::new(Indexed::new(moved(span, 0, -d)));
         if let Ok(mut objs) = self.cache.objs.lock() {
             if objs.len() >= CACHED_OBJECTS {
                 objs.clear();
@@ -342,14 +362,16 @@ impl JsonDoc {
     /// that value is built.
     pub fn get(&self, path: &[String]) -> Option<Value> {
         let (a, z) = self.span_of(path)?;
-        value_at(self.text(), a, z, self.syntax)
+        let (t, d) = self.local(a, z)?;
+        value_at(t, at(a, d), at(z, d), self.syntax)
     }
 
     /// What kind of value is at a key path (`"an object"`, `"an array"`, `"a string"`,
     /// `"a number"`, `"a boolean"` or `"null"`), without building it.
     pub fn kind(&self, path: &[String]) -> Option<&'static str> {
         let (a, _) = self.span_of(path)?;
-        Some(match self.text().as_bytes().get(a)? {
+        let (t, d) = self.local(a, a + 1)?;
+        Some(match t.as_bytes().get(at(a, d))? {
             b'{' => "an object",
             b'[' => "an array",
             b'"' => "a string",
@@ -455,6 +477,11 @@ impl JsonDoc {
             _ => self.whole() == other.whole(),
         }
     }
+}
+
+/// `p` moved by `d` (an offset in the text to one in the buffer [`JsonDoc::local`] names).
+fn at(p: usize, d: isize) -> usize {
+    p.saturating_add_signed(d)
 }
 
 /// The text of a file's bytes and where the JSON starts in it (after a UTF-8 BOM); refuses

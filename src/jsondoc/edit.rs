@@ -8,14 +8,16 @@ use serde_json::{Map, Value};
 
 use super::api::EditError;
 use super::api::Syntax;
-use super::api::{JsonDoc, MAX_DEPTH, UndoHint, edit_err_at, internal, line_col, show_path};
+use super::api::{
+    JsonDoc, MAX_DEPTH, Spliced, UndoHint, edit_err_at, internal, line_col, show_path,
+};
 use super::layout::{
     Gap, Layout, Style, gap_items, json_string, line_indent, own_line_end, own_line_indent,
     own_line_start, write_value, ws_run_start,
 };
 use super::parse::{ObjSpan, Tree, is_ws};
 use super::scan::{spine, value_at};
-use super::verify::{Expect, Splice, commit_edit};
+use super::verify::{Expect, Splice, commit_edit, commit_local};
 
 impl JsonDoc {
     /// Sets `name` inside the object at key path `container` (e.g. `["mcpServers"]` or
@@ -143,10 +145,8 @@ impl JsonDoc {
             .objs
             .get(obj)
             .ok_or_else(|| internal("object index out of range"))?;
-        let prefix = self.whole().get(..self.start).unwrap_or("");
-        let (buf, root) = commit_edit(
+        let (mid, root) = commit_local(
             self.syntax,
-            prefix,
             text,
             &self.root,
             x,
@@ -156,8 +156,10 @@ impl JsonDoc {
             &keys,
             Expect::Set(value),
         )?;
-        self.buf = Arc::new(buf);
-        self.spliced = None;
+        // Kept as a splice over the bytes read (see `edit_members`).
+        let (lo, hi) = (self.start + x.open, self.start + x.close + 1);
+        self.buf = self.whole().clone();
+        self.spliced = Some(Arc::new(Spliced::new(lo, hi, mid)));
         self.root = root;
         self.cache = Arc::default();
         Ok(hints)

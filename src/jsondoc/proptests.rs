@@ -452,6 +452,40 @@ proptest! {
         prop_assert!(hints.is_ok(), "{:?}\n{}", hints.err(), show(&bytes));
         let hints = hints.unwrap();
         let after = d.to_bytes();
+        // Queries on the edited document (kept as a splice, the whole text not built) answer
+        // what they answer on the result parsed afresh: before, inside and after the edit.
+        {
+            let fresh = JsonDoc::parse(&after, f.syntax).unwrap();
+            let q = d.clone();
+            let mut paths: Vec<Vec<String>> = Vec::new();
+            if let Value::Object(m) = fresh.value() {
+                paths.extend(m.keys().map(|k| vec![k.clone()]));
+            }
+            for n in 1..=container.len() {
+                paths.push(container[..n].to_vec());
+            }
+            if let Some(Value::Object(m)) = fresh.get(&container) {
+                paths.extend(m.keys().map(|k| {
+                    let mut p = container.clone();
+                    p.push(k.clone());
+                    p
+                }));
+            }
+            for p in &paths {
+                prop_assert_eq!(q.get(p), fresh.get(p), "{:?}", p);
+                prop_assert_eq!(q.kind(p), fresh.kind(p), "{:?}", p);
+                prop_assert_eq!(q.member_count(p), fresh.member_count(p), "{:?}", p);
+            }
+        }
+        // Streamed: the content is the input's buffer plus the edited object's new text, and
+        // every reading of it (pieces written, the whole text built) gives the same bytes.
+        let orig = JsonDoc::parse(&bytes, f.syntax).unwrap();
+        let content = d.content();
+        let mut written = Vec::new();
+        content.write_to(&mut written).unwrap();
+        prop_assert_eq!(show(&written), show(&after));
+        prop_assert_eq!(show(d.bytes()), show(&after));
+        prop_assert!(!d.same_bytes(&orig) || after == bytes);
         let re = JsonDoc::parse(&after, f.syntax).unwrap();
         prop_assert_eq!(re.value(), expected);
         // the BOM and the untouched start of the file are kept

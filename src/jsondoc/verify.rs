@@ -24,10 +24,48 @@ pub const SERDE_WHOLE_FILE: usize = 8 << 20;
 const CROSS_CHECK_VALUES: usize = 4 << 20;
 
 /// Applies `splices` (all inside object `x`, at nesting level `level`, the root being level 0)
-/// and proves the result: the bytes outside `x` are unchanged, the new text of `x` is valid on
-/// its own (so the whole document is), serde_json agrees, and below `x` every member except the
-/// one on the key path `keys` is byte-identical while the last key holds what `expect` says.
-/// Returns the new buffer (with `prefix`, the BOM) and the new root spans.
+/// and proves the result: the new text of `x` is valid on its own (so the whole document is,
+/// the bytes outside `x` being the old ones), serde_json agrees, and below `x` every member
+/// except the one on the key path `keys` is byte-identical while the last key holds what
+/// `expect` says. Returns `x`'s new text (from its `{` to its `}`, which replaces
+/// `old[x.open..=x.close]`: only that object is built) and the new root spans.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn commit_local(
+    syntax: Syntax,
+    old: &str,
+    old_root: &ObjSpan,
+    x: &ObjSpan,
+    x_is_root: bool,
+    level: usize,
+    splices: &[Splice],
+    keys: &[&str],
+    expect: Expect<'_>,
+) -> Result<(String, ObjSpan), EditError> {
+    let (old_x_text, new_x_text, old_x, new_x) = splice_object(syntax, old, x, level, splices)?;
+    if !members_match(
+        syntax,
+        old_x_text,
+        &new_x_text,
+        old_x,
+        new_x.clone(),
+        keys,
+        expect,
+    ) {
+        return Err(internal("the result holds a different value than intended"));
+    }
+    let root = root_after(
+        old_root,
+        x,
+        x_is_root,
+        new_x,
+        old_x_text.len(),
+        new_x_text.len(),
+    );
+    Ok((new_x_text, root))
+}
+
+/// [`commit_local`] with the whole new buffer built (`prefix`, the BOM, then the text with
+/// `x`'s bytes replaced): for the steps of a removal, which read the result whole.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn commit_edit(
     syntax: Syntax,
@@ -41,13 +79,74 @@ pub(super) fn commit_edit(
     keys: &[&str],
     expect: Expect<'_>,
 ) -> Result<(String, ObjSpan), EditError> {
-    let (buf, hi, new_x) = splice_and_parse(syntax, prefix, old, x, level, splices)?;
-    let new = buf.get(prefix.len()..).unwrap_or("");
-    if !members_match(syntax, old, new, x.clone(), new_x, keys, expect) {
-        return Err(internal("the result holds a different value than intended"));
-    }
-    let root = new_root(syntax, old, new, old_root, x_is_root, hi)?;
+    let (mid, root) = commit_local(
+        syntax, old, old_root, x, x_is_root, level, splices, keys, expect,
+    )?;
+    let (before, after) = (
+        old.get(..x.open)
+            .ok_or_else(|| internal("edit out of range"))?,
+        old.get(x.close + 1..)
+            .ok_or_else(|| internal("edit out of range"))?,
+    );
+    let mut buf = String::with_capacity(prefix.len() + before.len() + mid.len() + after.len());
+    buf.push_str(prefix);
+    buf.push_str(before);
+    buf.push_str(&mid);
+    buf.push_str(after);
     Ok((buf, root))
+}
+
+/// The root's spans after object `x` (old length `old_len`) became `new_x` (relative to its
+/// own text, of length `new_len`).
+fn root_after(
+    old_root: &ObjSpan,
+    x: &ObjSpan,
+    x_is_root: bool,
+    new_x: ObjSpan,
+    old_len: usize,
+    new_len: usize,
+) -> ObjSpan {
+    if x_is_root {
+        // The object is the root: its new spans, moved to where it starts.
+        moved(new_x, 0, x.open as isize)
+    } else {
+        moved(
+            old_root.clone(),
+            x.close + 1,
+            new_len as isize - old_len as isize,
+        )
+    }
+}
+
+/// Applies `splices` (all strictly inside object `x`) to `x`'s text alone and parses the result
+/// on its own at nesting level `level` (serde_json agreeing). Returns the old and new texts of
+/// the object and their members, positions relative to those texts.
+fn splice_object<'o>(
+    syntax: Syntax,
+    old: &'o str,
+    x: &ObjSpan,
+    level: usize,
+    splices: &[Splice],
+) -> Result<(&'o str, String, ObjSpan, ObjSpan), EditError> {
+    let lo = splices.iter().map(|s| s.start).min().unwrap_or(x.close);
+    let hi = splices.iter().map(|s| s.end).max().unwrap_or(x.close);
+    if lo <= x.open || hi > x.close {
+        return Err(internal("an edit reaches outside its object"));
+    }
+    let old_x_text = old
+        .get(x.open..=x.close)
+        .ok_or_else(|| internal("edit out of range"))?;
+    // The splices, relative to the object's text.
+    let local: Vec<Splice> = splices
+        .iter()
+        .map(|s| Splice::new(s.start - x.open, s.end - x.open, s.with.clone()))
+        .collect();
+    let new_x_text = apply_splices("", old_x_text, &local)?;
+    let new_x = parse_object(syntax, &new_x_text, level)?;
+    // The old object read from its own text, so that both sides are counted alike.
+    let old_x = shallow(old_x_text, 0, syntax, None)
+        .ok_or_else(|| internal("the edited object cannot be read"))?;
+    Ok((old_x_text, new_x_text, old_x, new_x))
 }
 
 /// [`commit_edit`] for a batch of member edits of object `x` (see
@@ -69,24 +168,7 @@ pub(super) fn commit_members(
     splices: &[Splice],
     edits: &[(String, Option<Value>)],
 ) -> Result<(String, ObjSpan), EditError> {
-    let lo = splices.iter().map(|s| s.start).min().unwrap_or(x.close);
-    let hi = splices.iter().map(|s| s.end).max().unwrap_or(x.close);
-    if lo <= x.open || hi > x.close {
-        return Err(internal("an edit reaches outside its object"));
-    }
-    let old_x_text = old
-        .get(x.open..=x.close)
-        .ok_or_else(|| internal("edit out of range"))?;
-    // The splices, relative to the object's text.
-    let local: Vec<Splice> = splices
-        .iter()
-        .map(|s| Splice::new(s.start - x.open, s.end - x.open, s.with.clone()))
-        .collect();
-    let new_x_text = apply_splices("", old_x_text, &local)?;
-    let new_x = parse_object(syntax, &new_x_text, level)?;
-    // The old object read from its own text, so that both sides are counted alike.
-    let old_x = shallow(old_x_text, 0, syntax, None)
-        .ok_or_else(|| internal("the edited object cannot be read"))?;
+    let (old_x_text, new_x_text, old_x, new_x) = splice_object(syntax, old, x, level, splices)?;
     let (old, new) = (old_x_text, new_x_text.as_str());
     let named: HashMap<&str, Option<&Value>> = edits
         .iter()
@@ -123,18 +205,12 @@ pub(super) fn commit_members(
     if found != named.values().filter(|v| v.is_some()).count() {
         return Err(internal("a set member is missing"));
     }
-    let delta = new.len() as isize - old.len() as isize;
-    let root = if x_is_root {
-        // The object is the root: its new spans, moved to where it starts.
-        moved(new_x, 0, x.open as isize)
-    } else {
-        moved(old_root.clone(), x.close + 1, delta)
-    };
+    let root = root_after(old_root, x, x_is_root, new_x, old.len(), new.len());
     Ok((new_x_text, root))
 }
 
 /// `o` with every position at or after `from` moved by `delta`.
-fn moved(mut o: ObjSpan, from: usize, delta: isize) -> ObjSpan {
+pub(super) fn moved(mut o: ObjSpan, from: usize, delta: isize) -> ObjSpan {
     let mv = |p: usize| {
         if p >= from {
             p.saturating_add_signed(delta)
@@ -174,90 +250,6 @@ fn parse_object(syntax: Syntax, span: &str, level: usize) -> Result<ObjSpan, Edi
         serde_accepts(span, &parsed.blanks).map_err(|e| internal(&e.message))?;
     }
     shallow(span, 0, syntax, None).ok_or_else(|| internal("the edited object cannot be read"))
-}
-
-/// Applies `splices` inside object `x` and proves the syntax of the result: the bytes outside
-/// the edited range are unchanged and the new text of `x` parses on its own (so the whole
-/// document does) with serde_json agreeing. Returns the new buffer, the end of the edited range
-/// in the old text, and the new members of `x`.
-fn splice_and_parse(
-    syntax: Syntax,
-    prefix: &str,
-    old: &str,
-    x: &ObjSpan,
-    level: usize,
-    splices: &[Splice],
-) -> Result<(String, usize, ObjSpan), EditError> {
-    let lo = splices.iter().map(|s| s.start).min().unwrap_or(x.close);
-    let hi = splices.iter().map(|s| s.end).max().unwrap_or(x.close);
-    if lo <= x.open || hi > x.close {
-        return Err(internal("an edit reaches outside its object"));
-    }
-    let buf = apply_splices(prefix, old, splices)?;
-    let new = buf.get(prefix.len()..).unwrap_or("");
-    let tail = old.len() - hi;
-    let new_close = (x.close + new.len())
-        .checked_sub(old.len())
-        .ok_or_else(|| internal("edit out of range"))?;
-    if new.get(..lo) != old.get(..lo) || new.get(new.len() - tail..) != old.get(hi..) {
-        return Err(internal("bytes outside the edit changed"));
-    }
-    let span = new
-        .get(x.open..=new_close)
-        .ok_or_else(|| internal("edit out of range"))?;
-    let build = span.len() <= CROSS_CHECK_VALUES;
-    let mode = Mode {
-        build,
-        any_root: true,
-        base_depth: level,
-    };
-    let parsed = parse_core(span, syntax, mode)
-        .map_err(|e| internal(&format!("the result does not parse: {}", e.message)))?;
-    if !span.starts_with('{') {
-        return Err(internal("the edited object is no longer an object"));
-    }
-    if build {
-        cross_check(span, &parsed).map_err(|e| internal(&e.message))?;
-    } else {
-        serde_accepts(span, &parsed.blanks).map_err(|e| internal(&e.message))?;
-    }
-    let new_x = shallow(new, x.open, syntax, None)
-        .ok_or_else(|| internal("the edited object cannot be read"))?;
-    Ok((buf, hi, new_x))
-}
-
-/// The root's member spans after an edit that ended at `hi` in the old text.
-fn new_root(
-    syntax: Syntax,
-    old: &str,
-    new: &str,
-    old_root: &ObjSpan,
-    x_is_root: bool,
-    hi: usize,
-) -> Result<ObjSpan, EditError> {
-    if x_is_root {
-        return shallow(new, old_root.open, syntax, None)
-            .ok_or_else(|| internal("the root cannot be read"));
-    }
-    // Only positions after the edit move.
-    let delta = new.len() as isize - old.len() as isize;
-    let mv = |p: usize| {
-        if p >= hi {
-            p.saturating_add_signed(delta)
-        } else {
-            p
-        }
-    };
-    let mut r = old_root.clone();
-    r.close = mv(r.close);
-    for m in &mut r.members {
-        m.key_start = mv(m.key_start);
-        m.key_end = mv(m.key_end);
-        m.value_start = mv(m.value_start);
-        m.value_end = mv(m.value_end);
-        m.comma = m.comma.map(mv);
-    }
-    Ok(r)
 }
 
 /// Member-wise proof of an edit below object `old_obj` / `new_obj` (see [`commit_edit`]).
