@@ -102,7 +102,13 @@ pub(super) fn run_probe(
 }
 
 /// `mcpconf lint`: exit 1 when an error-level finding exists, 2 on a usage error.
-pub(super) fn run_lint(cli: &Cli, args: &LintArgs, style: Style) -> u8 {
+/// `mcpconf lint`; `paths` are `args.paths`, moved out of them.
+pub(super) fn run_lint(
+    cli: &Cli,
+    args: &LintArgs,
+    paths: Vec<std::path::PathBuf>,
+    style: Style,
+) -> u8 {
     use crate::lint::{self, Severity, render};
     let g = &cli.global;
     let usage = |m: &str| {
@@ -172,7 +178,7 @@ pub(super) fn run_lint(cli: &Cli, args: &LintArgs, style: Style) -> u8 {
         home: settings.home.clone(),
         client_homes: settings.client_homes.clone(),
         xdg_config_home: settings.xdg_config_home.clone(),
-        paths: args.paths.clone(),
+        paths,
         client,
         state_dir: Some(settings.state_dir.clone()),
         owners: manifest.iter().map(|m| m.owner.clone()).collect(),

@@ -28,7 +28,12 @@ pub fn run(cli: Cli) -> u8 {
     console::finish(code)
 }
 
-fn run_command(cli: Cli) -> u8 {
+fn run_command(mut cli: Cli) -> u8 {
+    // lint's paths move into its request instead of being copied (thousands, held all along).
+    let lint_paths = match &mut cli.command {
+        Command::Lint(args) => std::mem::take(&mut args.paths),
+        _ => Vec::new(),
+    };
     let g = &cli.global;
     let json = g.format == Format::Json;
     let style = Style {
@@ -50,7 +55,7 @@ fn run_command(cli: Cli) -> u8 {
         return Exit::Usage as u8;
     }
     if let Command::Lint(args) = &cli.command {
-        return run_lint(&cli, args, style);
+        return run_lint(&cli, args, lint_paths, style);
     }
     match &cli.command {
         Command::Schema => {

@@ -41,7 +41,9 @@ impl Run<'_> {
     /// Entries that start the same server within the files one client merges.
     pub(in crate::lint) fn duplicates(&mut self) {
         let entries = &std::mem::take(&mut self.entries);
-        let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        // (group key, entry), sorted below: the groups in key order, each one's entries in
+        // the order of `entries` (one vector instead of a map of vectors).
+        let mut groups: Vec<(String, usize)> = Vec::new();
         let root_key = self.req.root.display().to_string();
         let mut claude_keys: BTreeSet<String> = BTreeSet::from([root_key.clone()]);
         for e in entries {
@@ -55,17 +57,9 @@ impl Run<'_> {
         // compared only with entries of the same fingerprint and another name); the others
         // go in no group, which changes no group's findings nor their order.
         let paired = paired(entries);
-        let mut project: BTreeMap<usize, Option<String>> = BTreeMap::new();
-        for e in entries
-            .iter()
-            .zip(&paired)
-            .filter(|(_, p)| **p)
-            .map(|(e, _)| e)
-        {
-            project
-                .entry(e.file())
-                .or_insert_with(|| self.project_of(e.file()));
-        }
+        // The project of the file of the entry at hand (a file's entries are next to each
+        // other, so one is kept at a time).
+        let mut project: Option<(usize, Option<String>)> = None;
         // Every file's project by client (of all entries, paired or not): read only for the
         // entries of a user file, so built when the first is met.
         let mut projects: Option<BTreeSet<(String, String)>> = None;
@@ -75,12 +69,8 @@ impl Run<'_> {
                 .iter()
                 .filter(|e| files.insert(e.file()))
                 .filter_map(|e| {
-                    let p = match project.get(&e.file()) {
-                        Some(p) => p.clone(),
-                        None => self.project_of(e.file()),
-                    };
                     let id = self.files[e.file()].input.client.id().to_string();
-                    p.map(|p| (id, p))
+                    self.project_of(e.file()).map(|p| (id, p))
                 })
                 .collect()
         };
@@ -116,7 +106,10 @@ impl Run<'_> {
                 other => {
                     // A user file merges with every project's file of the client; a project
                     // file only with the user's.
-                    match project.get(&e.file()).and_then(Option::as_ref) {
+                    if project.as_ref().is_none_or(|(f, _)| *f != e.file()) {
+                        project = Some((e.file(), self.project_of(e.file())));
+                    }
+                    match project.as_ref().and_then(|(_, p)| p.as_ref()) {
                         Some(p) => keys.push(format!("{other}:{p}")),
                         None => {
                             keys.extend(
@@ -143,12 +136,13 @@ impl Run<'_> {
                     }
                 }
             }
-            for k in keys {
-                groups.entry(k).or_default().push(idx);
-            }
+            groups.extend(keys.into_iter().map(|k| (k, idx)));
         }
+        groups.sort_unstable();
         let mut seen = BTreeSet::new();
-        for (key, mut members) in groups {
+        for group in groups.chunk_by(|a, b| a.0 == b.0) {
+            let key = group.first().map_or("", |(k, _)| k.as_str());
+            let mut members: Vec<usize> = group.iter().map(|&(_, i)| i).collect();
             if key.starts_with("kiro-agent:") {
                 // Settings files first.
                 members.sort_by_key(|&i| {
