@@ -222,6 +222,7 @@ sh(f"{os.path.join(ROOT, 'scripts', 'bench-lint')} --bin {BIN} --runs {max(RUNS,
 with open(lint_json) as f:
     results["lint"] = json.load(f)
 print(f"lint: {results['lint']}", file=sys.stderr)
+rss_version = peak_rss_kb(f"{BIN} --version")
 # Lint time against the number of files (the 3 000 above is one point).
 lint_curve = {}
 for n in CURVE_LINT:
@@ -347,6 +348,11 @@ lines += [
     "| (c) peak RSS of that `lint` | "
     f"{lt['rss_kb']['lint'] / 1024:.1f} MB | {lt['rss_kb']['jq'] / 1024:.1f} MB (`jq empty`) | "
     f"{lt['ratio_rss']:.2f}× | ≤ 1× | {verdict(lt['ratio_rss'] <= 1)} |",
+    "| (c) CPU time (user + system) of that `lint` (two threads) vs `jq empty` | "
+    f"{ms(lt['cpu']['lint'])} | {ms(lt['cpu']['jq'])} | {lt['ratio_cpu']:.2f}× | | |",
+    f"| (c) peak RSS of `mcpconf --version` (what any command maps before its work) | "
+    f"{rss_version / 1024:.1f} MB | {lt['rss_kb']['jq'] / 1024:.1f} MB (`jq empty` over the files) | "
+    f"{rss_version / lt['rss_kb']['jq']:.2f}× | | |",
     f"| (d) {N} concurrent writers (distinct owners, one file) | {ms(c['wall'])} total | "
     f"{N} × one write = {ms(N * c['one'])} | {ratio_conc:.2f}× | ≈ 1× | {verdict(ratio_conc <= 1.25)} |",
     "",
