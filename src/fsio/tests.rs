@@ -195,17 +195,23 @@ fn symlink_is_followed_and_kept() {
     assert!(temps_in(&dir.path().join("real")).is_empty());
 }
 
-#[test]
-fn relative_link_target_is_resolved_against_the_links_directory() {
-    let _g = shared();
-    let dir = tmp();
+/// `a/deep/l.json` -> `../../b/t.json` (a file), and `dl` -> `a/deep`: a file link and an
+/// intermediate directory link, both with relative targets. Returns the canonical base.
+fn link_tree(dir: &tempfile::TempDir) -> PathBuf {
     let base = fs::canonicalize(dir.path()).unwrap();
     fs::create_dir_all(base.join("a/deep")).unwrap();
     fs::create_dir_all(base.join("b")).unwrap();
     fs::write(base.join("b/t.json"), b"{}").unwrap();
     symlink("../../b/t.json", base.join("a/deep/l.json")).unwrap();
-    // An intermediate directory link whose target is relative, too.
     symlink("a/deep", base.join("dl")).unwrap();
+    base
+}
+
+#[test]
+fn relative_link_target_is_resolved_against_the_links_directory() {
+    let _g = shared();
+    let dir = tmp();
+    let base = link_tree(&dir);
     assert_eq!(
         resolve(&base.join("a/deep/l.json")).unwrap(),
         base.join("b/t.json")
@@ -269,13 +275,8 @@ fn symlink_loop_and_dangling_link_are_refused() {
 fn a_resolver_answers_as_resolve_does() {
     let _g = shared();
     let dir = tmp();
-    let base = fs::canonicalize(dir.path()).unwrap();
-    fs::create_dir_all(base.join("a/deep")).unwrap();
-    fs::create_dir_all(base.join("b")).unwrap();
-    fs::write(base.join("b/t.json"), b"{}").unwrap();
+    let base = link_tree(&dir);
     fs::write(base.join("f"), b"").unwrap();
-    symlink("../../b/t.json", base.join("a/deep/l.json")).unwrap();
-    symlink("a/deep", base.join("dl")).unwrap();
     symlink("nowhere/x.json", base.join("b/dangling.json")).unwrap();
     symlink("loop", base.join("loop")).unwrap();
     let paths = [
