@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use crate::text::Content;
 
-use super::parse::{MemSpan, Mode, ObjSpan, parse_core, parse_only, serde_accepts};
+use super::parse::{MemSpan, Mode, ObjSpan, parse_core, parse_only};
 use super::scan::{shallow, value_at};
-use super::verify::{SERDE_WHOLE_FILE, moved};
+use super::verify::moved;
 
 /// Deepest nesting of objects/arrays that is accepted (the root object is depth 1).
 pub const MAX_DEPTH: usize = 128;
@@ -214,29 +214,23 @@ impl JsonDoc {
     /// [`JsonDoc::parse`] taking ownership of the bytes (no copy of the text is made).
     ///
     /// The whole text is validated by one non-recursive pass that builds nothing but the keys of
-    /// the objects being read (for the duplicate check) and the root's member spans; serde_json
-    /// must accept the same text (defence in depth).
+    /// the objects being read (for the duplicate check) and the root's member spans. serde_json
+    /// reads what an edit changes (the edited object), not the whole file: the property tests
+    /// prove that it accepts, with the same value, every text this parser accepts.
     pub fn parse_vec(bytes: Vec<u8>, syntax: Syntax) -> Result<JsonDoc, ReadError> {
-        Self::parse_with(bytes, syntax, true)
+        Self::parse_with(bytes, syntax)
     }
 
-    /// [`JsonDoc::parse_vec`] for a document that is only read, never edited (`lint`): the
-    /// same strict parse and refusals, without serde_json's second opinion, which guards edits.
+    /// [`JsonDoc::parse_vec`] for a document that is only read, never edited (`lint`); the
+    /// same parse (kept for callers that name it).
     pub fn parse_for_reading(bytes: Vec<u8>, syntax: Syntax) -> Result<JsonDoc, ReadError> {
-        Self::parse_with(bytes, syntax, false)
+        Self::parse_with(bytes, syntax)
     }
 
-    fn parse_with(
-        bytes: Vec<u8>,
-        syntax: Syntax,
-        second_opinion: bool,
-    ) -> Result<JsonDoc, ReadError> {
+    fn parse_with(bytes: Vec<u8>, syntax: Syntax) -> Result<JsonDoc, ReadError> {
         let (buf, start) = decode_text(bytes)?;
         let text = buf.get(start..).unwrap_or("");
         let parsed = parse_core(text, syntax, Mode::VALIDATE)?;
-        if second_opinion && text.len() <= SERDE_WHOLE_FILE {
-            serde_accepts(text, &parsed.blanks)?;
-        }
         let Some(root) = parsed.tree.objs.into_iter().next() else {
             return Err(ReadError {
                 code: Code::NotAnObject,

@@ -4,8 +4,11 @@
 
 use crate::diag::Code;
 use serde_json::{Map, Number, Value};
+use std::borrow::Cow;
+use std::collections::HashSet;
 
 use super::api::{MAX_DEPTH, ReadError, Syntax, line_col};
+use super::wide;
 
 // ---------------------------------------------------------------------------------------------
 // Parser
@@ -50,16 +53,70 @@ pub(super) struct Parsed {
 enum Frame {
     Obj {
         idx: usize,
+        /// The members (building) or nothing (validating: the keys are in [`Seen`]).
         map: Map<String, Value>,
         key: Option<(String, usize, usize)>,
         value_start: usize,
         comma: Option<usize>,
+        /// Where this object's keys start in [`Seen::keys`] (validating).
+        seen_from: usize,
     },
     Arr {
         start: usize,
         items: Vec<Value>,
         comma: Option<usize>,
     },
+}
+
+/// Up to this many keys an object's duplicate check is a linear search.
+const SMALL_OBJECT: usize = 12;
+
+/// The keys of the open objects, for the validating pass's duplicate check: one list shared
+/// by all open objects (no allocation per object, keys borrowed from the text unless they hold
+/// escapes), searched linearly while an object is small and through a hash set once it has
+/// more than [`SMALL_OBJECT`] keys (SipHash: the keys may be chosen by an attacker).
+#[derive(Default)]
+struct Seen<'a> {
+    keys: Vec<Cow<'a, str>>,
+    /// The hash sets of the open big objects, with the stack depth of each.
+    sets: Vec<(usize, HashSet<Cow<'a, str>>)>,
+}
+
+impl<'a> Seen<'a> {
+    /// Adds `key` to the object at stack depth `depth` whose keys start at `from`; gives the
+    /// key back if the object already has it.
+    fn insert(&mut self, depth: usize, from: usize, key: Cow<'a, str>) -> Result<(), Cow<'a, str>> {
+        if let Some((d, set)) = self.sets.last_mut()
+            && *d == depth
+        {
+            return if set.contains(&key) {
+                Err(key)
+            } else {
+                set.insert(key);
+                Ok(())
+            };
+        }
+        let mine = self.keys.get(from..).unwrap_or(&[]);
+        if mine.contains(&key) {
+            return Err(key);
+        }
+        if mine.len() >= SMALL_OBJECT {
+            let mut set: HashSet<Cow<'a, str>> = self.keys.drain(from..).collect();
+            set.insert(key);
+            self.sets.push((depth, set));
+        } else {
+            self.keys.push(key);
+        }
+        Ok(())
+    }
+
+    /// Forgets the keys of the object at `depth` (it is closed).
+    fn close(&mut self, depth: usize, from: usize) {
+        if self.sets.last().is_some_and(|(d, _)| *d == depth) {
+            self.sets.pop();
+        }
+        self.keys.truncate(from);
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -80,49 +137,6 @@ pub(super) struct Parser<'a> {
     pub(super) syntax: Syntax,
     /// Comment and trailing-comma spans, blanked for the serde_json cross-check.
     pub(super) blanks: Vec<(usize, usize)>,
-}
-
-/// Bytes that end a run of plain string content: `"`, `\\` and control characters.
-static STRING_STOP: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < 0x20 {
-        t[i] = true;
-        i += 1;
-    }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t
-};
-
-/// The length of the run of plain string content at the start of `b`: the position of the
-/// first [`STRING_STOP`] byte, or `b.len()`. Eight bytes at a time (each word tested for a
-/// byte below 0x20, a `"` or a `\\` with the usual bit tricks, which are exact for "some byte
-/// matches"; the lowest flagged byte is the first match), the table for the last few bytes.
-pub(super) fn plain_run(b: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let mut i = 0;
-    while let Some(chunk) = b.get(i..i + 8) {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(w);
-        let stop = x.wrapping_sub(ONES * 0x20) & !x & HIGH
-            | has_zero(x ^ (ONES * u64::from(b'"')))
-            | has_zero(x ^ (ONES * u64::from(b'\\')));
-        if stop != 0 {
-            // A false positive only ever sits above a true match (a borrow runs upwards), so
-            // the lowest flagged byte is the first stop.
-            return i + (stop.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    let rest = b.get(i..).unwrap_or(&[]);
-    i + rest
-        .iter()
-        .position(|&c| STRING_STOP[usize::from(c)])
-        .unwrap_or(rest.len())
 }
 
 pub(super) fn is_ws(b: u8) -> bool {
@@ -176,7 +190,9 @@ impl<'a> Parser<'a> {
     pub(super) fn skip_trivia(&mut self) -> Result<(), ReadError> {
         loop {
             match self.peek() {
-                Some(c) if is_ws(c) => self.pos += 1,
+                Some(c) if is_ws(c) => {
+                    self.pos += wide::ws_run(self.b.get(self.pos..).unwrap_or(&[]));
+                }
                 Some(b'/') => {
                     let start = self.pos;
                     let next = self.b.get(start + 1).copied();
@@ -326,40 +342,30 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Validates a string like [`Parser::parse_string`] (same errors) without building it.
+    /// Validates a string like [`Parser::parse_string`] (same errors) without building it:
+    /// the wide scan for plain content and short escapes, the decoder for anything else.
     pub(super) fn skip_string(&mut self) -> Result<(), ReadError> {
+        match wide::skip_string_body(self.b, self.pos + 1) {
+            Some(end) => {
+                self.pos = end;
+                Ok(())
+            }
+            None => self.parse_string().map(drop),
+        }
+    }
+
+    /// A key, borrowed from the text when it has no escapes (same errors as
+    /// [`Parser::parse_string`]).
+    fn key(&mut self) -> Result<Cow<'a, str>, ReadError> {
         let start = self.pos;
-        self.pos += 1;
-        loop {
-            // Fast path: plain bytes.
-            self.pos += plain_run(self.b.get(self.pos..).unwrap_or(&[]));
-            match self.peek() {
-                Some(b'"') => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                Some(b'\\') => {
-                    // Rare: let the full decoder check this escape (and the rest of the string).
-                    let esc = self.pos;
-                    match self.b.get(esc + 1).copied() {
-                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
-                            self.pos = esc + 2;
-                        }
-                        _ => {
-                            self.pos = start;
-                            self.parse_string()?;
-                            return Ok(());
-                        }
-                    }
-                }
-                _ => {
-                    // End of file or a control character: the decoder reports it.
-                    self.pos = start;
-                    self.parse_string()?;
-                    return Ok(());
-                }
+        if let Some(end) = wide::skip_string_body(self.b, start + 1) {
+            let raw = self.text.get(start + 1..end - 1).unwrap_or("");
+            if !raw.contains('\\') {
+                self.pos = end;
+                return Ok(Cow::Borrowed(raw));
             }
         }
+        self.parse_string().map(Cow::Owned)
     }
 
     /// Reads 4 hex digits at `self.pos`; `esc` is where the escape started (for errors).
@@ -546,6 +552,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
     }
     let mut tree = Tree::default();
     let mut stack: Vec<Frame> = Vec::new();
+    let mut seen = Seen::default();
     let mut state = State::Value;
     let mut root: Option<(Value, usize)> = None;
 
@@ -583,14 +590,14 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                         }
                         p.pos += 1;
                         if c == b'{' {
-                            let parent = stack.iter().rev().find_map(|f| match f {
-                                Frame::Obj { idx, .. } => Some(*idx),
-                                Frame::Arr { .. } => None,
-                            });
                             // Validating keeps only the root's span (the first object);
                             // the others would be pushed and never read.
                             let keep = mode.build || tree.objs.is_empty();
                             if keep {
+                                let parent = stack.iter().rev().find_map(|f| match f {
+                                    Frame::Obj { idx, .. } => Some(*idx),
+                                    Frame::Arr { .. } => None,
+                                });
                                 tree.objs.push(ObjSpan {
                                     open: start,
                                     close: start,
@@ -608,6 +615,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                                 key: None,
                                 value_start: start,
                                 comma: None,
+                                seen_from: seen.keys.len(),
                             });
                             state = State::ObjKeyOrEnd;
                         } else {
@@ -652,13 +660,42 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                 }
             }
             State::ObjKeyOrEnd => match p.peek() {
-                Some(b'}') => done = Some(close_object(&mut p, &mut stack, &mut tree)?),
+                Some(b'}') => {
+                    done = Some(close_object(&mut p, &mut stack, &mut tree, &mut seen)?);
+                }
                 Some(b'"') => {
                     let start = p.pos;
-                    let key = p.parse_string()?;
-                    let end = p.pos;
-                    if let Some(Frame::Obj { map, key: slot, .. }) = stack.last_mut() {
+                    let depth = stack.len();
+                    let Some(Frame::Obj {
+                        idx,
+                        map,
+                        key: slot,
+                        seen_from,
+                        ..
+                    }) = stack.last_mut()
+                    else {
+                        return Err(p.err(Code::ParseError, "internal parser error".into(), start));
+                    };
+                    let fresh = if mode.build {
+                        let key = p.parse_string()?;
                         if map.contains_key(&key) {
+                            Err(Cow::Owned(key))
+                        } else {
+                            Ok(key)
+                        }
+                    } else {
+                        let key = p.key()?;
+                        // Only the kept (root) object's members need their key.
+                        let owned = if *idx == usize::MAX {
+                            String::new()
+                        } else {
+                            key.clone().into_owned()
+                        };
+                        seen.insert(depth, *seen_from, key).map(|()| owned)
+                    };
+                    match fresh {
+                        Ok(key) => *slot = Some((key, start, p.pos)),
+                        Err(key) => {
                             let shown = serde_json::to_string(&key).unwrap_or_default();
                             return Err(p.err(
                                 Code::DuplicateKey,
@@ -666,7 +703,6 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                                 start,
                             ));
                         }
-                        *slot = Some((key, start, end));
                     }
                     state = State::ObjColon;
                 }
@@ -696,7 +732,9 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                     }
                     state = State::ObjKeyOrEnd;
                 }
-                Some(b'}') => done = Some(close_object(&mut p, &mut stack, &mut tree)?),
+                Some(b'}') => {
+                    done = Some(close_object(&mut p, &mut stack, &mut tree, &mut seen)?);
+                }
                 _ => return Err(p.unexpected("`,` or `}` after an object member")),
             },
             State::ArrCommaOrEnd => match p.peek() {
@@ -725,23 +763,29 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                     key,
                     value_start,
                     comma,
+                    ..
                 }) => {
                     let Some((k, key_start, key_end)) = key.take() else {
                         return Err(p.err(Code::ParseError, "internal parser error".into(), start));
                     };
                     *comma = None;
-                    if let Some(o) = tree.objs.get_mut(*idx) {
-                        o.members.push(MemSpan {
-                            key: k.clone(),
-                            key_start,
-                            key_end,
-                            value_start: *value_start,
-                            value_end: end,
-                            comma: None,
-                            obj: if mode.build { obj } else { None },
-                        });
+                    let span = |key| MemSpan {
+                        key,
+                        key_start,
+                        key_end,
+                        value_start: *value_start,
+                        value_end: end,
+                        comma: None,
+                        obj: if mode.build { obj } else { None },
+                    };
+                    if mode.build {
+                        if let Some(o) = tree.objs.get_mut(*idx) {
+                            o.members.push(span(k.clone()));
+                        }
+                        map.insert(k, v);
+                    } else if let Some(o) = tree.objs.get_mut(*idx) {
+                        o.members.push(span(k));
                     }
-                    map.insert(k, if mode.build { v } else { Value::Null });
                     state = State::ObjCommaOrEnd;
                 }
                 Some(Frame::Arr { items, comma, .. }) => {
@@ -802,11 +846,17 @@ fn close_object(
     p: &mut Parser<'_>,
     stack: &mut Vec<Frame>,
     tree: &mut Tree,
+    seen: &mut Seen<'_>,
 ) -> Result<(Value, usize, Option<usize>), ReadError> {
     match stack.pop() {
         Some(Frame::Obj {
-            idx, map, comma, ..
+            idx,
+            map,
+            comma,
+            seen_from,
+            ..
         }) => {
+            seen.close(stack.len() + 1, seen_from);
             trailing_comma_check(p, comma)?;
             let close = p.pos;
             p.pos += 1;

@@ -3,8 +3,9 @@
 
 use super::api::*;
 use super::edit::set_path;
-use super::parse::{Mode, parse_core, parse_only, plain_run, values_agree};
+use super::parse::{Mode, Parser, parse_core, parse_only, values_agree};
 use super::scan::{shallow, spine};
+use super::wide;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -29,7 +30,7 @@ impl G {
 
 /// Formatting knobs for rendering a `G`.
 #[derive(Debug, Clone)]
-struct Fmt {
+pub(super) struct Fmt {
     syntax: Syntax,
     nl: &'static str,
     /// `None` = everything on one line.
@@ -275,7 +276,7 @@ enum Place {
     Nested(usize),
 }
 
-fn gen_doc() -> impl Strategy<Value = (Vec<u8>, Fmt, Vec<String>)> {
+pub(super) fn gen_doc() -> impl Strategy<Value = (Vec<u8>, Fmt, Vec<String>)> {
     let fmt = (
         prop_oneof![
             Just(Syntax::Json),
@@ -393,7 +394,7 @@ fn entry_value() -> impl Strategy<Value = Value> {
     ]
 }
 
-fn cfg() -> ProptestConfig {
+pub(super) fn cfg() -> ProptestConfig {
     ProptestConfig {
         cases: std::env::var("PROPTEST_CASES")
             .ok()
@@ -403,29 +404,92 @@ fn cfg() -> ProptestConfig {
     }
 }
 
-fn show(b: &[u8]) -> String {
+pub(super) fn show(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
+fn string_char() -> impl Strategy<Value = char> {
+    prop_oneof![
+        8 => proptest::sample::select(vec!['a', ' ', 'z', '!', '#', '[', ']', '{', ',', '\u{7f}', 'é', '中', '😀']),
+        4 => proptest::sample::select(vec!['"', '\\']),
+        2 => proptest::sample::select(vec!['n', 't', 'r', 'b', 'f', '/', 'u', 'x', '0', 'D', 'c', 'F', '8']),
+        1 => proptest::sample::select(vec!['\u{0}', '\n', '\t', '\u{1f}', '\r']),
+        1 => any::<char>(),
+    ]
+}
+
 proptest! {
-    /// The word-at-a-time scan of plain string content stops where a byte-by-byte scan does:
-    /// at the first control character, `"` or `\\`, at any offset within a word, among any
-    /// other bytes (UTF-8 lead and continuation bytes, 0x20, 0x7f, the neighbours of the stops).
+    #![proptest_config(cfg())]
+
+    /// The branch-free escape arithmetic marks exactly the bytes a byte-by-byte scan marks as
+    /// escaped (runs of backslashes of every length, across the block boundary both ways).
     #[test]
-    fn prop_plain_run_is_the_byte_scan(
-        b in proptest::collection::vec(prop_oneof![
-            6 => proptest::sample::select(vec![b'a', b' ', b'!', b'#', b'[', b']', 0x7f, 0x80, 0xc3, 0xa9, 0xff, 0x21, 0x23, 0x5b, 0x5d]),
-            1 => proptest::sample::select(vec![b'"', b'\\', 0x00, 0x0a, 0x1f, 0x09]),
-            1 => any::<u8>(),
-        ], 0..40),
-        from in 0usize..9,
+    fn prop_escaped_is_the_byte_scan(
+        words in proptest::collection::vec(prop_oneof![
+            any::<u64>(),
+            any::<u64>().prop_map(|x| x | x >> 1 | x >> 2),
+            Just(u64::MAX),
+            Just(1u64 << 63),
+            Just(0),
+        ], 1..4),
+        carry in 0u64..2,
     ) {
-        let b = b.get(from.min(b.len())..).unwrap_or(&[]);
-        let want = b
-            .iter()
-            .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
-            .unwrap_or(b.len());
-        prop_assert_eq!(plain_run(b), want, "{:?}", b);
+        let mut c = carry;
+        for w in words {
+            let fast = wide::escaped(w, c);
+            prop_assert_eq!(fast, wide::escaped_portable(w, c), "{:#x} carry {}", w, c);
+            c = fast.1;
+        }
+    }
+
+    /// The SSE2 byte classes are the plain ones, for every byte value at every offset.
+    #[test]
+    fn prop_wide_masks_are_the_plain_ones(
+        b in proptest::collection::vec(prop_oneof![
+            3 => any::<u8>(),
+            1 => proptest::sample::select(vec![b'"', b'\\', 0x00, 0x1f, 0x20, 0x7f, 0x80, 0xff, 0x2f, b'b', b'f', b'n', b'r', b't', b'u', 0x9f, 0xa0]),
+        ], 64),
+    ) {
+        let block: [u8; 64] = b.try_into().unwrap();
+        prop_assert_eq!(wide::masks(&block), wide::masks_portable(&block));
+    }
+
+    /// The wide string scan and the byte-at-a-time decoder decide identically: when the scan
+    /// answers, the decoder accepts the same string and ends at the same byte; the scan answers
+    /// for every valid string without a `\u` escape; and the validating pass's `skip_string`
+    /// (scan, else decoder) gives the decoder's result and error exactly.
+    #[test]
+    fn prop_wide_string_is_the_decoder(
+        body in proptest::collection::vec(string_char(), 0..300),
+        close in any::<bool>(),
+        tail in "[ ,}\\]\"a]{0,3}",
+    ) {
+        let body: String = body.into_iter().collect();
+        let text = format!("\"{body}{}{tail}", if close { "\"" } else { "" });
+        let parser = || Parser { text: &text, b: text.as_bytes(), pos: 0, syntax: Syntax::Json, blanks: Vec::new() };
+        let mut slow = parser();
+        let decoded = slow.parse_string().map(|_| slow.pos);
+        let fast = wide::skip_string_body(text.as_bytes(), 1);
+        if let Some(end) = fast {
+            prop_assert_eq!(&decoded, &Ok(end), "{}", text);
+        }
+        if let Ok(end) = decoded
+            && !text[..end].contains("\\u")
+        {
+            prop_assert_eq!(fast, Some(end), "{}", text);
+        }
+        let mut skip = parser();
+        let skipped = skip.skip_string().map(|()| skip.pos);
+        prop_assert_eq!(skipped, decoded);
+    }
+
+    /// Whitespace runs end where a byte-by-byte scan ends them.
+    #[test]
+    fn prop_ws_run_is_the_byte_scan(
+        b in proptest::collection::vec(proptest::sample::select(vec![b' ', b' ', b' ', b'\n', b'\t', b'\r', b'a', 0x0c, 0x0b, 0xa0]), 0..40),
+    ) {
+        let want = b.iter().position(|&c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r')).unwrap_or(b.len());
+        prop_assert_eq!(wide::ws_run(&b), want);
     }
 }
 

@@ -15,8 +15,8 @@ pub(super) enum Expect<'v> {
     Same,
 }
 
-/// Up to this size serde_json must also accept the whole file when it is read (defence in
-/// depth; above it, only each edited object is cross-checked, to keep big files fast).
+/// No longer used: serde_json read the whole file up to this size when it was read; each
+/// edited object is cross-checked instead (kept for callers that name it).
 pub const SERDE_WHOLE_FILE: usize = 8 << 20;
 
 /// Below this size the edited object is also read by serde_json and both values compared;
