@@ -742,6 +742,7 @@ fn read_checked(
 ) -> Result<ReadFile, FsError> {
     let cap = usize::try_from(meta.len().min(max_len)).unwrap_or(0);
     let mut bytes = vec![0u8; cap.saturating_add(1)];
+    huge_pages(&mut bytes);
     // One read call for a file read whole: a regular file that gives fewer bytes than asked
     // is at its end, so the size it had when checked is the whole of it. Anything else (it
     // grew or shrank since, or the call was cut short) is read on to the end.
@@ -773,6 +774,31 @@ fn read_checked(
         meta: FileMeta::of(meta),
     })
 }
+
+/// Asks the kernel to back a big read buffer with transparent huge pages, when it does so only
+/// on request (`madvise` mode, the common default): the read then takes one page fault per
+/// 2 MiB instead of one per 4 KiB (a 72 MB file: about 36 faults instead of 17 600, roughly a
+/// tenth of a no-op `plan`'s time). Advice only: nothing changes if it is refused.
+#[cfg(target_os = "linux")]
+fn huge_pages(buf: &mut [u8]) {
+    const HUGE: usize = 2 << 20;
+    if buf.len() < 4 * HUGE {
+        return;
+    }
+    let start = buf.as_mut_ptr() as usize;
+    let from = start.next_multiple_of(HUGE);
+    let to = (start + buf.len()) / HUGE * HUGE;
+    if to > from {
+        // SAFETY: `madvise` reads no memory and changes no contents; the range lies inside
+        // `buf` (aligned inwards), which is allocated and exclusively borrowed here.
+        unsafe {
+            libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn huge_pages(_buf: &mut [u8]) {}
 
 /// Current [`Stamp`] of `path` (without following a final symlink), or `None` if it is missing.
 ///

@@ -933,3 +933,22 @@ proptest! {
         read_doc_agrees(&bytes)?;
     }
 }
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    /// The wide string end is the byte-at-a-time one, on any bytes (runs of backslashes, quotes,
+    /// no closing quote, a backslash last), from any start.
+    #[test]
+    fn prop_string_end_is_the_byte_scan(
+        b in proptest::collection::vec(prop_oneof![
+            4 => proptest::sample::select(vec![b'a', b' ', 0x00, 0xc3, 0xff, b'/']),
+            2 => Just(b'\\'),
+            1 => Just(b'"'),
+        ], 0..200),
+        from in 0usize..70,
+    ) {
+        let from = from.min(b.len());
+        prop_assert_eq!(super::scan::skip_str(&b, from), super::scan::skip_str_bytes(&b, from), "{:?}", b);
+    }
+}

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::api::Syntax;
 use super::parse::{MemSpan, Mode, ObjSpan, Parser, Tree, is_ws, parse_core};
+use super::wide;
 
 /// Calls `f(key, value)` for every object member whose value is a string and whose key passes
 /// `want`, in any JSON or JSONC text, in one pass that builds nothing else. Best effort: it never
@@ -48,7 +49,7 @@ pub fn string_members(b: &[u8], want: impl Fn(&str) -> bool, mut f: impl FnMut(&
             b'/' if matches!(b.get(i + 1), Some(b'/' | b'*')) => {
                 i = skip_comment(b, i).unwrap_or(b.len()).max(i + 1);
             }
-            c if is_ws(c) => i += 1,
+            c if is_ws(c) => i += wide::ws_run(b.get(i..).unwrap_or(&[])),
             _ => {
                 key = None;
                 last = None;
@@ -124,8 +125,15 @@ pub(super) fn shallow(
     }
 }
 
-/// End of the string starting at `pos` (validated text).
+/// End of the string starting at `pos` (one past its closing quote; in any bytes, a
+/// backslash escaping the byte after it), 64 bytes at a time.
 pub(super) fn skip_str(b: &[u8], pos: usize) -> Option<usize> {
+    wide::string_end(b, pos + 1)
+}
+
+/// [`skip_str`] one byte at a time (the reference for the property test).
+#[cfg(test)]
+pub(super) fn skip_str_bytes(b: &[u8], pos: usize) -> Option<usize> {
     let mut i = pos + 1;
     loop {
         let n = b.get(i..)?.iter().position(|&c| c == b'"' || c == b'\\')?;

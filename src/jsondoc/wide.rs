@@ -166,6 +166,63 @@ pub(super) fn skip_string_body(b: &[u8], from: usize) -> Option<usize> {
     }
 }
 
+/// `"` and `\` in one 64-byte block, one bit per byte: `(quote, backslash)`.
+#[cfg(target_arch = "x86_64")]
+fn quotes(b: &[u8; BLOCK]) -> (u64, u64) {
+    use core::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of the x86_64 baseline; every load reads 16 bytes inside `b`.
+    unsafe {
+        let (q, s) = (_mm_set1_epi8(b'"' as i8), _mm_set1_epi8(b'\\' as i8));
+        let (mut quote, mut backslash) = (0u64, 0u64);
+        for k in 0..4 {
+            let v = _mm_loadu_si128(b.as_ptr().add(16 * k).cast::<__m128i>());
+            quote |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)) as u16) << (16 * k);
+            backslash |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, s)) as u16) << (16 * k);
+        }
+        (quote, backslash)
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn quotes(b: &[u8; BLOCK]) -> (u64, u64) {
+    let m = masks_portable(b);
+    (m.quote, m.backslash)
+}
+
+/// The end (one past the closing `"`) of the string whose content starts at `from`, in any
+/// bytes (validated or not): the first `"` that no backslash escapes, a backslash escaping
+/// the byte after it whatever that is; `None` if there is none.
+pub(super) fn string_end(b: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    let mut carry = 0u64;
+    loop {
+        let rest = b.get(i..)?;
+        let n = rest.len().min(BLOCK);
+        let (quote, backslash) = match rest.first_chunk::<BLOCK>() {
+            Some(block) => quotes(block),
+            None if n == 0 => return None,
+            None => {
+                // The last bytes, padded with zeros (never a quote).
+                let mut block = [0u8; BLOCK];
+                block.get_mut(..n)?.copy_from_slice(rest);
+                quotes(&block)
+            }
+        };
+        let (esc, next) = escaped(backslash, carry);
+        let closing = quote & !esc;
+        if closing != 0 {
+            return Some(i + closing.trailing_zeros() as usize + 1);
+        }
+        if n < BLOCK {
+            return None;
+        }
+        i += BLOCK;
+        carry = next;
+    }
+}
+
 /// The number of JSON whitespace bytes at the start of `b`: a run of spaces 8 at a time
 /// (indentation), then byte by byte.
 pub(super) fn ws_run(b: &[u8]) -> usize {
