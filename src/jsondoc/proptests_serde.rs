@@ -249,3 +249,40 @@ fn what_serde_json_refuses_is_refused_without_it() {
         );
     }
 }
+
+/// The validating pass's duplicate-key check (a shared list, then a hash set past 12 keys)
+/// finds what the building pass's map finds: a duplicate spelled with an escape, on either
+/// side of the threshold, after nested objects that opened and closed in between, and not
+/// across sibling or nested objects.
+#[test]
+fn duplicate_keys_are_found_on_both_sides_of_the_hash_set() {
+    for n in [1usize, 11, 12, 13, 40] {
+        for dup_of in [0, n / 2, n - 1] {
+            let mut members: Vec<String> = (0..n)
+                .map(|i| format!("\"k{i}\": {{\"k{i}\": {{\"k0\": 1}}, \"x\": [{{\"k{i}\": 2}}]}}"))
+                .collect();
+            // `k<dup_of>` again, its `k` written as an escape.
+            members.push(format!("\"\\u006b{dup_of}\": 0"));
+            let text = format!("{{\"a\": {{{}}}, \"k0\": 1}}", members.join(", "));
+            let v = parse_core(&text, Syntax::Json, Mode::VALIDATE).err();
+            let b = parse_only(&text, Syntax::Json).err();
+            assert_eq!(v, b, "{text}");
+            let e = v.expect("a duplicate");
+            assert_eq!(e.code.as_str(), "duplicate-key", "{text}");
+            assert_eq!(
+                e.message,
+                format!(
+                    "duplicate key \"k{dup_of}\" in an object (json readers keep only one of them)"
+                )
+            );
+            // Without the duplicate the same shape is accepted by both.
+            members.pop();
+            let text = format!("{{\"a\": {{{}}}, \"k0\": 1}}", members.join(", "));
+            assert!(
+                parse_core(&text, Syntax::Json, Mode::VALIDATE).is_ok(),
+                "{text}"
+            );
+            assert!(parse_only(&text, Syntax::Json).is_ok(), "{text}");
+        }
+    }
+}
