@@ -177,8 +177,12 @@ fn plain_or_json(s: &str) -> String {
 fn flow(g: &G, rng: &mut Rng) -> Option<String> {
     match g {
         // yaml-rust2, the reference reader, refuses some plain scalars with a `-` in flow
-        // context that YAML and PyYAML read (`[/ -]`), so those are quoted here.
-        G::Scalar(Value::String(s)) if !emit::string(s).starts_with('"') && s.contains('-') => {
+        // context that YAML and PyYAML read (`[/ -]`), so those are quoted here; and a flow
+        // indicator (`,` `[` `]` `{` `}`) ends a plain scalar in flow context (`{a: A,}` is
+        // `{a: A}`), where `emit::string` writes block values.
+        G::Scalar(Value::String(s))
+            if !emit::string(s).starts_with('"') && s.contains(['-', ',', '[', ']', '{', '}']) =>
+        {
             Some(plain_or_json(s))
         }
         G::Scalar(v) => Some(spell(v, rng)),
