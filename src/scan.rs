@@ -14,7 +14,6 @@
 //! ```
 
 use crate::engine::Report;
-use crate::jsondoc::Syntax;
 use crate::redact::Redactor;
 
 /// Files up to this size are scanned whole; above it only the part a diff shows (the
@@ -42,12 +41,8 @@ pub fn redactor_for(report: &Report, base: &Redactor) -> Redactor {
             // says it is a secret. Those are found by name alone, without running the detector
             // on every value (a value secret by its shape is recognised by its shape in the
             // window itself).
-            match &f.old {
-                Some(crate::document::Doc::Json(d)) => {
-                    named_members_fast(d.text(), d.syntax() != Syntax::Json, &mut red);
-                }
-                Some(d) => scan_named(d.bytes(), &mut red),
-                None => {}
+            if let Some(d) = &f.old {
+                scan_named(d.bytes(), &mut red);
             }
             let (o, n, _) = match new_c {
                 Some(c) => crate::text::diff_window_of(old, c),
@@ -80,125 +75,6 @@ fn scan_named(bytes: &[u8], red: &mut Redactor) {
     } else if let Ok(text) = std::str::from_utf8(bytes) {
         toml_pairs_where(text, credential_name, |k, v| red.consider(k, v));
     }
-}
-
-/// [`scan_named`] for JSON or JSONC the parser has validated, jumping from string to string
-/// eight bytes at a time instead of reading every byte: the same members as
-/// [`crate::jsondoc::string_members`] finds there, at a fraction of its cost on a big file.
-fn named_members_fast(text: &str, comments: bool, red: &mut Redactor) {
-    named_members_where(text, comments, crate::redact::credential_name, |k, v| {
-        red.consider(k, v)
-    });
-}
-
-/// Calls `f(key, value)` for each member of validated JSON (`comments`: JSONC) whose value is
-/// a string and whose key passes `want`. Outside strings, a `"` always opens one and a `/` a
-/// comment.
-fn named_members_where(
-    text: &str,
-    comments: bool,
-    want: impl Fn(&str) -> bool,
-    mut f: impl FnMut(&str, &str),
-) {
-    let b = text.as_bytes();
-    // The end (after the closing quote) of the string opening at `q`.
-    let string_end = |q: usize| -> Option<usize> {
-        let mut at = q + 1;
-        loop {
-            let k = find2(b, at, b'"', b'\\')?;
-            if b.get(k) == Some(&b'"') {
-                return Some(k + 1);
-            }
-            at = k + 2;
-        }
-    };
-    // After the comment starting at `s` (a `/`).
-    let comment_end = |s: usize| -> usize {
-        let rest = text.get(s..).unwrap_or("");
-        let n = if rest.starts_with("/*") {
-            rest.get(2..)
-                .and_then(|r| r.find("*/"))
-                .map_or(rest.len(), |k| k + 4)
-        } else {
-            rest.find('\n').unwrap_or(rest.len())
-        };
-        s + n.max(1)
-    };
-    let skip_trivia = |mut i: usize| {
-        loop {
-            match b.get(i) {
-                Some(&c) if is_json_ws(c) => i += 1,
-                Some(b'/') if comments => i = comment_end(i),
-                _ => return i,
-            }
-        }
-    };
-    let mut i = 0;
-    let other = if comments { b'/' } else { b'"' };
-    while let Some(q) = find2(b, i, b'"', other) {
-        if b.get(q) == Some(&b'/') {
-            i = comment_end(q);
-            continue;
-        }
-        let Some(end) = string_end(q) else { return };
-        let colon = skip_trivia(end);
-        i = end;
-        if b.get(colon) != Some(&b':') {
-            continue;
-        }
-        // A key: its value starts after the colon.
-        let v = skip_trivia(colon + 1);
-        i = v;
-        if b.get(v) != Some(&b'"') {
-            continue;
-        }
-        let Some(v_end) = string_end(v) else { return };
-        i = v_end;
-        if let (Some(k), Some(raw)) = (text.get(q..end).and_then(decode), text.get(v..v_end))
-            && want(&k)
-            && let Some(val) = decode(raw)
-        {
-            f(&k, &val);
-        }
-    }
-}
-
-/// The first index from `from` on whose byte is `x` or `y`, eight bytes at a time.
-fn find2(b: &[u8], from: usize, x: u8, y: u8) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let (mx, my) = (LO * u64::from(x), LO * u64::from(y));
-    let mut i = from;
-    while let Some(chunk) = b.get(i..i + 8) {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(w);
-        let (p, q) = (w ^ mx, w ^ my);
-        // A zero byte of `p` or `q` is a match; the lowest flagged byte is always a true one
-        // (a borrow can only flag bytes above a zero byte).
-        let z = ((p.wrapping_sub(LO) & !p) | (q.wrapping_sub(LO) & !q)) & HI;
-        if z != 0 {
-            return Some(i + (z.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    b.get(i..)?
-        .iter()
-        .position(|&c| c == x || c == y)
-        .map(|k| i + k)
-}
-
-/// A JSON string's value from its text with the quotes.
-fn decode(raw: &str) -> Option<std::borrow::Cow<'_, str>> {
-    if raw.contains('\\') {
-        serde_json::from_str::<String>(raw).ok().map(Into::into)
-    } else {
-        raw.get(1..raw.len().saturating_sub(1)).map(Into::into)
-    }
-}
-
-fn is_json_ws(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
 
 /// Offer every string member of `bytes` (JSON or JSONC objects; TOML `key = "value"` pairs,
@@ -309,76 +185,6 @@ mod tests {
                 "--login <redacted> fast-mode",
                 "{text}"
             );
-        }
-    }
-
-    proptest::proptest! {
-        /// On strict JSON the fast named scan finds exactly the members the byte-by-byte
-        /// scan finds, escapes, nesting and credential-like names included.
-        #[test]
-        fn the_fast_named_scan_equals_the_byte_scan(
-            v in json_value(),
-            pretty in proptest::bool::ANY,
-            commented in proptest::bool::ANY,
-        ) {
-            let mut text = if pretty {
-                serde_json::to_string_pretty(&v).unwrap()
-            } else {
-                serde_json::to_string(&v).unwrap()
-            };
-            if commented {
-                // Comments holding quotes, colons and slashes between every two tokens that
-                // can have them (no generated string holds `: `, `,` or `{`).
-                text = text
-                    .replace(": ", " /* \"k\": \"v\" / */ : // \"x\": \"TOKEN\"\n ")
-                    .replace(',', ", // \"a\": \"b\" /*\n")
-                    .replace('{', "{ /* \"API_KEY\": \"s\" */ ");
-            }
-            let comments = commented;
-            let all = |_: &str| true;
-            let (mut slow, mut fast) = (Vec::new(), Vec::new());
-            crate::jsondoc::string_members(text.as_bytes(), all, |k, v| {
-                slow.push((k.to_string(), v.to_string()))
-            });
-            named_members_where(&text, comments, all, |k, v| fast.push((k.to_string(), v.to_string())));
-            proptest::prop_assert_eq!(&fast, &slow, "{}", text);
-            let (mut slow, mut fast) = (Vec::new(), Vec::new());
-            crate::jsondoc::string_members(text.as_bytes(), crate::redact::credential_name, |k, v| {
-                slow.push((k.to_string(), v.to_string()))
-            });
-            named_members_where(&text, comments, crate::redact::credential_name, |k, v| {
-                fast.push((k.to_string(), v.to_string()))
-            });
-            proptest::prop_assert_eq!(fast, slow, "{}", text);
-        }
-    }
-
-    fn json_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
-        use proptest::prelude::*;
-        let word = "(api_?key|TOKEN|secret|pass|name|a\\\\b|q\"x|é|\\\\|x)*";
-        let leaf = prop_oneof![
-            Just(serde_json::Value::Null),
-            any::<bool>().prop_map(serde_json::Value::Bool),
-            any::<i32>().prop_map(|n| serde_json::json!(n)),
-            word.prop_map(serde_json::Value::String),
-        ];
-        leaf.prop_recursive(4, 40, 6, move |inner| {
-            prop_oneof![
-                proptest::collection::vec(inner.clone(), 0..5).prop_map(serde_json::Value::Array),
-                proptest::collection::vec((word, inner), 0..5)
-                    .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
-            ]
-        })
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn find2_finds_the_first_of_two_bytes(
-            b in proptest::collection::vec(proptest::sample::select(vec![b'a', b'"', b'\\', 0x80, 0xff, 0]), 0..40),
-            from in 0usize..45,
-        ) {
-            let want = b.get(from..).and_then(|r| r.iter().position(|&c| c == b'"' || c == b'\\')).map(|k| from + k);
-            proptest::prop_assert_eq!(find2(&b, from, b'"', b'\\'), want);
         }
     }
 

@@ -408,7 +408,7 @@ fn write_step(
                     Some(s) => Expect::Stamp(s),
                     None => Expect::Missing,
                 };
-                fsio::replace_parts_dir_later(
+                fsio::replace_dir_later(
                     &specs[i].real,
                     &fp.new.as_ref().map(|c| c.pieces()).unwrap_or_default(),
                     read.meta,

@@ -132,8 +132,8 @@ fn replace_dir_later_publishes_like_replace_and_sync_dir_confirms_the_directory(
     fs::write(&a, b"old a").unwrap();
     fs::set_permissions(&a, Permissions::from_mode(0o640)).unwrap();
     let r = read(&a, MAX).unwrap().unwrap();
-    replace_dir_later(&a, b"new a", Some(r.meta), Expect::Stamp(r.stamp)).unwrap();
-    replace_dir_later(&b, b"new b", None, Expect::Missing).unwrap();
+    replace_dir_later(&a, &[b"new a"], Some(r.meta), Expect::Stamp(r.stamp)).unwrap();
+    replace_dir_later(&b, &[b"new b"], None, Expect::Missing).unwrap();
     assert_eq!(fs::read(&a).unwrap(), b"new a");
     assert_eq!(mode_of(&a), 0o640);
     assert_eq!(fs::read(&b).unwrap(), b"new b");
@@ -142,7 +142,7 @@ fn replace_dir_later_publishes_like_replace_and_sync_dir_confirms_the_directory(
     // The same checks as `replace`: a file changed since it was read is not overwritten.
     let r = read(&a, MAX).unwrap().unwrap();
     fs::write(&a, b"theirs, longer").unwrap();
-    let e = replace_dir_later(&a, b"stale", Some(r.meta), Expect::Stamp(r.stamp));
+    let e = replace_dir_later(&a, &[b"stale"], Some(r.meta), Expect::Stamp(r.stamp));
     assert_eq!(code(e), "concurrent-modification");
     assert_eq!(fs::read(&a).unwrap(), b"theirs, longer");
     sync_dir(dir.path(), &a).unwrap();

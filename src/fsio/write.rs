@@ -248,18 +248,9 @@ pub fn replace(
 /// published, and the caller makes the rename durable with one [`sync_dir`] of the directory
 /// after all its writes there (a run writing n files into one directory costs n + 1 fsyncs,
 /// not 2n). Until then a power loss may bring back the old file, never a torn or empty one.
+/// The content is the bytes `parts` hold one after the other, written piece by piece (a big
+/// file's edit is written from the bytes read and the edited range, never joined).
 pub fn replace_dir_later(
-    path: &Path,
-    bytes: &[u8],
-    meta: Option<FileMeta>,
-    expect: Expect,
-) -> Result<(), FsError> {
-    replace_with(path, &[bytes], meta, expect, Fsyncs::FileOnly, &mut |_| {})
-}
-
-/// [`replace_dir_later`] of the bytes `parts` hold one after the other, written piece by piece
-/// (a big file's edit is written from the bytes read and the edited range, never joined).
-pub fn replace_parts_dir_later(
     path: &Path,
     parts: &[&[u8]],
     meta: Option<FileMeta>,

@@ -90,10 +90,7 @@ pub fn diff_window<'o, 'n>(old: &'o [u8], new: &'n [u8]) -> (&'o [u8], &'n [u8],
         .take(max_q - q)
         .take_while(|(a, b)| a == b)
         .count();
-    let oe = old.len() - q;
-    let (s, e, shift) = widen(old, p, oe);
-    let k = e - oe;
-    let ne = (new.len() - q + k).min(new.len());
+    let (s, e, ne, shift) = widen(old, new.len(), p, q);
     (&old[s..e], &new[s..ne], shift)
 }
 
@@ -132,15 +129,15 @@ pub fn diff_window_of<'a>(old: &'a [u8], new: &Content) -> (&'a [u8], Vec<u8>, u
     while q < max_q && old[old.len() - q - 1] == at(new_len - q - 1) {
         q += 1;
     }
-    let (s, e, shift) = widen(old, p, old.len() - q);
-    let k = e - (old.len() - q);
-    let ne = (new_len - q + k).min(new_len);
+    let (s, e, ne, shift) = widen(old, new_len, p, q);
     (&old[s..e], new.slice(s, ne).into_owned(), shift)
 }
 
-/// The window `s..e` of `old` around its differing bytes `p..oe` (whole lines, four more on
-/// each side) and the number of lines before it.
-fn widen(old: &[u8], p: usize, oe: usize) -> (usize, usize, usize) {
+/// The window around the bytes that differ between `old` and a new text of `new_len` bytes,
+/// given their common prefix `p` and suffix `q`: whole lines, four more on each side, as
+/// `old[s..e]`, `new[s..ne]` and the number of lines before `s`.
+fn widen(old: &[u8], new_len: usize, p: usize, q: usize) -> (usize, usize, usize, usize) {
+    let oe = old.len() - q;
     // Back to the start of p's line, then four more lines.
     let mut s = p;
     for i in 0..5 {
@@ -166,7 +163,9 @@ fn widen(old: &[u8], p: usize, oe: usize) -> (usize, usize, usize) {
         }
     }
     let shift = old[..s].iter().filter(|&&c| c == b'\n').count();
-    (s, e, shift)
+    // The suffix after `e` is common: the new window ends as many bytes before the end.
+    let ne = (new_len - q + (e - oe)).min(new_len);
+    (s, e, ne, shift)
 }
 
 #[cfg(test)]
