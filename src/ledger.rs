@@ -321,12 +321,15 @@ impl Ledger {
     }
 
     /// Removes the records of `workspace` in `range` (one file's) that hold no digest.
+    /// (In place: splitting the list off and joining it again copied every later record.)
     fn drop_undigested(&mut self, range: std::ops::Range<usize>, workspace: &str) {
-        let tail = self.records.split_off(range.end);
-        let mut mid = self.records.split_off(range.start);
-        mid.retain(|r| r.workspace.as_deref() != Some(workspace) || r.digest.is_some());
-        self.records.extend(mid);
-        self.records.extend(tail);
+        let mut at = 0;
+        self.records.retain(|r| {
+            at += 1;
+            !range.contains(&(at - 1))
+                || r.workspace.as_deref() != Some(workspace)
+                || r.digest.is_some()
+        });
     }
 
     /// Record the whole-file digest of `file` (as just written) on its created-file records.
@@ -739,5 +742,59 @@ mod tests {
         assert_eq!(z.digest.as_deref(), Some("sha256:3"));
         let a = base.find("w", "/f2", "/mcpServers/a").unwrap();
         assert_eq!(a.file_digest.as_deref(), Some("sha256:file"));
+    }
+
+    #[test]
+    fn rollback_drops_only_the_pending_adds_of_that_workspace_and_file() {
+        let mut l = Ledger::new("o");
+        for (f, ws, digest) in [
+            ("/f0", "w", None),
+            ("/f1", "w", None),
+            ("/f1", "v", None),
+            ("/f1", "w", Some("sha256:1")),
+            ("/f2", "w", None),
+        ] {
+            let mut r = rec(digest, Some(Some("sha256:2")));
+            r.file = f.into();
+            r.workspace = Some(ws.into());
+            if digest.is_some() {
+                r.pointer = "/mcpServers/b".into();
+            }
+            l.upsert(r);
+        }
+        l.rollback("w", "/f1");
+        let left: Vec<(&str, &str, &str)> = l
+            .records
+            .iter()
+            .map(|r| {
+                (
+                    r.file.as_str(),
+                    r.workspace.as_deref().unwrap(),
+                    r.pointer.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            left,
+            [
+                ("/f0", "w", "/mcpServers/a"),
+                ("/f1", "v", "/mcpServers/a"),
+                ("/f1", "w", "/mcpServers/b"),
+                ("/f2", "w", "/mcpServers/a"),
+            ]
+        );
+        // The kept record of that file lost its intent; the others kept theirs.
+        assert!(
+            l.find("w", "/f1", "/mcpServers/b")
+                .unwrap()
+                .pending
+                .is_none()
+        );
+        assert!(
+            l.find("w", "/f2", "/mcpServers/a")
+                .unwrap()
+                .pending
+                .is_some()
+        );
     }
 }
