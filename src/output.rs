@@ -47,40 +47,36 @@ pub fn diff(fp: &FilePlan) -> String {
     let new_c = fp.new.as_ref().filter(|_| !fp.delete);
     let new_len = new_c.map_or(0, crate::text::Content::len);
     let whole = old_b.len().max(new_len) <= MASK_WHOLE_FILE;
-    // The whole new text is built only where it is lexed whole (masking, below); a bigger
-    // file's diff reads only the window, from the old bytes and the edit's pieces.
+    let big = old_b.len().max(new_len) > WINDOW_ABOVE;
+    // A big file changed in one place: diff only that place (plus context), and shift the
+    // hunk headers by the lines before it. Bytes outside the window are identical. The change
+    // is found from the edit's position (`diff_window_of`), not by comparing the whole files.
+    let local = match new_c {
+        Some(c) if big && (!whole || c.change_from(old_b).is_some()) => {
+            Some(crate::text::diff_window_of(old_b, c))
+        }
+        _ => None,
+    };
+    // The whole new text is built only where the window is not found from the edit (a small
+    // file, or new text not made from the old buffer); a big file's diff reads the window and,
+    // to mask it, the text before it (`masked_window`).
+    let spliced = local.is_some();
     let new_full: Vec<u8> = match new_c {
-        Some(c) if whole => c.to_vec(),
+        Some(c) if !spliced => c.to_vec(),
         _ => Vec::new(),
     };
-    let new_b: &[u8] = &new_full;
-    // A big file changed in one place: diff only that place (plus context), and shift the
-    // hunk headers by the lines before it. Bytes outside the window are identical.
-    let window;
-    let (old_w, new_w, shift) = if old_b.len().max(new_len) > WINDOW_ABOVE {
-        // The change is found from the edit's position (`diff_window_of`), not by comparing
-        // the whole files.
-        match new_c {
-            Some(c) if !whole || c.change_from(old_b).is_some() => {
-                let (o, n, shift) = crate::text::diff_window_of(old_b, c);
-                // Lexed whole below: the window as a slice of the whole new text (it starts
-                // where the old one does).
-                let at = o.as_ptr() as usize - old_b.as_ptr() as usize;
-                match new_b.get(at..at + n.len()).filter(|_| whole) {
-                    Some(w) => (o, w, shift),
-                    None => {
-                        window = n;
-                        (o, window.as_slice(), shift)
-                    }
-                }
-            }
-            _ => crate::text::diff_window(old_b, new_b),
+    let (old_w, new_w, shift): (&[u8], std::borrow::Cow<'_, [u8]>, usize) = match local {
+        Some((o, n, shift)) => (o, n.into(), shift),
+        None if big => {
+            let (o, n, shift) = crate::text::diff_window(old_b, &new_full);
+            (o, n.into(), shift)
         }
-    } else {
-        (old_b, new_b, 0)
+        None => (old_b, new_full.as_slice().into(), 0),
     };
+    // Both windows start at the same offset (the bytes before them are the same).
+    let from = old_w.as_ptr() as usize - old_b.as_ptr() as usize;
     let old = String::from_utf8_lossy(old_w).into_owned();
-    let new = String::from_utf8_lossy(new_w).into_owned();
+    let new = String::from_utf8_lossy(&new_w).into_owned();
     let lang = match &fp.old {
         Some(Doc::Toml(_)) => Lang::Toml,
         Some(Doc::Json(_)) => Lang::Json,
@@ -95,29 +91,29 @@ pub fn diff(fp: &FilePlan) -> String {
         }
         None => Lang::Json,
     };
-    // The masked lines of the window: those of the whole file masked (judging only what
-    // reaches into the window, `mask::mask_window`), or the window cleared line by line.
-    let masked = |full: &[u8], window: &[u8], shown: &str| {
-        if !whole {
-            return mask::mask_lines(shown, lang);
-        }
-        if full.len() == window.len() {
-            return mask::mask(shown, lang);
-        }
-        // The window is a slice of the file (`text::diff_window`): where it starts.
-        let from = (window.as_ptr() as usize)
-            .checked_sub(full.as_ptr() as usize)
-            .filter(|f| f + window.len() <= full.len());
-        match (simdutf8::basic::from_utf8(full), from) {
-            (Ok(text), Some(from)) => mask::mask_window(text, lang, from, from + window.len()),
-            _ => {
-                let m = mask::mask(&String::from_utf8_lossy(full), lang);
-                let n = shown.split_inclusive('\n').count();
-                m.split_inclusive('\n').skip(shift).take(n).collect()
-            }
-        }
+    // The masked lines of each window: those of the whole file masked (judging only what
+    // reaches into the window), or, above [`MASK_WHOLE_FILE`], the window cleared line by line.
+    let side = Side {
+        lang,
+        whole,
+        from,
+        shift,
     };
-    let (old_m, new_m) = (masked(old_b, old_w, &old), masked(new_b, new_w, &new));
+    let old_m = side.masked(
+        old_b.len(),
+        &|n| std::borrow::Cow::Borrowed(&old_b[..n.min(old_b.len())]),
+        old_w.len(),
+        &old,
+    );
+    let new_m = side.masked(
+        new_len,
+        &|n| match new_c {
+            Some(c) if spliced => c.slice(0, n),
+            _ => std::borrow::Cow::Borrowed(&new_full[..n.min(new_full.len())]),
+        },
+        new_w.len(),
+        &new,
+    );
     let path = fp.path.display().to_string();
     let a = if fp.old.is_some() {
         path.as_str()
@@ -141,6 +137,65 @@ pub fn diff(fp: &FilePlan) -> String {
         }
     }
     out
+}
+
+/// How far past a window [`masked_window`] first reads: the text it lexes for the window's
+/// last token (the token that crosses the window's end, a comment or string spanning lines).
+const MASK_READ_PAST: usize = 64 * 1024;
+
+/// How a side of a diff is masked: the language, whether the file is masked whole (at most
+/// [`MASK_WHOLE_FILE`]) or line by line, and where the windows start (a byte offset, the same
+/// in both texts, and the lines before it).
+struct Side {
+    lang: Lang,
+    whole: bool,
+    from: usize,
+    shift: usize,
+}
+
+impl Side {
+    /// The masked lines of the window of `len` bytes shown as `shown`, of a text of `total` bytes whose first `n`
+    /// bytes `prefix(n)` gives. Masked whole, the window's lines are [`mask::mask_window`]'s,
+    /// computed from a prefix ending [`MASK_READ_PAST`] bytes past the window when that
+    /// prefix decides them ([`mask::mask_window_prefix`]), else from the whole text.
+    fn masked<'a>(
+        &self,
+        total: usize,
+        prefix: &dyn Fn(usize) -> std::borrow::Cow<'a, [u8]>,
+        len: usize,
+        shown: &str,
+    ) -> String {
+        let (lang, from) = (self.lang, self.from);
+        if !self.whole {
+            return mask::mask_lines(shown, lang);
+        }
+        if len == total {
+            return mask::mask(shown, lang);
+        }
+        let to = from + len;
+        let bound = to.saturating_add(MASK_READ_PAST);
+        if bound < total {
+            let head = prefix(bound);
+            // Cut after a line end: a line is lexed whole or not at all (and no character is
+            // cut in two).
+            if let Some(cut) = head.iter().rposition(|&c| c == b'\n').map(|k| k + 1)
+                && cut > to
+                && let Ok(text) = simdutf8::basic::from_utf8(&head[..cut])
+                && let Some(m) = mask::mask_window_prefix(text, lang, from, to)
+            {
+                return m;
+            }
+        }
+        let full = prefix(total);
+        match simdutf8::basic::from_utf8(&full) {
+            Ok(text) => mask::mask_window(text, lang, from, to),
+            Err(_) => {
+                let m = mask::mask(&String::from_utf8_lossy(&full), lang);
+                let n = shown.split_inclusive('\n').count();
+                m.split_inclusive('\n').skip(self.shift).take(n).collect()
+            }
+        }
+    }
 }
 
 /// Files up to this size are lexed whole to mask credentials in their diffs; above it only

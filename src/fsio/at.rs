@@ -204,6 +204,15 @@ pub(super) fn open_nofollow(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+/// Reads once from `file` into `buf`'s spare capacity (appending, never zeroing it first);
+/// the number of bytes read.
+pub(super) fn read_spare(file: &File, buf: &mut Vec<u8>) -> io::Result<usize> {
+    if buf.capacity() == buf.len() {
+        buf.reserve(1);
+    }
+    rustix::io::read(file, rustix::buffer::spare_capacity(buf)).map_err(io_err)
+}
+
 /// Opens (creating it 0600 if missing, never truncating) the lock file `path`,
 /// `O_RDWR|O_CREAT|O_NOFOLLOW|O_CLOEXEC`: a link gives `ELOOP`.
 pub(super) fn open_lock_file(path: &Path) -> io::Result<File> {

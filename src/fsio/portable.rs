@@ -205,6 +205,19 @@ pub(super) fn open_read(dir: &Dir, name: &OsStr) -> io::Result<File> {
     open_nofollow(&dir.join(name)?)
 }
 
+/// Reads once from `file` into `buf`'s spare capacity (appending); the number of bytes read.
+pub(super) fn read_spare(file: &File, buf: &mut Vec<u8>) -> io::Result<usize> {
+    use std::io::Read;
+    let len = buf.len();
+    if buf.capacity() == len {
+        buf.reserve(1);
+    }
+    buf.resize(buf.capacity(), 0);
+    let r = (&mut &*file).read(&mut buf[len..]);
+    buf.truncate(len + r.as_ref().map_or(0, |n| *n));
+    r
+}
+
 /// Opens (creating it if missing, never truncating) the lock file `path`; a link there, before
 /// or after the open, is refused ([`is_loop`]).
 pub(super) fn open_lock_file(path: &Path) -> io::Result<File> {

@@ -42,6 +42,26 @@ pub fn mask(text: &str, lang: Lang) -> String {
 /// token that crosses `to` is read. `from` and `to` are line starts (or the text's end);
 /// anything else gives the whole-text lines that hold them. YAML is masked whole.
 pub fn mask_window(text: &str, lang: Lang, from: usize, to: usize) -> String {
+    match window(text, lang, from, to, true) {
+        Some(m) => m,
+        None => unreachable!("a whole text always decides its window"),
+    }
+}
+
+/// [`mask_window`]`(text, lang, from, to)` of a longer text of which `prefix` is the start,
+/// ending with a line end: `Some` when the prefix decides it, which is when the window ends
+/// before the prefix's last line and every token that reaches into the window ends within
+/// the prefix (a block comment or multi-line string may not); `None` when the rest of the
+/// text is needed. YAML is masked whole, so it is always `None`.
+pub fn mask_window_prefix(prefix: &str, lang: Lang, from: usize, to: usize) -> Option<String> {
+    window(prefix, lang, from, to, false)
+}
+
+/// [`mask_window`], of a text `complete` or only a prefix (see [`mask_window_prefix`]).
+fn window(text: &str, lang: Lang, from: usize, to: usize, complete: bool) -> Option<String> {
+    if !complete && (to >= text.len() || !text.ends_with('\n')) {
+        return None;
+    }
     let line_start = |p: usize| {
         let p = p.min(text.len());
         text.as_bytes()[..p]
@@ -73,20 +93,26 @@ pub fn mask_window(text: &str, lang: Lang, from: usize, to: usize) -> String {
             lx.quiet_until = from;
             lx.stop_at = to;
             lx.done = from;
-            let masked = lx.run().0;
+            let (masked, _, within) = lx.run_within();
+            // A prefix decides the window only if lexing stopped at its end (`to`) with text
+            // left over: a token that ran to the prefix's end may go on in the whole text.
+            if !complete && (!within || to >= text.len()) {
+                return None;
+            }
             let hide = key_block_lines(&text[from..to], inside_key_at(text, from), false);
             hide_lines(masked, &hide)
         }
+        _ if !complete => return None,
         _ => {
             let all = mask(text, lang);
             let skip = text[..from].matches('\n').count();
-            return all.split_inclusive('\n').skip(skip).take(lines).collect();
+            return Some(all.split_inclusive('\n').skip(skip).take(lines).collect());
         }
     };
     if masked.split_inclusive('\n').count() == lines {
-        return masked;
+        return Some(masked);
     }
-    masked.split_inclusive('\n').take(lines).collect()
+    Some(masked.split_inclusive('\n').take(lines).collect())
 }
 
 /// Line by line, for text whose start may lie inside a string or comment: a line is kept
@@ -310,7 +336,14 @@ impl<'a> Lexer<'a> {
         end <= self.quiet_until
     }
 
-    fn run(mut self) -> (String, bool) {
+    fn run(self) -> (String, bool) {
+        let (out, clear, _) = self.run_within();
+        (out, clear)
+    }
+
+    /// [`Lexer::run`], and whether it stopped before the text's end (at `stop_at`, with text
+    /// left after it).
+    fn run_within(mut self) -> (String, bool, bool) {
         let toml = self.lang == Lang::Toml;
         let mut line_start = true;
         while self.i < self.b.len() && self.i < self.stop_at {
@@ -366,10 +399,11 @@ impl<'a> Lexer<'a> {
             }
             line_start = false;
         }
+        let within = self.i < self.b.len();
         if self.done < self.stop_at {
             self.out.push_str(&self.text[self.done..self.stop_at]);
         }
-        (self.out, self.clear)
+        (self.out, self.clear, within)
     }
 
     /// Replace `range` of the text by `with` plus the newlines it held.

@@ -192,6 +192,67 @@ proptest::proptest! {
             }
         }
     }
+
+    /// A prefix ending with a line end gives the whole text's window or says it cannot:
+    /// never other lines (a token cut at the prefix's end must not be judged as if it ended
+    /// there).
+    #[test]
+    fn prop_mask_window_prefix_is_the_whole_answer_or_none(
+        parts in proptest::collection::vec(proptest::sample::select(PIECES), 0..50),
+    ) {
+        let text: String = parts.concat();
+        for lang in [Lang::Json, Lang::Toml, Lang::Yaml] {
+            for (from, to) in windows(&text) {
+                let whole = mask_window(&text, lang, from, to);
+                for (cut, _) in text.match_indices('\n') {
+                    let prefix = &text[..=cut];
+                    if let Some(m) = mask_window_prefix(prefix, lang, from, to) {
+                        proptest::prop_assert_eq!(
+                            &m, &whole,
+                            "{:?} {}..{} of {:?} cut after {}", lang, from, to, text, cut
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_prefix_decides_a_window_only_when_its_tokens_end_in_it() {
+    let text = format!("{{\n  \"a\": 1,\n  \"b\": 2,\n  /* open\n   {SK}\n  */\n  \"c\": 3\n}}\n");
+    let line = |n: usize| {
+        text.match_indices('\n')
+            .nth(n.wrapping_sub(1))
+            .map_or(0, |(k, _)| k + 1)
+    };
+    // The window ends before the comment; a prefix holding its line decides it.
+    let (from, to) = (line(1), line(3));
+    let prefix = &text[..line(4)];
+    assert_eq!(
+        mask_window_prefix(prefix, Lang::Json, from, to),
+        Some(mask_window(&text, Lang::Json, from, to))
+    );
+    // A window reaching into the comment needs its end, which the prefix does not hold.
+    let to = line(5);
+    assert_eq!(
+        mask_window_prefix(&text[..line(5)], Lang::Json, from, to),
+        None
+    );
+    let decided = mask_window_prefix(&text[..line(6)], Lang::Json, from, to);
+    assert_eq!(decided, Some(mask_window(&text, Lang::Json, from, to)));
+    assert!(!decided.unwrap_or_default().contains("abcdefghijklmnop"));
+    // Not ending with a line end, or a window reaching the prefix's end: undecided.
+    assert_eq!(
+        mask_window_prefix(&text[..line(4) - 1], Lang::Json, from, line(2)),
+        None
+    );
+    assert_eq!(
+        mask_window_prefix(&text[..line(3)], Lang::Json, from, line(3)),
+        None
+    );
+    // YAML is masked whole.
+    assert_eq!(mask_window_prefix(prefix, Lang::Yaml, from, line(2)), None);
 }
 
 #[test]
