@@ -155,7 +155,8 @@ for mb in SIZES:
     sh(f"cp {src} {d}/noop/big.json && rm -rf {d}/noop-state")
     sh(f"{BIN} apply --yes -m {d}/m.toml --home {d}/noop --state-dir {d}/noop-state >/dev/null")
     plan_cmd = f"{BIN} plan -m {d}/m.toml --home {d}/noop --state-dir {d}/noop-state"
-    runs = RUNS if size < 30_000_000 else max(3, RUNS - 2)
+    # Small files take milliseconds, where one slow run moves a median of 7: take more.
+    runs = max(RUNS, 21) if size < 10_000_000 else RUNS if size < 30_000_000 else max(3, RUNS - 2)
     t_apply = hyperfine({"apply": apply_cmd}, prepare=prep, runs=runs)["apply"]
     jq_one = (f"jq '.mcpServers.added = {{\"command\": \"npx\", \"args\": {ENTRY_ARGS}}}' "
               f"{d}/home/big.json > {d}/home/big.json.tmp && mv {d}/home/big.json.tmp {d}/home/big.json")
