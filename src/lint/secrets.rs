@@ -2,9 +2,9 @@
 //! description returned (only what kind of credential it looks like).
 
 use crate::redact::credential_name;
-pub use crate::redact::detect::classify;
 #[cfg(test)]
 pub use crate::redact::detect::strip_references;
+pub use crate::redact::detect::{assess, classify};
 
 /// A character that [`scrub_line`] passes through untouched outside quoted text.
 pub const MARK: char = '\u{1}';

@@ -175,7 +175,11 @@ pub fn strip_references(s: &str) -> Cow<'_, str> {
 /// Whether a value is only references (plus an optional scheme word such as `Bearer`), so
 /// safe to show.
 pub fn only_references(value: &str) -> bool {
-    let stripped = strip_references(value);
+    only_references_left(&strip_references(value))
+}
+
+/// [`only_references`] of a value given with its references blanked ([`strip_references`]).
+fn only_references_left(stripped: &str) -> bool {
     let rest = stripped.trim();
     rest.is_empty()
         || ["bearer", "basic", "token"]
@@ -198,7 +202,9 @@ pub fn trivial(value: &str) -> bool {
             && v.chars()
                 .all(|c| c.is_ascii_lowercase() || c == '-' || c == '_'))
         || v.chars().all(|c| c.is_ascii_digit())
-        || matches!(v.to_ascii_lowercase().as_str(), "true" | "false" | "null")
+        || ["true", "false", "null"]
+            .iter()
+            .any(|w| v.eq_ignore_ascii_case(w))
 }
 
 /// The first bytes of [`PREFIXES`] and of a JSON Web Token (`eyJ`).
@@ -220,8 +226,13 @@ static FIRST_BYTES: [bool; 256] = {
 /// enough token characters after it, a JSON Web Token, a private key block), as byte ranges of
 /// `s` and what each looks like. References are never part of a finding.
 pub fn tokens(s: &str) -> Vec<(Range<usize>, &'static str)> {
+    tokens_left(&strip_references(s))
+}
+
+/// [`tokens`] of a string given with its references blanked ([`strip_references`]; the
+/// offsets are the same).
+fn tokens_left(t: &str) -> Vec<(Range<usize>, &'static str)> {
     let mut found = Vec::new();
-    let t = strip_references(s);
     // A key block has a run of five dashes: one pass over the bytes before the substring
     // search.
     if let Some(k) = dash_run(t.as_bytes())
@@ -362,11 +373,26 @@ pub fn high_entropy(s: &str) -> bool {
 /// `Bearer`/`Basic` token or a random-looking value; a password or key in a URL; an option
 /// with a credential-like name and a literal value (`--api-key=…`).
 pub fn classify(name: &str, value: &str) -> Option<&'static str> {
-    if let Some(what) = known_prefix(value) {
+    classify_left(name, &strip_references(value))
+}
+
+/// [`classify`] and [`must_hide`] at once, the references blanked once for both (lint
+/// classifies every string of every entry and remembers those it must hide).
+pub fn assess(name: &str, value: &str) -> (Option<&'static str>, bool) {
+    let stripped = strip_references(value);
+    let what = classify_left(name, &stripped);
+    let hide = what.is_some()
+        || (credential_name(name) && !only_references_left(&stripped) && !trivial(value));
+    (what, hide)
+}
+
+/// [`classify`] of a value given with its references blanked ([`strip_references`]).
+fn classify_left(name: &str, stripped: &str) -> Option<&'static str> {
+    // `known_prefix` of the value.
+    if let Some((_, what)) = tokens_left(stripped).first() {
         return Some(what);
     }
-    let literal = strip_references(value);
-    let literal = literal.trim();
+    let literal = stripped.trim();
     if literal.is_empty() {
         return None;
     }
@@ -528,6 +554,53 @@ mod tests {
         assert!(classify("args", "--api-key=${KEY}").is_none());
         assert!(classify("args", "--token-ttl=3600").is_none());
         assert!(classify("args", "--port=3600").is_none());
+    }
+
+    /// `assess` blanks the references once for both answers: the same answers as `classify`
+    /// and `must_hide`, each of which blanks them on its own.
+    #[test]
+    fn assess_is_classify_and_must_hide() {
+        let names = [
+            "",
+            "url",
+            "args",
+            "API_KEY",
+            "Authorization",
+            "GITHUB_TOKEN",
+            "PATH",
+        ];
+        let values = [
+            "",
+            "  ",
+            "${env:GITHUB_TOKEN}",
+            "Bearer ${env:API_TOKEN}",
+            "Bearer ${A}x",
+            "token $T",
+            "{env:K} {env:L}",
+            "$$A",
+            "ghp_${TOKEN_REST_OF_IT_IS_AN_ENV_VAR}",
+            "sk-abcdefghijklmnopqrstuvwxyz0123",
+            "x ${A} sk-abcdefghijklmnopqrstuvwxyz0123",
+            "Bearer abcdef123456",
+            "hunter2!",
+            "oauth",
+            "TRUE",
+            "Null",
+            "3600",
+            "9f86d081884c7d659a2feaa0c55ad015",
+            "https://u:hunter22@example.com/mcp",
+            "https://example.com/mcp?api_key=${K}&token=abcdef123456xyz",
+            "--api-key=hunter2hunter2",
+            "--api-key=${KEY}",
+            "a -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- b",
+            "${unclosed",
+            "é${A}ü",
+        ];
+        for n in names {
+            for v in values {
+                assert_eq!(assess(n, v), (classify(n, v), must_hide(n, v)), "{n} {v}");
+            }
+        }
     }
 
     #[test]

@@ -106,34 +106,29 @@ impl Redactor {
     /// Walk a JSON value and remember every string the detector flags, by its key (array
     /// elements by the array's key), and every object key that is a credential by itself.
     pub fn scan(&mut self, v: &Value) {
-        self.scan_under("", v, &mut |name, s| detect::classify(name, s).is_some());
+        self.scan_under("", v, &mut must_hide);
     }
 
-    /// [`Redactor::scan`] for a caller that already classified the strings:
-    /// `classified(name, value)` must be `detect::classify(name, value).is_some()` (lint
-    /// classifies every string of an entry for its own rule and passes the results here, so
-    /// the detector runs once per string).
-    pub fn scan_classified(&mut self, v: &Value, classified: &mut dyn FnMut(&str, &str) -> bool) {
-        self.scan_under("", v, classified);
+    /// [`Redactor::scan`] for a caller that already assessed the strings:
+    /// `hidden(name, value)` must be `detect::must_hide(name, value)` (lint assesses every
+    /// string of an entry for its own rule with [`detect::assess`] and passes the results
+    /// here, so the detector runs once per string).
+    pub fn scan_assessed(&mut self, v: &Value, hidden: &mut dyn FnMut(&str, &str) -> bool) {
+        self.scan_under("", v, hidden);
     }
 
-    fn scan_under(
-        &mut self,
-        name: &str,
-        v: &Value,
-        classified: &mut dyn FnMut(&str, &str) -> bool,
-    ) {
+    fn scan_under(&mut self, name: &str, v: &Value, hidden: &mut dyn FnMut(&str, &str) -> bool) {
         match v {
             Value::Object(m) => {
                 for (k, x) in m {
                     if detect::known_prefix(k).is_some() {
                         self.add(k);
                     }
-                    self.scan_under(k, x, classified);
+                    self.scan_under(k, x, hidden);
                 }
             }
-            Value::Array(a) => a.iter().for_each(|x| self.scan_under(name, x, classified)),
-            Value::String(s) if detect::hide(name, s, classified(name, s)) => self.remember(s),
+            Value::Array(a) => a.iter().for_each(|x| self.scan_under(name, x, hidden)),
+            Value::String(s) if hidden(name, s) => self.remember(s),
             _ => {}
         }
     }

@@ -87,19 +87,15 @@ impl Run<'_> {
             return;
         };
         let whole = value;
-        // Every string, classified once: for `literal-secret` and for the code-frame redactor.
-        let mut strings = Vec::new();
+        // Every string, assessed once: for `literal-secret` and for the code-frame redactor.
+        let mut strings = Strings::default();
         walk_strings(whole, &mut Vec::new(), &mut strings);
-        let classes: Vec<Option<&'static str>> = strings
-            .iter()
-            .map(|f| secrets::classify(f.key, f.value))
-            .collect();
-        let mut next = strings.iter().zip(&classes);
+        let mut next = strings.found.iter();
         self.wide
-            .scan_classified(whole, &mut |name, s| match next.next() {
-                // The same walk in the same order; anything else is classified here.
-                Some((f, c)) if f.key == name && f.value == s => c.is_some(),
-                _ => secrets::classify(name, s).is_some(),
+            .scan_assessed(whole, &mut |name, s| match next.next() {
+                // The same walk in the same order; anything else is assessed here.
+                Some(f) if f.key == name && f.value == s => f.hide,
+                _ => crate::redact::must_hide(name, s),
             });
         // unknown-field
         let known = d.known_fields();
@@ -124,23 +120,15 @@ impl Run<'_> {
             }
         }
         // literal-secret
-        for (
-            Found {
-                rel,
-                value: s,
-                element,
-                ..
-            },
-            what,
-        ) in strings.iter().zip(&classes)
-        {
-            let Some(what) = *what else {
+        for f in &strings.found {
+            let Some(what) = f.what else {
                 continue;
             };
+            let (s, element) = (f.value, f.element);
             self.secrets.add(s);
             self.wide.add(s);
             self.files[file].secret = true;
-            let rel: Vec<String> = rel.iter().map(|k| k.to_string()).collect();
+            let rel: Vec<String> = strings.rel(f).iter().map(|k| k.to_string()).collect();
             let mut p = path.to_vec();
             p.extend(rel.iter().cloned());
             let at = match element {
@@ -164,15 +152,11 @@ impl Run<'_> {
             .and_then(Value::as_str)
             .map(|c| c.rsplit('/').next().unwrap_or(c))
             .is_some_and(|c| SHELLS.contains(&c));
-        let ex = expands(d);
-        for Found {
-            rel,
-            value: s,
-            element,
-            ..
-        } in &strings
-        {
-            let Some(&top) = rel.first() else {
+        // What the client expands, worked out at the first reference (most entries have none).
+        let mut ex = None;
+        for f in &strings.found {
+            let (s, element) = (f.value, f.element);
+            let Some(&top) = strings.rel(f).first() else {
                 continue;
             };
             let place = match top {
@@ -187,10 +171,11 @@ impl Run<'_> {
                     // a command line too often not meant as a reference.
                     continue;
                 }
+                let ex = ex.get_or_insert_with(|| expands(d));
                 let Some(why) = ex.problem(d, kind, place) else {
                     continue;
                 };
-                let rel: Vec<String> = rel.iter().map(|k| k.to_string()).collect();
+                let rel: Vec<String> = strings.rel(f).iter().map(|k| k.to_string()).collect();
                 let mut p = path.to_vec();
                 p.extend(rel.iter().cloned());
                 let at = match element {
@@ -198,7 +183,7 @@ impl Run<'_> {
                     false => src.locate(&p),
                 };
                 let field = dotted(&rel);
-                let fix = ex.fix(d, &var, place);
+                let fix = ex.fix(d, var, place);
                 self.push(
                     "placeholder-syntax",
                     file,
@@ -239,23 +224,56 @@ pub(in crate::lint) fn suggest(key: &str, known: &[&str]) -> String {
     }
 }
 
+/// The strings found in an entry by [`walk_strings`], and the steps of their paths.
+#[derive(Default)]
+pub(in crate::lint) struct Strings<'a> {
+    pub(in crate::lint) found: Vec<Found<'a>>,
+    /// The paths of all of them, one after another (see [`Strings::rel`]).
+    steps: Vec<&'a str>,
+}
+
+impl<'a> Strings<'a> {
+    /// The path from the entry of a string found.
+    pub(in crate::lint) fn rel(&self, f: &Found<'a>) -> &[&'a str] {
+        self.steps.get(f.rel.clone()).unwrap_or_default()
+    }
+}
+
 /// A string found in an entry by [`walk_strings`].
 pub(in crate::lint) struct Found<'a> {
-    /// The path from the entry.
-    pub(in crate::lint) rel: Vec<&'a str>,
+    /// Where its path from the entry is in [`Strings::steps`] ([`Strings::rel`]).
+    rel: std::ops::Range<usize>,
     /// The nearest key name.
     pub(in crate::lint) key: &'a str,
     pub(in crate::lint) value: &'a str,
     /// Whether it is an array element.
     pub(in crate::lint) element: bool,
+    /// What kind of credential it looks like ([`secrets::classify`]).
+    pub(in crate::lint) what: Option<&'static str>,
+    /// Whether it must not be shown ([`crate::redact::must_hide`]).
+    pub(in crate::lint) hide: bool,
 }
 
-/// Every string in an entry, in document order.
+/// Every string in an entry, in document order, each assessed by the detector.
 pub(in crate::lint) fn walk_strings<'a>(
     v: &'a Value,
     path: &mut Vec<&'a str>,
-    out: &mut Vec<Found<'a>>,
+    out: &mut Strings<'a>,
 ) {
+    fn found<'a>(out: &mut Strings<'a>, path: &[&'a str], value: &'a str, element: bool) {
+        let key = path.last().copied().unwrap_or_default();
+        let (what, hide) = secrets::assess(key, value);
+        let start = out.steps.len();
+        out.steps.extend_from_slice(path);
+        out.found.push(Found {
+            rel: start..out.steps.len(),
+            key,
+            value,
+            element,
+            what,
+            hide,
+        });
+    }
     match v {
         Value::Object(m) => {
             for (k, x) in m {
@@ -265,25 +283,14 @@ pub(in crate::lint) fn walk_strings<'a>(
             }
         }
         Value::Array(a) => {
-            let key = path.last().copied().unwrap_or_default();
             for x in a {
                 match x {
-                    Value::String(s) => out.push(Found {
-                        rel: path.clone(),
-                        key,
-                        value: s,
-                        element: true,
-                    }),
+                    Value::String(s) => found(out, path, s, true),
                     other => walk_strings(other, path, out),
                 }
             }
         }
-        Value::String(s) => out.push(Found {
-            rel: path.clone(),
-            key: path.last().copied().unwrap_or_default(),
-            value: s,
-            element: false,
-        }),
+        Value::String(s) => found(out, path, s, false),
         _ => {}
     }
 }

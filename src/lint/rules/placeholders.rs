@@ -49,7 +49,7 @@ pub(in crate::lint) fn is_ident(s: &str) -> bool {
 }
 
 /// Environment references in a string: (kind, the reference as written, the variable).
-pub(in crate::lint) fn references(s: &str) -> Vec<(RefKind, String, String)> {
+pub(in crate::lint) fn references(s: &str) -> Vec<(RefKind, &str, &str)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < s.len() {
@@ -64,12 +64,12 @@ pub(in crate::lint) fn references(s: &str) -> Vec<(RefKind, String, String)> {
                 let tok = &rest[..end + 3];
                 if let Some(v) = inner.strip_prefix("env:") {
                     if is_ident(v) {
-                        out.push((RefKind::Env, tok.to_string(), v.to_string()));
+                        out.push((RefKind::Env, tok, v));
                     }
                 } else {
                     let name = inner.split(":-").next().unwrap_or(inner);
                     if is_ident(name) && !PREDEFINED.contains(&name) {
-                        out.push((RefKind::Brace, tok.to_string(), name.to_string()));
+                        out.push((RefKind::Brace, tok, name));
                     }
                 }
                 i += end + 3;
@@ -85,8 +85,8 @@ pub(in crate::lint) fn references(s: &str) -> Vec<(RefKind, String, String)> {
                 })
                 .count();
             if n > 0 {
-                let name = &after[..n];
-                out.push((RefKind::Bare, format!("${name}"), name.to_string()));
+                // `$` and the name.
+                out.push((RefKind::Bare, &rest[..1 + n], &after[..n]));
                 i += 1 + n;
                 continue;
             }
@@ -96,7 +96,8 @@ pub(in crate::lint) fn references(s: &str) -> Vec<(RefKind, String, String)> {
         {
             let v = &after[..end];
             if is_ident(v) {
-                out.push((RefKind::Opencode, format!("{{env:{v}}}"), v.to_string()));
+                // `{env:`, the name and `}`.
+                out.push((RefKind::Opencode, &rest[..6 + end], v));
             }
             i += 6 + end;
             continue;
@@ -227,7 +228,7 @@ mod tests {
     #[test]
     pub(in crate::lint) fn finds_references_of_each_spelling() {
         let r = references("a ${A} ${env:B} $C {env:D} ${workspaceFolder} $$E ${F:-x} $1");
-        let kinds: Vec<(RefKind, &str)> = r.iter().map(|(k, _, v)| (*k, v.as_str())).collect();
+        let kinds: Vec<(RefKind, &str)> = r.iter().map(|(k, _, v)| (*k, *v)).collect();
         assert_eq!(
             kinds,
             vec![
@@ -236,6 +237,17 @@ mod tests {
                 (RefKind::Bare, "C"),
                 (RefKind::Opencode, "D"),
                 (RefKind::Brace, "F"),
+            ]
+        );
+        // Each reference as written (borrowed from the string, as the messages quote it).
+        let written: Vec<&str> = r.iter().map(|(_, t, _)| *t).collect();
+        assert_eq!(written, ["${A}", "${env:B}", "$C", "{env:D}", "${F:-x}"]);
+        let r = references("x{env:Ab_1}y $é ${env:Z}");
+        assert_eq!(
+            r,
+            [
+                (RefKind::Opencode, "{env:Ab_1}", "Ab_1"),
+                (RefKind::Env, "${env:Z}", "Z")
             ]
         );
     }
