@@ -522,6 +522,9 @@ pub(super) struct Mode {
     pub(super) any_root: bool,
     /// Nesting levels above the text (for the depth limit of a span).
     pub(super) base_depth: usize,
+    /// Building: copy every key into its member's span (else only the keys written with
+    /// escapes; [`super::ReadDoc`] reads the others from the text).
+    pub(super) span_keys: bool,
 }
 
 impl Mode {
@@ -529,11 +532,18 @@ impl Mode {
         build: true,
         any_root: false,
         base_depth: 0,
+        span_keys: true,
+    };
+    /// [`Mode::BUILD`] for [`super::ReadDoc`]: no copy of a key written without escapes.
+    pub(super) const READ: Mode = Mode {
+        span_keys: false,
+        ..Mode::BUILD
     };
     pub(super) const VALIDATE: Mode = Mode {
         build: false,
         any_root: false,
         base_depth: 0,
+        span_keys: true,
     };
 }
 
@@ -780,7 +790,14 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                     };
                     if mode.build {
                         if let Some(o) = tree.objs.get_mut(*idx) {
-                            o.members.push(span(k.clone()));
+                            // A key decoded from escapes is shorter than its text between
+                            // the quotes; any other is that text.
+                            let escaped = k.len() + 2 != key_end - key_start;
+                            o.members.push(span(if mode.span_keys || escaped {
+                                k.clone()
+                            } else {
+                                String::new()
+                            }));
                         }
                         map.insert(k, v);
                     } else if let Some(o) = tree.objs.get_mut(*idx) {

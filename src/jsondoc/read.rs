@@ -34,7 +34,7 @@ impl ReadDoc {
     pub fn parse(bytes: Vec<u8>, syntax: Syntax) -> Result<ReadDoc, ReadError> {
         let (buf, start) = decode_text(bytes)?;
         let text = buf.get(start..).unwrap_or("");
-        let parsed = parse_core(text, syntax, Mode::BUILD)?;
+        let parsed = parse_core(text, syntax, Mode::READ)?;
         if parsed.tree.objs.is_empty() || !parsed.root.is_object() {
             return Err(ReadError {
                 code: crate::diag::Code::NotAnObject,
@@ -62,11 +62,23 @@ impl ReadDoc {
         &self.root
     }
 
+    /// The key of a member: kept by the parse when written with escapes ([`Mode::READ`]),
+    /// else the text between its quotes.
+    fn key<'s>(&'s self, m: &'s MemSpan) -> &'s str {
+        if m.key.is_empty() {
+            self.text()
+                .get(m.key_start + 1..m.key_end - 1)
+                .unwrap_or("")
+        } else {
+            &m.key
+        }
+    }
+
     /// The member `key` of the object with index `obj`.
     fn member_of(&self, obj: usize, key: &str) -> Option<&MemSpan> {
         let members = &self.objs.get(obj)?.members;
         if members.len() <= LINEAR {
-            return members.iter().find(|m| m.key == key);
+            return members.iter().find(|m| self.key(m) == key);
         }
         let index = {
             let mut sorted = self.sorted.lock().ok()?;
@@ -77,7 +89,7 @@ impl ReadDoc {
                         .map(|i| u32::try_from(i).unwrap_or(u32::MAX))
                         .collect();
                     ix.sort_unstable_by(|&a, &b| {
-                        let key = |i: u32| members.get(i as usize).map(|m| m.key.as_str());
+                        let key = |i: u32| members.get(i as usize).map(|m| self.key(m));
                         key(a).cmp(&key(b))
                     });
                     let ix: std::sync::Arc<[u32]> = ix.into();
@@ -87,12 +99,7 @@ impl ReadDoc {
             }
         };
         let at = index
-            .binary_search_by(|&i| {
-                members
-                    .get(i as usize)
-                    .map_or("", |m| m.key.as_str())
-                    .cmp(key)
-            })
+            .binary_search_by(|&i| members.get(i as usize).map_or("", |m| self.key(m)).cmp(key))
             .ok()?;
         members.get(*index.get(at)? as usize)
     }
@@ -117,5 +124,43 @@ impl ReadDoc {
     /// key path), if it exists.
     pub fn key_offset(&self, path: &[String]) -> Option<usize> {
         self.member(path).map(|m| m.key_start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A key written without escapes is read from the text, one written with them from the
+    /// parse: both are found, small objects and wide (sorted) ones alike.
+    #[test]
+    fn members_are_found_by_keys_with_and_without_escapes() {
+        let mut wide: Vec<String> = (0..20).map(|i| format!("\"k{i}\": {i}")).collect();
+        wide.push(r#""\u006b\/x": 1"#.into());
+        let text = format!(
+            r#"{{"a\"b": 1, "\u0041": {{"c": 2}}, "": 3, "\ud83d\ude00": 4, "é": 5, "w": {{{}}}}}"#,
+            wide.join(", ")
+        );
+        let d = ReadDoc::parse(text.clone().into_bytes(), Syntax::Json).unwrap();
+        let at = |path: &[&str]| {
+            let p: Vec<String> = path.iter().map(|s| s.to_string()).collect();
+            d.key_offset(&p)
+        };
+        for (path, written) in [
+            (&["a\"b"][..], r#""a\"b""#),
+            (&["A"], r#""\u0041""#),
+            (&["A", "c"], r#""c""#),
+            (&[""], r#""""#),
+            (&["\u{1f600}"], r#""\ud83d\ude00""#),
+            (&["é"], r#""é""#),
+            (&["w", "k/x"], r#""\u006b\/x""#),
+            (&["w", "k13"], r#""k13""#),
+        ] {
+            assert_eq!(at(path), text.find(written), "{path:?}");
+        }
+        assert_eq!(at(&["a\\\"b"]), None);
+        assert_eq!(at(&["\\u0041"]), None);
+        assert_eq!(at(&["w", "\\u006b\\/x"]), None);
+        assert_eq!(at(&["w", "k20"]), None);
     }
 }

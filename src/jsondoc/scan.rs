@@ -212,6 +212,7 @@ pub(super) fn value_at(text: &str, a: usize, z: usize, syntax: Syntax) -> Option
             build: true,
             any_root: true,
             base_depth: 0,
+            span_keys: false,
         },
     )
     .ok()

@@ -238,6 +238,7 @@ fn parse_object(syntax: Syntax, span: &str, level: usize) -> Result<ObjSpan, Edi
         build,
         any_root: true,
         base_depth: level,
+        span_keys: true,
     };
     let parsed = parse_core(span, syntax, mode)
         .map_err(|e| internal(&format!("the result does not parse: {}", e.message)))?;
