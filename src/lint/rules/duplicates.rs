@@ -229,20 +229,97 @@ pub(in crate::lint) struct Fingerprint {
 impl Fingerprint {
     /// The fingerprint of an entry (`None`: as for [`fingerprint`]).
     pub(in crate::lint) fn of(v: &Value) -> Option<Fingerprint> {
-        let f = fingerprint(v)?;
+        let mut f = Vec::with_capacity(128);
+        if !fingerprint_into(v, &mut f) {
+            return None;
+        }
         let mut digest = [0u8; 16];
-        let full = Sha256::digest(f.as_bytes());
+        let full = Sha256::digest(&f);
         digest.copy_from_slice(full.get(..16)?);
         Some(Fingerprint {
-            url: f.starts_with("url "),
+            url: f.starts_with(b"url "),
             digest,
         })
     }
 }
 
+/// [`fingerprint`] written into `out` (one buffer instead of a string for every part);
+/// false for `None`.
+fn fingerprint_into(v: &Value, out: &mut Vec<u8>) -> bool {
+    let Some(o) = v.as_object() else {
+        return false;
+    };
+    let get = |k: &str| field(o, k);
+    if get("disabled") == Some(&Value::Bool(true)) || get("enabled") == Some(&Value::Bool(false)) {
+        return false;
+    }
+    for k in ["url", "serverUrl", "httpUrl"] {
+        if let Some(u) = get(k).and_then(Value::as_str) {
+            out.extend_from_slice(b"url ");
+            normalize_url_into(u, out);
+            return true;
+        }
+    }
+    // `cmd ` and the command line as a JSON array of strings (an element that is not a
+    // string as its JSON text); `None` when the first is empty.
+    out.extend_from_slice(b"cmd [");
+    let mut first_empty = None;
+    let mut piece = |out: &mut Vec<u8>, s: &str| {
+        if first_empty.is_none() {
+            first_empty = Some(s.is_empty());
+        } else {
+            out.push(b',');
+        }
+        // Writing a string into a vector does not fail.
+        let _ = serde_json::to_writer(&mut *out, s);
+    };
+    let elements =
+        |out: &mut Vec<u8>, a: &Vec<Value>, piece: &mut dyn FnMut(&mut Vec<u8>, &str)| {
+            for x in a {
+                match x.as_str() {
+                    Some(s) => piece(out, s),
+                    None => piece(out, &x.to_string()),
+                }
+            }
+        };
+    match get("command") {
+        Some(Value::String(c)) => piece(out, c.trim()),
+        Some(Value::Array(a)) => elements(out, a, &mut piece),
+        Some(Value::Object(z)) => {
+            let Some(path) = z.get("path").and_then(Value::as_str) else {
+                return false;
+            };
+            piece(out, path);
+            if let Some(Value::Array(a)) = z.get("args") {
+                elements(out, a, &mut piece);
+            }
+        }
+        _ => return false,
+    }
+    if let Some(Value::Array(a)) = get("args") {
+        elements(out, a, &mut piece);
+    }
+    if first_empty.is_none_or(|e| e) {
+        return false;
+    }
+    out.push(b']');
+    true
+}
+
 /// What identifies the server an entry starts: its URL, or its command and arguments. `None`
 /// for a disabled entry (it exposes nothing) or one with neither.
+#[cfg(test)]
 pub(in crate::lint) fn fingerprint(v: &Value) -> Option<String> {
+    let mut out = Vec::new();
+    fingerprint_into(v, &mut out)
+        .then(|| String::from_utf8(out).ok())
+        .flatten()
+}
+
+/// [`fingerprint`] as it was written first, a string for every part (what
+/// [`fingerprint_into`] must write).
+#[cfg(test)]
+fn fingerprint_by_parts(v: &Value) -> Option<String> {
     let o: &Map<String, Value> = v.as_object()?;
     let get = |k: &str| field(o, k);
     if get("disabled") == Some(&Value::Bool(true)) || get("enabled") == Some(&Value::Bool(false)) {
@@ -296,6 +373,22 @@ fn field<'a>(o: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
     }
 }
 
+/// [`normalize_url`] written into `out`.
+fn normalize_url_into(u: &str, out: &mut Vec<u8>) {
+    let u = u.trim().trim_end_matches('/');
+    match u.split_once("://") {
+        Some((scheme, rest)) => {
+            let (host, path) = rest.split_at(rest.find(['/', '?', '#']).unwrap_or(rest.len()));
+            out.extend(scheme.bytes().map(|b| b.to_ascii_lowercase()));
+            out.extend_from_slice(b"://");
+            out.extend(host.bytes().map(|b| b.to_ascii_lowercase()));
+            out.extend_from_slice(path.as_bytes());
+        }
+        None => out.extend_from_slice(u.as_bytes()),
+    }
+}
+
+#[cfg(test)]
 pub(in crate::lint) fn normalize_url(u: &str) -> String {
     let u = u.trim().trim_end_matches('/');
     match u.split_once("://") {
@@ -368,5 +461,38 @@ mod tests {
         assert_eq!(fp(&u1), fp(&u2));
         assert_ne!(fp(&u1), fp(&u3));
         assert!(fp(&u1).is_some_and(|f| f.url) && fp(&a).is_some_and(|f| !f.url));
+    }
+
+    /// The fingerprint written into one buffer is the one built from a string per part.
+    #[test]
+    fn fingerprints_written_at_once_are_the_ones_built_by_parts() {
+        let cases = [
+            serde_json::json!({"command": "npx", "args": ["-y", "srv"]}),
+            serde_json::json!({"command": "  npx \t", "args": ["a\"b", "é\u{1}", 3, null, {"k": [1]}]}),
+            serde_json::json!({"command": ["uvx", "srv", 2], "args": ["--x"]}),
+            serde_json::json!({"command": {"path": "/bin/s", "args": ["a", true]}, "args": ["b"]}),
+            serde_json::json!({"command": {"path": "/bin/s"}}),
+            serde_json::json!({"command": {"path": 1}}),
+            serde_json::json!({"command": {"args": ["a"]}}),
+            serde_json::json!({"command": ""}),
+            serde_json::json!({"command": "   "}),
+            serde_json::json!({"command": []}),
+            serde_json::json!({"command": [""]}),
+            serde_json::json!({"command": [1]}),
+            serde_json::json!({"command": [], "args": ["x"]}),
+            serde_json::json!({"command": 3}),
+            serde_json::json!({"args": ["x"]}),
+            serde_json::json!({"url": " HTTPS://Ex.COM/Path/?Q=A// "}),
+            serde_json::json!({"url": "no-scheme/"}),
+            serde_json::json!({"url": 3, "httpUrl": "http://Ü.example/ü"}),
+            serde_json::json!({"serverUrl": "HTTP://h?x#Y", "command": "c"}),
+            serde_json::json!({"command": "c", "disabled": true}),
+            serde_json::json!({"command": "c", "enabled": false}),
+            serde_json::json!({"command": "c", "disabled": "yes", "enabled": 0}),
+            serde_json::json!("not an object"),
+        ];
+        for v in &cases {
+            assert_eq!(fingerprint(v), fingerprint_by_parts(v), "{v}");
+        }
     }
 }
