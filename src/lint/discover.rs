@@ -37,12 +37,27 @@ pub(crate) fn ctx(req: &Request) -> Ctx {
 #[derive(Default)]
 struct Inputs {
     list: Vec<Input>,
-    index: super::fxhash::FxMap<(PathBuf, &'static str), usize>,
+    /// Index of `list` by the hash of (path, client) (not a second copy of every path).
+    index: super::fxhash::FxMap<u64, usize>,
+    /// The inputs whose (path, client) hashes like another's.
+    more: super::fxhash::FxMap<(PathBuf, &'static str), usize>,
+}
+
+/// The hash [`Inputs::index`] keeps.
+fn key_hash(path: &Path, client: &str) -> u64 {
+    use std::hash::BuildHasher;
+    std::hash::BuildHasherDefault::<super::fxhash::Fx>::default().hash_one((path, client))
 }
 
 fn push(out: &mut Inputs, input: Input) {
-    let key = (input.path.clone(), input.client.id());
-    if let Some(&i) = out.index.get(&key) {
+    let id = input.client.id();
+    let hash = key_hash(&input.path, id);
+    let found = match out.index.get(&hash) {
+        Some(&i) if out.list[i].path == input.path && out.list[i].client.id() == id => Some(i),
+        Some(_) => out.more.get(&(input.path.clone(), id)).copied(),
+        None => None,
+    };
+    if let Some(i) = found {
         let same = &mut out.list[i];
         for s in input.scopes {
             if !same.scopes.contains(&s) {
@@ -51,7 +66,15 @@ fn push(out: &mut Inputs, input: Input) {
         }
         return;
     }
-    out.index.insert(key, out.list.len());
+    let i = out.list.len();
+    match out.index.entry(hash) {
+        std::collections::hash_map::Entry::Vacant(v) => {
+            v.insert(i);
+        }
+        std::collections::hash_map::Entry::Occupied(_) => {
+            out.more.insert((input.path.clone(), id), i);
+        }
+    }
     out.list.push(input);
 }
 
@@ -116,19 +139,52 @@ fn match_len(path: &Path, pattern: &str) -> usize {
 /// How many last steps of a path [`best_match`] takes apart once.
 const STEPS: usize = 8;
 
+/// A step of a default path, its `*` (if any) found once: what [`wildcard`] matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Exact(&'static str),
+    /// The text before and after the `*`.
+    Star(&'static str, &'static str),
+}
+
+impl Step {
+    fn of(pattern: &'static str) -> Step {
+        match pattern.split_once('*') {
+            Some((pre, post)) => Step::Star(pre, post),
+            None => Step::Exact(pattern),
+        }
+    }
+
+    /// [`wildcard`] of the step's pattern.
+    fn matches(self, name: &str) -> bool {
+        match self {
+            Step::Exact(p) => p == name,
+            Step::Star(pre, post) => {
+                name.len() >= pre.len() + post.len()
+                    && name.starts_with(pre)
+                    && name.ends_with(post)
+            }
+        }
+    }
+}
+
 /// The steps of a default path, last first, split once; `None` when it has more than
 /// [`STEPS`] (matched by [`match_len`] on the whole path instead).
-fn split_steps(pattern: &'static str) -> Option<Vec<&'static str>> {
-    let steps: Vec<&'static str> = pattern.rsplit('/').filter(|s| !s.is_empty()).collect();
+fn split_steps(pattern: &'static str) -> Option<Vec<Step>> {
+    let steps: Vec<Step> = pattern
+        .rsplit('/')
+        .filter(|s| !s.is_empty())
+        .map(Step::of)
+        .collect();
     (steps.len() <= STEPS).then_some(steps)
 }
 
 /// [`match_len`] of a pattern split by [`split_steps`] against a path's last steps (last
 /// first).
-fn steps_match(comps: &[Option<&str>; STEPS], steps: &[&str]) -> usize {
+fn steps_match(comps: &[Option<&str>; STEPS], steps: &[Step]) -> usize {
     for (k, p) in steps.iter().enumerate() {
         match comps.get(k).copied().flatten() {
-            Some(c) if wildcard(p, c) => {}
+            Some(c) if p.matches(c) => {}
             _ => return 0,
         }
     }
@@ -146,7 +202,7 @@ struct Candidate {
     dialect: &'static dyn Dialect,
     scope: &'static dialect::Scope,
     /// `scope.path` and `scope.macos` split by [`split_steps`].
-    steps: [Option<Vec<&'static str>>; 2],
+    steps: [Option<Vec<Step>>; 2],
 }
 
 /// [`detect_client`] for many paths: the scopes whose default paths can match a file name are
@@ -287,7 +343,10 @@ pub(crate) fn inputs(req: &Request) -> Result<Vec<Input>, String> {
         push(
             &mut out,
             Input {
-                shown: given.display().to_string(),
+                // `display` of a path that is UTF-8 is its text.
+                shown: given
+                    .to_str()
+                    .map_or_else(|| given.display().to_string(), str::to_string),
                 path: abs,
                 client,
                 scopes,
@@ -313,6 +372,52 @@ mod tests {
             .flat_map(|(i, d)| (0..d.scopes().len()).map(move |j| (i, j)))
             .collect();
         best_match(path, &split(&all)).map(|(d, s)| (d.id(), s))
+    }
+
+    #[test]
+    fn inputs_are_merged_by_path_and_client_when_hashes_collide() {
+        let (d, e) = (dialect::ALL[0], dialect::ALL[1]);
+        let input = |p: &str, client: &'static dyn Dialect, scope: &'static str| Input {
+            shown: p.to_string(),
+            path: PathBuf::from(p),
+            client,
+            scopes: vec![scope],
+        };
+        let mut out = Inputs::default();
+        push(&mut out, input("/a", d, "user"));
+        // A key whose hash the index already holds for another (a collision, forced).
+        out.index.insert(key_hash(Path::new("/b"), d.id()), 0);
+        push(&mut out, input("/b", d, "user"));
+        push(&mut out, input("/b", d, "project"));
+        push(&mut out, input("/a", d, "project"));
+        push(&mut out, input("/a", e, "user"));
+        push(&mut out, input("/a", d, "user"));
+        let got: Vec<(&str, &str, Vec<&str>)> = out
+            .list
+            .iter()
+            .map(|i| (i.shown.as_str(), i.client.id(), i.scopes.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("/a", d.id(), vec!["user", "project"]),
+                ("/b", d.id(), vec!["user", "project"]),
+                ("/a", e.id(), vec!["user"]),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_step_split_once_matches_like_its_pattern() {
+        let patterns = ["*", "*.json", "mcp.json", "a*b", "ab*", "", "x*y*z", "*a*"];
+        let names = [
+            "", "a", "ab", "aab", "abb", "b", "mcp.json", ".json", "xyz", "xy*z", "a*b",
+        ];
+        for p in patterns {
+            for n in names {
+                assert_eq!(Step::of(p).matches(n), wildcard(p, n), "{p} {n}");
+            }
+        }
     }
 
     #[test]
