@@ -317,7 +317,10 @@ pub(crate) fn inputs(req: &Request) -> Result<Vec<Input>, String> {
     out.list.reserve(req.paths.len());
     out.index.reserve(req.paths.len());
     for given in &req.paths {
-        let abs = cwd.join(given);
+        // `cwd.join(given)`, in one allocation.
+        let mut abs = PathBuf::with_capacity(cwd.as_os_str().len() + given.as_os_str().len() + 1);
+        abs.push(&cwd);
+        abs.push(given);
         let detected = detector.detect(&abs);
         // A path that looks like a client's file is taken for one (no stat for each).
         if (req.client.is_some() || detected.is_none()) && abs.is_dir() {

@@ -320,6 +320,7 @@ pub(in crate::lint) fn read_and_check(
         } => (real, mode, src),
     };
     let mut sub = Run::new(req, ctx);
+    sub.files.reserve_exact(1);
     sub.files.push(Loaded {
         input,
         resolved: real,
@@ -349,14 +350,15 @@ pub(in crate::lint) fn read_and_check(
             .collect();
         lines.sort_unstable();
         lines.dedup();
-        let mut text = String::new();
-        summary.lines = lines
-            .into_iter()
-            .filter_map(|n| {
-                text.push_str(s.line(n)?);
-                Some((u32::try_from(n).ok()?, u32::try_from(text.len()).ok()?))
-            })
-            .collect();
+        // Sized first: one allocation each.
+        let mut text =
+            String::with_capacity(lines.iter().filter_map(|&n| s.line(n)).map(str::len).sum());
+        let mut kept = Vec::with_capacity(lines.len());
+        kept.extend(lines.into_iter().filter_map(|n| {
+            text.push_str(s.line(n)?);
+            Some((u32::try_from(n).ok()?, u32::try_from(text.len()).ok()?))
+        }));
+        summary.lines = kept.into_boxed_slice();
         summary.line_text = text.into_boxed_str();
     }
     drop(src);
@@ -624,6 +626,7 @@ impl Run<'_> {
         let Some(src) = self.files[file].source.take() else {
             return;
         };
+        let mut scratch = super::rules::entry::Scratch::default();
         for container in containers {
             // Every step on the way must be an object.
             let mut bad = None;
@@ -663,10 +666,11 @@ impl Run<'_> {
                 if let Some(last) = path.last_mut() {
                     last.clone_from(name);
                 }
-                self.check_entry(file, &src, &path, name);
+                self.check_entry(file, &src, &path, name, &mut scratch);
                 entries.push(Entry::new(file, &src, &path, name));
             }
         }
+        drop(scratch);
         self.files[file].source = Some(src);
     }
 

@@ -178,9 +178,12 @@ impl Source {
     fn lines(&self) -> &[usize] {
         let text = self.text();
         self.lines.get_or_init(|| {
-            std::iter::once(0)
-                .chain(memchr_all(text).map(|i| i + 1))
-                .collect()
+            // Counted first: one allocation of the right size.
+            let n = text.bytes().filter(|&b| b == b'\n').count();
+            let mut starts = Vec::with_capacity(n + 1);
+            starts.push(0);
+            starts.extend(memchr_all(text).map(|i| i + 1));
+            starts
         })
     }
 
@@ -212,7 +215,9 @@ impl Source {
 
 /// Positions of the line feeds in `t`.
 fn memchr_all(t: &str) -> impl Iterator<Item = usize> + '_ {
-    t.match_indices('\n').map(|(i, _)| i)
+    t.bytes()
+        .enumerate()
+        .filter_map(|(i, b)| (b == b'\n').then_some(i))
 }
 
 fn parse_toml(bytes: &[u8]) -> Result<Source, ReadError> {

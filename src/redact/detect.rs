@@ -274,6 +274,10 @@ fn tokens_left(t: &str) -> Vec<(Range<usize>, &'static str)> {
         let rest = &t[i..];
         let mut hit = None;
         for (p, min, what) in PREFIXES {
+            // The first byte first (most prefixes do not start with it).
+            if p.as_bytes().first() != Some(&b[i]) {
+                continue;
+            }
             let Some(tail) = rest.strip_prefix(p) else {
                 continue;
             };

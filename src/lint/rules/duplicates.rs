@@ -141,6 +141,10 @@ impl Run<'_> {
         groups.sort_unstable();
         let mut seen = BTreeSet::new();
         for group in groups.chunk_by(|a, b| a.0 == b.0) {
+            // An entry alone in its group has no other to duplicate.
+            if group.len() < 2 {
+                continue;
+            }
             let key = group.first().map_or("", |(k, _)| k.as_str());
             let mut members: Vec<usize> = group.iter().map(|&(_, i)| i).collect();
             if key.starts_with("kiro-agent:") {

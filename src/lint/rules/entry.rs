@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::placeholders::{Place, RefKind, expands, references};
+use super::placeholders::{Expands, Place, RefKind, expands, references};
 use crate::dialect::Dialect;
 use crate::document::kind_of;
 use crate::lint::run::{Run, dotted};
@@ -63,12 +63,14 @@ impl Run<'_> {
         }
     }
 
-    pub(in crate::lint) fn check_entry(
+    /// The rules on one entry; `scratch` is what the entries of one file reuse.
+    pub(in crate::lint) fn check_entry<'s>(
         &mut self,
         file: usize,
-        src: &Source,
+        src: &'s Source,
         path: &[String],
         name: &str,
+        scratch: &mut Scratch<'s>,
     ) {
         let d = self.files[file].input.client;
         let Some(value) = src.get(path) else { return };
@@ -88,8 +90,12 @@ impl Run<'_> {
         };
         let whole = value;
         // Every string, assessed once: for `literal-secret` and for the code-frame redactor.
-        let mut strings = Strings::default();
-        walk_strings(whole, &mut Vec::new(), &mut strings);
+        let strings = &mut scratch.strings;
+        strings.found.clear();
+        strings.steps.clear();
+        scratch.path.clear();
+        walk_strings(whole, &mut scratch.path, strings);
+        let strings = &scratch.strings;
         let mut next = strings.found.iter();
         self.wide
             .scan_assessed(whole, &mut |name, s| match next.next() {
@@ -152,8 +158,9 @@ impl Run<'_> {
             .and_then(Value::as_str)
             .map(|c| c.rsplit('/').next().unwrap_or(c))
             .is_some_and(|c| SHELLS.contains(&c));
-        // What the client expands, worked out at the first reference (most entries have none).
-        let mut ex = None;
+        // What the client expands: worked out at the first reference of the file (most
+        // entries have none).
+        let ex = &mut scratch.expands;
         for f in &strings.found {
             let (s, element) = (f.value, f.element);
             let Some(&top) = strings.rel(f).first() else {
@@ -222,6 +229,16 @@ pub(in crate::lint) fn suggest(key: &str, known: &[&str]) -> String {
         Some(c) => format!("did you mean `{c}`?"),
         None => "remove it, or see `mcpconf clients --format json` for the known fields".into(),
     }
+}
+
+/// What checking the entries of one file reuses from one entry to the next.
+#[derive(Default)]
+pub(in crate::lint) struct Scratch<'s> {
+    strings: Strings<'s>,
+    /// The path [`walk_strings`] is at.
+    path: Vec<&'s str>,
+    /// What the file's client expands, once a reference needs it.
+    expands: Option<Expands>,
 }
 
 /// The strings found in an entry by [`walk_strings`], and the steps of their paths.
