@@ -1,6 +1,7 @@
 //! `duplicate-server`: entries that start the same server within the files one client merges.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -8,19 +9,35 @@ use sha2::{Digest, Sha256};
 use crate::lint::run::{Entry, Run};
 
 impl Run<'_> {
-    /// The project directory of a project-scope file, or `None` for a user file.
-    pub(in crate::lint) fn project_of(&self, file: usize) -> Option<String> {
+    /// The project directory of a project-scope file, or `None` for a user file; `users`
+    /// keeps each client's user files, worked out at its first file.
+    pub(in crate::lint) fn project_of(&self, file: usize, users: &UserFiles) -> Option<String> {
         let f = &self.files[file];
         let d = f.input.client;
+        let user_file = {
+            let mut users = users.borrow_mut();
+            let i = match users.iter().position(|(id, _)| *id == d.id()) {
+                Some(i) => i,
+                None => {
+                    let paths = d
+                        .scopes()
+                        .iter()
+                        .filter(|s| !s.path.is_empty() && s.base == crate::dialect::Base::Home)
+                        .map(|s| d.path(s, None, self.ctx))
+                        .collect();
+                    users.push((d.id(), paths));
+                    users.len() - 1
+                }
+            };
+            users[i].1.contains(&f.input.path)
+        };
+        if user_file {
+            return None;
+        }
         let mut project = None;
         for scope in d.scopes() {
             if scope.path.is_empty() {
                 continue;
-            }
-            if scope.base == crate::dialect::Base::Home
-                && d.path(scope, None, self.ctx) == f.input.path
-            {
-                return None;
             }
             if scope.base == crate::dialect::Base::Root && project.is_none() {
                 let n = scope
@@ -32,10 +49,10 @@ impl Run<'_> {
                 for _ in 0..n {
                     dir = dir.parent().unwrap_or(dir);
                 }
-                project = Some(dir.display().to_string());
+                project = Some(shown(dir));
             }
         }
-        Some(project.unwrap_or_else(|| f.input.path.display().to_string()))
+        Some(project.unwrap_or_else(|| shown(&f.input.path)))
     }
 
     /// Entries that start the same server within the files one client merges.
@@ -60,6 +77,7 @@ impl Run<'_> {
         // The project of the file of the entry at hand (a file's entries are next to each
         // other, so one is kept at a time).
         let mut project: Option<(usize, Option<String>)> = None;
+        let users = UserFiles::default();
         // Every file's project by client (of all entries, paired or not): read only for the
         // entries of a user file, so built when the first is met.
         let mut projects: Option<BTreeSet<(String, String)>> = None;
@@ -70,7 +88,7 @@ impl Run<'_> {
                 .filter(|e| files.insert(e.file()))
                 .filter_map(|e| {
                     let id = self.files[e.file()].input.client.id().to_string();
-                    self.project_of(e.file()).map(|p| (id, p))
+                    self.project_of(e.file(), &users).map(|p| (id, p))
                 })
                 .collect()
         };
@@ -107,7 +125,7 @@ impl Run<'_> {
                     // A user file merges with every project's file of the client; a project
                     // file only with the user's.
                     if project.as_ref().is_none_or(|(f, _)| *f != e.file()) {
-                        project = Some((e.file(), self.project_of(e.file())));
+                        project = Some((e.file(), self.project_of(e.file(), &users)));
                     }
                     match project.as_ref().and_then(|(_, p)| p.as_ref()) {
                         Some(p) => keys.push(format!("{other}:{p}")),
@@ -196,6 +214,16 @@ impl Run<'_> {
             }
         }
     }
+}
+
+/// Each client's user files (the paths of its `Base::Home` scopes), by client id: worked
+/// out once per client instead of once per file ([`Run::project_of`]).
+pub(in crate::lint) type UserFiles = std::cell::RefCell<Vec<(&'static str, Vec<PathBuf>)>>;
+
+/// `p.display().to_string()`, without formatting when it is UTF-8.
+fn shown(p: &Path) -> String {
+    p.to_str()
+        .map_or_else(|| p.display().to_string(), str::to_string)
 }
 
 /// Whether each entry shares its fingerprint with an entry of another name (the only entries
@@ -465,6 +493,62 @@ mod tests {
         assert_eq!(fp(&u1), fp(&u2));
         assert_ne!(fp(&u1), fp(&u3));
         assert!(fp(&u1).is_some_and(|f| f.url) && fp(&a).is_some_and(|f| !f.url));
+    }
+
+    /// The user files of a client are worked out once, and still tell a user file from a
+    /// project's.
+    #[test]
+    fn projects_of_user_and_project_files() {
+        let req = crate::lint::Request {
+            root: "/r".into(),
+            home: "/h".into(),
+            client_homes: Default::default(),
+            xdg_config_home: None,
+            paths: Vec::new(),
+            client: None,
+            state_dir: None,
+            owners: Vec::new(),
+            legacy: Vec::new(),
+            config: crate::lint::Config::default(),
+        };
+        let ctx = crate::lint::discover::ctx(&req);
+        let mut r = Run::new(&req, &ctx);
+        let cursor = crate::dialect::lookup("cursor").unwrap();
+        let user = cursor
+            .scopes()
+            .iter()
+            .find(|s| s.base == crate::dialect::Base::Home)
+            .map(|s| cursor.path(s, None, &ctx))
+            .unwrap();
+        let mut add = |path: PathBuf| {
+            let input = crate::lint::discover::Input {
+                shown: path.display().to_string(),
+                path,
+                client: cursor,
+                scopes: vec!["project"],
+            };
+            r.add(input, None, 0, true)
+        };
+        let files = [
+            add(user),
+            add("/r/p/.cursor/mcp.json".into()),
+            add("/r/.cursor/mcp.json".into()),
+            add("/elsewhere/x.json".into()),
+        ];
+        let users = UserFiles::default();
+        let got: Vec<Option<String>> = files.iter().map(|&f| r.project_of(f, &users)).collect();
+        assert_eq!(
+            got,
+            [
+                None,
+                Some("/r/p".into()),
+                Some("/r".into()),
+                Some("/".into())
+            ]
+        );
+        assert_eq!(users.borrow().len(), 1, "one client, worked out once");
+        let again: Vec<Option<String>> = files.iter().map(|&f| r.project_of(f, &users)).collect();
+        assert_eq!(again, got);
     }
 
     /// The fingerprint written into one buffer is the one built from a string per part.
