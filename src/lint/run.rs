@@ -362,7 +362,6 @@ pub(in crate::lint) fn read_and_check(
         summary.line_text = text.into_boxed_str();
     }
     drop(src);
-    entries.shrink_to_fit();
     let checked = Box::new(Checked {
         summary: Box::new(summary),
         secret: f.secret,

@@ -377,21 +377,23 @@ pub fn high_entropy(s: &str) -> bool {
 /// `Bearer`/`Basic` token or a random-looking value; a password or key in a URL; an option
 /// with a credential-like name and a literal value (`--api-key=…`).
 pub fn classify(name: &str, value: &str) -> Option<&'static str> {
-    classify_left(name, &strip_references(value))
+    classify_left(credential_name(name), &strip_references(value))
 }
 
 /// [`classify`] and [`must_hide`] at once, the references blanked once for both (lint
 /// classifies every string of every entry and remembers those it must hide).
 pub fn assess(name: &str, value: &str) -> (Option<&'static str>, bool) {
     let stripped = strip_references(value);
-    let what = classify_left(name, &stripped);
-    let hide = what.is_some()
-        || (credential_name(name) && !only_references_left(&stripped) && !trivial(value));
+    let credential = credential_name(name);
+    let what = classify_left(credential, &stripped);
+    let hide =
+        what.is_some() || (credential && !only_references_left(&stripped) && !trivial(value));
     (what, hide)
 }
 
-/// [`classify`] of a value given with its references blanked ([`strip_references`]).
-fn classify_left(name: &str, stripped: &str) -> Option<&'static str> {
+/// [`classify`] of a value given with its references blanked ([`strip_references`]), under a
+/// name that looks like it carries a credential or not ([`credential_name`]).
+fn classify_left(credential: bool, stripped: &str) -> Option<&'static str> {
     // `known_prefix` of the value.
     if let Some((_, what)) = tokens_left(stripped).first() {
         return Some(what);
@@ -400,7 +402,7 @@ fn classify_left(name: &str, stripped: &str) -> Option<&'static str> {
     if literal.is_empty() {
         return None;
     }
-    if !credential_name(name) {
+    if !credential {
         return url_credential(literal).or_else(|| option_credential(literal));
     }
     // `Authorization: Bearer abc…` / `Basic …` with a literal token.
