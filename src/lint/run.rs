@@ -475,7 +475,9 @@ impl Run<'_> {
             Outcome::Unreadable(real, _) => real,
             Outcome::Read { real, .. } => real.as_ref().unwrap_or(&input.path),
         };
-        if let Some(i) = self.find(real) {
+        // The path the file is added under below: hashed once for both.
+        let hash = path_hash(real);
+        if let Some(i) = self.find_hashed(real, hash) {
             if report && !self.files[i].report {
                 self.files[i].report = true;
                 self.files[i].input = input;
@@ -486,7 +488,7 @@ impl Run<'_> {
         match outcome {
             Outcome::Missing => None,
             Outcome::Unreadable(real, message) => {
-                let i = self.add(input, Some(real), 0, report);
+                let i = self.add_hashed(input, Some(real), 0, report, hash);
                 self.push("unreadable", i, (1, 1), message);
                 Some(i)
             }
@@ -495,7 +497,7 @@ impl Run<'_> {
                 mode,
                 parsed: Ok(c),
             } => {
-                let i = self.add(input, real, mode, report);
+                let i = self.add_hashed(input, real, mode, report, hash);
                 let f = &mut self.files[i];
                 let c = *c;
                 f.summary = Some(c.summary);
@@ -526,7 +528,7 @@ impl Run<'_> {
                 mode,
                 parsed: Err((e, text)),
             } => {
-                let i = self.add(input, real, mode, report);
+                let i = self.add_hashed(input, real, mode, report, hash);
                 if text.is_some() {
                     self.files[i].rare.get_or_insert_default().text = text;
                 }
@@ -537,7 +539,8 @@ impl Run<'_> {
         }
     }
 
-    /// Add a file read from `real` (`None`: from `input.path`).
+    /// [`Run::add_hashed`], hashing the path.
+    #[cfg(test)]
     pub(in crate::lint) fn add(
         &mut self,
         input: Input,
@@ -545,10 +548,24 @@ impl Run<'_> {
         mode: u32,
         report: bool,
     ) -> usize {
+        let hash = path_hash(real.as_deref().unwrap_or(&input.path));
+        self.add_hashed(input, real, mode, report, hash)
+    }
+
+    /// Add a file read from `real` (`None`: from `input.path`); `hash` is the [`path_hash`] of
+    /// the path read from.
+    fn add_hashed(
+        &mut self,
+        input: Input,
+        real: Option<PathBuf>,
+        mode: u32,
+        report: bool,
+        hash: u64,
+    ) -> usize {
         let i = self.files.len();
         let resolved = real.filter(|r| *r != input.path);
         let real = resolved.as_deref().unwrap_or(&input.path);
-        match self.by_real.entry(path_hash(real)) {
+        match self.by_real.entry(hash) {
             std::collections::hash_map::Entry::Vacant(v) => {
                 v.insert(i);
             }
@@ -571,10 +588,17 @@ impl Run<'_> {
         self.files.len() - 1
     }
 
-    /// The file read from a resolved path, if one was: found by the path's hash, the path
-    /// compared (the index keeps a hash, not a second copy of every path).
+    /// [`Run::find_hashed`], hashing the path.
+    #[cfg(test)]
     pub(in crate::lint) fn find(&self, real: &std::path::Path) -> Option<usize> {
-        let &i = self.by_real.get(&path_hash(real))?;
+        self.find_hashed(real, path_hash(real))
+    }
+
+    /// The file read from a resolved path, if one was: found by the path's hash (`hash`, its
+    /// [`path_hash`]), the path compared (the index keeps a hash, not a second copy of every
+    /// path).
+    fn find_hashed(&self, real: &std::path::Path, hash: u64) -> Option<usize> {
+        let &i = self.by_real.get(&hash)?;
         if self.files.get(i).is_some_and(|f| f.real() == real) {
             return Some(i);
         }
