@@ -215,9 +215,7 @@ impl Source {
 
 /// Positions of the line feeds in `t`.
 fn memchr_all(t: &str) -> impl Iterator<Item = usize> + '_ {
-    t.bytes()
-        .enumerate()
-        .filter_map(|(i, b)| (b == b'\n').then_some(i))
+    t.match_indices('\n').map(|(i, _)| i)
 }
 
 fn parse_toml(bytes: &[u8]) -> Result<Source, ReadError> {

@@ -229,10 +229,32 @@ pub fn tokens(s: &str) -> Vec<(Range<usize>, &'static str)> {
     tokens_left(&strip_references(s))
 }
 
+/// The length of the shortest text [`tokens`] can find: a prefix with the fewest characters
+/// it needs after it, a JSON Web Token (`eyJ` and 30 more), a key block's `PRIVATE KEY-----`.
+const SHORTEST_TOKEN: usize = {
+    let mut n = 3 + 30;
+    if "PRIVATE KEY-----".len() < n {
+        n = "PRIVATE KEY-----".len();
+    }
+    let mut i = 0;
+    while i < PREFIXES.len() {
+        let len = PREFIXES[i].0.len() + PREFIXES[i].1;
+        if len < n {
+            n = len;
+        }
+        i += 1;
+    }
+    n
+};
+
 /// [`tokens`] of a string given with its references blanked ([`strip_references`]; the
 /// offsets are the same).
 fn tokens_left(t: &str) -> Vec<(Range<usize>, &'static str)> {
     let mut found = Vec::new();
+    // Most keys and many values are shorter than any token.
+    if t.len() < SHORTEST_TOKEN {
+        return found;
+    }
     // A key block has a run of five dashes: one pass over the bytes before the substring
     // search.
     if let Some(k) = dash_run(t.as_bytes())
@@ -529,6 +551,25 @@ mod tests {
         assert!(known_prefix("AKIAlowercaseletters").is_none());
         assert!(known_prefix("${OPENAI_API_KEY}").is_none());
         assert!(known_prefix("ghp_${TOKEN_REST_OF_IT_IS_AN_ENV_VAR}").is_none());
+    }
+
+    /// Every shape's shortest instance is found, so no string skipped as shorter than
+    /// `SHORTEST_TOKEN` holds one; one character less is not.
+    #[test]
+    fn the_shortest_tokens_are_found() {
+        assert_eq!(SHORTEST_TOKEN, 15);
+        for (p, min, _) in PREFIXES {
+            let t = format!("{p}{}", "A".repeat(*min));
+            assert_eq!(tokens(&t).len(), 1, "{t}");
+            assert!(tokens(&t[..t.len() - 1]).is_empty(), "{t}");
+            assert!(t.len() >= SHORTEST_TOKEN);
+        }
+        let jwt = format!("eyJ{}.b.c", "a".repeat(26));
+        assert_eq!((jwt.len(), tokens(&jwt).len()), (33, 1));
+        assert!(tokens(&jwt[1..]).is_empty());
+        let key = "PRIVATE KEY-----";
+        assert_eq!((key.len(), tokens(key).len()), (16, 1));
+        assert!(tokens(&key[1..]).is_empty());
     }
 
     #[test]
