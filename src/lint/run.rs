@@ -869,6 +869,8 @@ pub(in crate::lint) fn parallel_each<T: Send, R: Send>(
     while it.peek().is_some() {
         blocks.push(Mutex::new(Block::Todo(it.by_ref().take(BLOCK).collect())));
     }
+    // The items' first vector, emptied, is not held while they are worked on.
+    drop(it);
     let next = AtomicUsize::new(0);
     let done = Condvar::new();
     // Emptied result vectors, handed back by the calling thread for the next blocks: a block's
