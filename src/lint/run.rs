@@ -350,12 +350,12 @@ pub(in crate::lint) fn read_and_check(
             .collect();
         lines.sort_unstable();
         lines.dedup();
+        let found = s.lines_at(&lines);
         // Sized first: one allocation each.
-        let mut text =
-            String::with_capacity(lines.iter().filter_map(|&n| s.line(n)).map(str::len).sum());
-        let mut kept = Vec::with_capacity(lines.len());
-        kept.extend(lines.into_iter().filter_map(|n| {
-            text.push_str(s.line(n)?);
+        let mut text = String::with_capacity(found.iter().map(|(_, l)| l.len()).sum());
+        let mut kept = Vec::with_capacity(found.len());
+        kept.extend(found.into_iter().filter_map(|(n, l)| {
+            text.push_str(l);
             Some((u32::try_from(n).ok()?, u32::try_from(text.len()).ok()?))
         }));
         summary.lines = kept.into_boxed_slice();

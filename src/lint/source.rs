@@ -16,9 +16,17 @@ pub(crate) struct Source {
     /// The text of a TOML file (a JSON document holds its own).
     text: String,
     kind: Kind,
-    /// Byte offsets where the lines of the text start (built on the first [`Source::line`]).
+    /// Byte offsets where the lines of the text start (built on the first [`Source::line`],
+    /// or on the [`EARLY_LOOKUPS`]th position looked up: the first few are counted directly).
     lines: std::sync::OnceLock<Vec<usize>>,
+    /// Positions looked up so far without the table.
+    lookups: std::sync::atomic::AtomicU8,
 }
+
+/// Positions looked up by counting line feeds before the line table is built: a file is
+/// usually located once or twice (its entry), and for a few hundred bytes counting is cheaper
+/// than building the table.
+const EARLY_LOOKUPS: u8 = 4;
 
 enum Kind {
     /// The document, with its root value and the spans of its members (lint reads the whole
@@ -42,6 +50,7 @@ impl Source {
                 text: String::new(),
                 kind: Kind::Yaml(Box::new(d), root),
                 lines: Default::default(),
+                lookups: Default::default(),
             });
         }
         let jsyntax = match syntax {
@@ -60,6 +69,7 @@ impl Source {
             text: String::new(),
             kind: Kind::Json(Box::new(d)),
             lines: Default::default(),
+            lookups: Default::default(),
         })
     }
 
@@ -190,7 +200,12 @@ impl Source {
     /// 1-based line and column (in characters) of a byte offset in the text, through the table
     /// of line starts (the same as [`line_col`]).
     fn line_col(&self, at: usize) -> (usize, usize) {
+        use std::sync::atomic::Ordering::Relaxed;
         let text = self.text();
+        if self.lines.get().is_none() && self.lookups.load(Relaxed) < EARLY_LOOKUPS {
+            self.lookups.fetch_add(1, Relaxed);
+            return line_col(text, at);
+        }
         let lines = self.lines();
         let mut at = at.min(text.len());
         while at > 0 && !text.is_char_boundary(at) {
@@ -200,6 +215,28 @@ impl Source {
         let start = lines.get(line - 1).copied().unwrap_or(0);
         let column = text.get(start..at).map_or(0, |s| s.chars().count()) + 1;
         (line, column)
+    }
+
+    /// The texts of 1-based lines given in ascending order, without repeats (as [`Source::line`] gives them,
+    /// a line that is not there left out), found in one walk over the text up to the last
+    /// one when the line table is not built (a file keeps a few of its lines).
+    pub fn lines_at<'s>(&'s self, sorted: &[usize]) -> Vec<(usize, &'s str)> {
+        let mut out = Vec::with_capacity(sorted.len());
+        if self.lines.get().is_some() {
+            out.extend(sorted.iter().filter_map(|&n| Some((n, self.line(n)?))));
+            return out;
+        }
+        let mut want = sorted.iter().copied().peekable();
+        for (i, l) in self.text().split('\n').enumerate() {
+            let n = i + 1;
+            while want.next_if(|&w| w < n).is_some() {}
+            let Some(&w) = want.peek() else { break };
+            if w == n {
+                out.push((n, l.strip_suffix('\r').unwrap_or(l)));
+                while want.next_if_eq(&n).is_some() {}
+            }
+        }
+        out
     }
 
     /// The text of a 1-based line (without its line ending).
@@ -255,5 +292,61 @@ fn parse_toml(bytes: &[u8]) -> Result<Source, ReadError> {
         text,
         kind: Kind::Toml(Box::new(doc), root),
         lines: Default::default(),
+        lookups: Default::default(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first positions are counted, the later ones found in the table: both give what
+    /// [`line_col`] gives, at every offset (inside a character too).
+    #[test]
+    fn early_and_table_lookups_agree() {
+        let text = "{\n  \"a\": \"é\\u00e9\",\r\n\n  \"bé\": [1,\n 2]\n}\n";
+        let offsets: Vec<usize> = (0..=text.len() + 2).collect();
+        for first in [0, 1, EARLY_LOOKUPS as usize, offsets.len()] {
+            let src = Source::parse(text.as_bytes().to_vec(), Syntax::Json).unwrap();
+            // Some offsets before the table, the rest after.
+            for (i, &at) in offsets.iter().enumerate() {
+                if i == first {
+                    assert!(src.line(1).is_some());
+                }
+                assert_eq!(src.line_col(at), line_col(text, at), "offset {at}");
+            }
+        }
+    }
+
+    /// [`Source::lines_at`] gives what [`Source::line`] gives, with the table built or not.
+    #[test]
+    fn lines_at_is_line() {
+        let texts = [
+            "{}",
+            "{}\n",
+            "{\r\n  \"a\": 1\r\n}\r\n",
+            "\n\n{\n\"é\": [\n]}",
+            "{\n}\n\n",
+        ];
+        for text in texts {
+            let wanted = [0, 1, 2, 3, 4, 5, 6, 9];
+            let src = Source::parse(text.as_bytes().to_vec(), Syntax::Json).unwrap();
+            let walked: Vec<(usize, String)> = src
+                .lines_at(&wanted)
+                .into_iter()
+                .map(|(n, l)| (n, l.to_string()))
+                .collect();
+            let expect: Vec<(usize, String)> = wanted
+                .iter()
+                .filter_map(|&n| Some((n, src.line(n)?.to_string())))
+                .collect();
+            assert_eq!(walked, expect, "{text:?}");
+            let tabled: Vec<(usize, String)> = src
+                .lines_at(&wanted)
+                .into_iter()
+                .map(|(n, l)| (n, l.to_string()))
+                .collect();
+            assert_eq!(tabled, expect, "{text:?}");
+        }
+    }
 }
