@@ -212,7 +212,7 @@ struct Candidate {
 struct Detector {
     /// By file name: the (dialect, scope) pairs, in [`dialect::ALL`] order, one of whose
     /// default paths ends in a pattern that matches the name.
-    by_name: std::collections::HashMap<String, Vec<Candidate>>,
+    by_name: std::collections::HashMap<String, std::sync::Arc<[Candidate]>>,
 }
 
 impl Detector {
@@ -220,14 +220,31 @@ impl Detector {
         // The step `match_len` compares with a pattern's last one; when it is not UTF-8 no
         // pattern matches.
         let name = path.components().next_back()?.as_os_str().to_str()?;
-        let candidates = match self.by_name.get(name) {
-            Some(c) => c,
-            None => {
-                let c = split(&candidates(name));
-                self.by_name.entry(name.to_string()).or_insert(c)
-            }
+        best_match(path, &self.candidates(name))
+    }
+
+    /// [`Detector::detect`] on a detector shared by threads (locked only to find the list).
+    fn detect_shared(
+        this: &std::sync::Mutex<Detector>,
+        path: &Path,
+    ) -> Option<(&'static dyn Dialect, Vec<&'static str>)> {
+        let name = path.components().next_back()?.as_os_str().to_str()?;
+        let candidates = match this.lock() {
+            Ok(mut d) => d.candidates(name),
+            Err(e) => e.into_inner().candidates(name),
         };
-        best_match(path, candidates)
+        best_match(path, &candidates)
+    }
+
+    fn candidates(&mut self, name: &str) -> std::sync::Arc<[Candidate]> {
+        match self.by_name.get(name) {
+            Some(c) => c.clone(),
+            None => {
+                let c: std::sync::Arc<[Candidate]> = split(&candidates(name)).into();
+                self.by_name.insert(name.to_string(), c.clone());
+                c
+            }
+        }
     }
 }
 
@@ -313,50 +330,67 @@ pub(crate) fn inputs(req: &Request) -> Result<Vec<Input>, String> {
         return Ok(out.list);
     }
     let cwd = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
-    let mut detector = Detector::default();
+    let detector = std::sync::Mutex::new(Detector::default());
     out.list.reserve(req.paths.len());
     out.index.reserve(req.paths.len());
-    for given in &req.paths {
-        // `cwd.join(given)`, in one allocation.
-        let mut abs = PathBuf::with_capacity(cwd.as_os_str().len() + given.as_os_str().len() + 1);
-        abs.push(&cwd);
-        abs.push(given);
-        let detected = detector.detect(&abs);
-        // A path that looks like a client's file is taken for one (no stat for each).
-        if (req.client.is_some() || detected.is_none()) && abs.is_dir() {
-            let sub = Ctx {
-                root: abs.clone(),
-                ..ctx.clone()
-            };
-            discover(&sub, req.client, true, &mut out);
-            continue;
-        }
-        let (client, scopes) = match (req.client, detected) {
-            (Some(c), Some((d, s))) if d.id() == c.id() => (c, s),
-            (Some(c), _) => (c, vec![c.default_scope().name]),
-            (None, Some(found)) => found,
-            (None, None) => {
-                return Err(format!(
-                    "cannot tell which client reads `{}` from its path; pass `--client ID` (one of {})",
-                    given.display(),
-                    dialect::ids().join(", ")
-                ));
+    let mut failed = None;
+    // Each path is made absolute and its client detected on the machine's cores; the paths
+    // are then taken in order on this thread, as one loop over them would.
+    super::run::parallel_each(
+        req.paths.iter().collect(),
+        |given: &PathBuf| {
+            // `cwd.join(given)`, in one allocation.
+            let mut abs =
+                PathBuf::with_capacity(cwd.as_os_str().len() + given.as_os_str().len() + 1);
+            abs.push(&cwd);
+            abs.push(given);
+            let detected = Detector::detect_shared(&detector, &abs);
+            (given, abs, detected)
+        },
+        |(given, abs, detected)| {
+            if failed.is_some() {
+                return;
             }
-        };
-        push(
-            &mut out,
-            Input {
-                // `display` of a path that is UTF-8 is its text.
-                shown: given
-                    .to_str()
-                    .map_or_else(|| given.display().to_string(), str::to_string),
-                path: abs,
-                client,
-                scopes,
-            },
-        );
+            // A path that looks like a client's file is taken for one (no stat for each).
+            if (req.client.is_some() || detected.is_none()) && abs.is_dir() {
+                let sub = Ctx {
+                    root: abs,
+                    ..ctx.clone()
+                };
+                discover(&sub, req.client, true, &mut out);
+                return;
+            }
+            let (client, scopes) = match (req.client, detected) {
+                (Some(c), Some((d, s))) if d.id() == c.id() => (c, s),
+                (Some(c), _) => (c, vec![c.default_scope().name]),
+                (None, Some(found)) => found,
+                (None, None) => {
+                    failed = Some(format!(
+                        "cannot tell which client reads `{}` from its path; pass `--client ID` (one of {})",
+                        given.display(),
+                        dialect::ids().join(", ")
+                    ));
+                    return;
+                }
+            };
+            push(
+                &mut out,
+                Input {
+                    // `display` of a path that is UTF-8 is its text.
+                    shown: given
+                        .to_str()
+                        .map_or_else(|| given.display().to_string(), str::to_string),
+                    path: abs,
+                    client,
+                    scopes,
+                },
+            );
+        },
+    );
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(out.list),
     }
-    Ok(out.list)
 }
 
 #[cfg(test)]
@@ -462,6 +496,49 @@ mod tests {
             let fast = detector.detect(path).map(|(d, s)| (d.id(), s));
             assert_eq!(fast, detect_every_scope(path), "{p}");
         }
+    }
+
+    /// Many given paths (detected on several threads) come out in the order given, the same
+    /// file given twice merged, and the first path of no known client is the one named.
+    #[test]
+    fn given_paths_keep_their_order_and_the_first_unknown_is_named() {
+        let mut paths: Vec<PathBuf> = (0..200)
+            .map(|i| PathBuf::from(format!("/nowhere/p{i}/.cursor/mcp.json")))
+            .collect();
+        paths.push(PathBuf::from("/nowhere/p7/.cursor/mcp.json"));
+        paths.push(PathBuf::from("/nowhere/h/.claude.json"));
+        let req = |paths: Vec<PathBuf>| super::super::Request {
+            root: PathBuf::from("/nowhere"),
+            home: PathBuf::from("/nowhere/h"),
+            client_homes: Default::default(),
+            xdg_config_home: None,
+            paths,
+            client: None,
+            state_dir: None,
+            owners: Vec::new(),
+            legacy: Vec::new(),
+            config: Default::default(),
+        };
+        let got = inputs(&req(paths.clone())).unwrap();
+        let expect: Vec<(PathBuf, &str, Vec<&str>)> = paths
+            .iter()
+            .take(200)
+            .chain(paths.last())
+            .map(|p| {
+                let (d, s) = detect_client(p).unwrap();
+                (p.clone(), d.id(), s)
+            })
+            .collect();
+        let got: Vec<(PathBuf, &str, Vec<&str>)> = got
+            .into_iter()
+            .map(|i| (i.path, i.client.id(), i.scopes))
+            .collect();
+        assert_eq!(got, expect);
+        let mut bad = paths;
+        bad.insert(150, PathBuf::from("/nowhere/first.txt"));
+        bad.insert(170, PathBuf::from("/nowhere/second.txt"));
+        let e = inputs(&req(bad)).err().unwrap();
+        assert!(e.contains("`/nowhere/first.txt`"), "{e}");
     }
 
     #[test]
