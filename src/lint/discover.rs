@@ -508,16 +508,8 @@ mod tests {
         paths.push(PathBuf::from("/nowhere/p7/.cursor/mcp.json"));
         paths.push(PathBuf::from("/nowhere/h/.claude.json"));
         let req = |paths: Vec<PathBuf>| super::super::Request {
-            root: PathBuf::from("/nowhere"),
-            home: PathBuf::from("/nowhere/h"),
-            client_homes: Default::default(),
-            xdg_config_home: None,
             paths,
-            client: None,
-            state_dir: None,
-            owners: Vec::new(),
-            legacy: Vec::new(),
-            config: Default::default(),
+            ..super::super::Request::new("/nowhere", "/nowhere/h")
         };
         let got = inputs(&req(paths.clone())).unwrap();
         let expect: Vec<(PathBuf, &str, Vec<&str>)> = paths

@@ -33,16 +33,9 @@ pub fn client_files(
     bases: &crate::dialect::Ctx,
 ) -> Vec<(std::path::PathBuf, &'static dyn Dialect, Vec<&'static str>)> {
     let req = Request {
-        root: bases.root.clone(),
-        home: bases.home.clone(),
         client_homes: bases.client_homes.clone(),
         xdg_config_home: bases.xdg_config_home.clone(),
-        paths: Vec::new(),
-        client: None,
-        state_dir: None,
-        owners: Vec::new(),
-        legacy: Vec::new(),
-        config: Config::default(),
+        ..Request::new(bases.root.clone(), bases.home.clone())
     };
     discover::inputs(&req)
         .unwrap_or_default()
@@ -256,6 +249,25 @@ pub struct Request {
     pub legacy: Vec<(String, Legacy)>,
     /// Severity per rule.
     pub config: Config,
+}
+
+impl Request {
+    /// A request to lint every known client file under `root` and `home` (no paths given, no
+    /// client forced, no ledgers, the default severities); set the other fields as needed.
+    pub fn new(root: impl Into<PathBuf>, home: impl Into<PathBuf>) -> Request {
+        Request {
+            root: root.into(),
+            home: home.into(),
+            client_homes: Default::default(),
+            xdg_config_home: None,
+            paths: Vec::new(),
+            client: None,
+            state_dir: None,
+            owners: Vec::new(),
+            legacy: Vec::new(),
+            config: Config::default(),
+        }
+    }
 }
 
 /// The outcome of a lint run.

@@ -1036,18 +1036,7 @@ mod tests {
 
     #[test]
     fn files_are_found_by_path_when_hashes_collide() {
-        let req = crate::lint::Request {
-            root: PathBuf::from("/r"),
-            home: PathBuf::from("/h"),
-            client_homes: Default::default(),
-            xdg_config_home: None,
-            paths: Vec::new(),
-            client: None,
-            state_dir: None,
-            owners: Vec::new(),
-            legacy: Vec::new(),
-            config: crate::lint::Config::default(),
-        };
+        let req = crate::lint::Request::new("/r", "/h");
         let ctx = ctx(&req);
         let mut r = Run::new(&req, &ctx);
         let input = |p: &str| Input {

@@ -499,18 +499,7 @@ mod tests {
     /// project's.
     #[test]
     fn projects_of_user_and_project_files() {
-        let req = crate::lint::Request {
-            root: "/r".into(),
-            home: "/h".into(),
-            client_homes: Default::default(),
-            xdg_config_home: None,
-            paths: Vec::new(),
-            client: None,
-            state_dir: None,
-            owners: Vec::new(),
-            legacy: Vec::new(),
-            config: crate::lint::Config::default(),
-        };
+        let req = crate::lint::Request::new("/r", "/h");
         let ctx = crate::lint::discover::ctx(&req);
         let mut r = Run::new(&req, &ctx);
         let cursor = crate::dialect::lookup("cursor").unwrap();
