@@ -1,6 +1,7 @@
 //! Rendering reports as text for people or as the JSON document of contract §6. Returns
 //! strings; the command layer prints them. Everything passes through the [`Redactor`].
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use serde::Serialize;
@@ -59,13 +60,13 @@ pub fn diff(fp: &FilePlan) -> String {
     };
     // The whole new text is built only where the window is not found from the edit (a small
     // file, or new text not made from the old buffer); a big file's diff reads the window and,
-    // to mask it, the text before it (`masked_window`).
+    // to mask it, the text around it (`Side::masked`).
     let spliced = local.is_some();
     let new_full: Vec<u8> = match new_c {
         Some(c) if !spliced => c.to_vec(),
         _ => Vec::new(),
     };
-    let (old_w, new_w, shift): (&[u8], std::borrow::Cow<'_, [u8]>, usize) = match local {
+    let (old_w, new_w, shift): (&[u8], Cow<'_, [u8]>, usize) = match local {
         Some((o, n, shift)) => (o, n.into(), shift),
         None if big => {
             let (o, n, shift) = crate::text::diff_window(old_b, &new_full);
@@ -101,7 +102,7 @@ pub fn diff(fp: &FilePlan) -> String {
     };
     let old_m = side.masked(
         old_b.len(),
-        &|n| std::borrow::Cow::Borrowed(&old_b[..n.min(old_b.len())]),
+        &|n| Cow::Borrowed(&old_b[..n.min(old_b.len())]),
         old_w.len(),
         &old,
     );
@@ -109,7 +110,7 @@ pub fn diff(fp: &FilePlan) -> String {
         new_len,
         &|n| match new_c {
             Some(c) if spliced => c.slice(0, n),
-            _ => std::borrow::Cow::Borrowed(&new_full[..n.min(new_full.len())]),
+            _ => Cow::Borrowed(&new_full[..n.min(new_full.len())]),
         },
         new_w.len(),
         &new,
@@ -139,7 +140,7 @@ pub fn diff(fp: &FilePlan) -> String {
     out
 }
 
-/// How far past a window [`masked_window`] first reads: the text it lexes for the window's
+/// How far past a window [`Side::masked`] first reads: the text it lexes for the window's
 /// last token (the token that crosses the window's end, a comment or string spanning lines).
 const MASK_READ_PAST: usize = 64 * 1024;
 
@@ -161,7 +162,7 @@ impl Side {
     fn masked<'a>(
         &self,
         total: usize,
-        prefix: &dyn Fn(usize) -> std::borrow::Cow<'a, [u8]>,
+        prefix: &dyn Fn(usize) -> Cow<'a, [u8]>,
         len: usize,
         shown: &str,
     ) -> String {

@@ -408,9 +408,10 @@ pub fn assess(name: &str, value: &str) -> (Option<&'static str>, bool) {
     let stripped = strip_references(value);
     let credential = credential_name(name);
     let what = classify_left(credential, &stripped);
-    let hide =
-        what.is_some() || (credential && !only_references_left(&stripped) && !trivial(value));
-    (what, hide)
+    (
+        what,
+        what.is_some() || (credential && literal_left(&stripped, value)),
+    )
 }
 
 /// [`classify`] of a value given with its references blanked ([`strip_references`]), under a
@@ -488,7 +489,14 @@ pub fn must_hide(name: &str, value: &str) -> bool {
 
 /// [`must_hide`] given whether [`classify`] flags the value.
 pub fn hide(name: &str, value: &str, classified: bool) -> bool {
-    classified || (credential_name(name) && !only_references(value) && !trivial(value))
+    classified || (credential_name(name) && literal_left(&strip_references(value), value))
+}
+
+/// Whether `value` (given also with its references blanked, [`strip_references`]) holds a
+/// literal worth hiding under a credential-like name: more than references and a scheme word,
+/// and not a trivial word or number ([`hide`], [`assess`]).
+fn literal_left(stripped: &str, value: &str) -> bool {
+    !only_references_left(stripped) && !trivial(value)
 }
 
 #[cfg(test)]
