@@ -1,17 +1,24 @@
 //! `duplicate-server`: entries that start the same server within the files one client merges.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use crate::lint::fxhash::FxMap;
 use crate::lint::run::{Entry, Run};
 
 impl Run<'_> {
     /// The project directory of a project-scope file, or `None` for a user file; `users`
-    /// keeps each client's user files, worked out at its first file.
-    pub(in crate::lint) fn project_of(&self, file: usize, users: &UserFiles) -> Option<String> {
+    /// keeps each client's user files, worked out at its first file. Borrowed from the
+    /// file's path (owned only when that is not UTF-8).
+    pub(in crate::lint) fn project_of(
+        &self,
+        file: usize,
+        users: &UserFiles,
+    ) -> Option<Cow<'_, str>> {
         let f = &self.files[file];
         let d = f.input.client;
         let user_file = {
@@ -29,7 +36,8 @@ impl Run<'_> {
                     users.len() - 1
                 }
             };
-            users[i].1.contains(&f.input.path)
+            let path = &f.input.path;
+            users[i].1.iter().any(|u| same_path(u, path))
         };
         if user_file {
             return None;
@@ -45,11 +53,7 @@ impl Run<'_> {
                     .split('/')
                     .filter(|s| !s.is_empty())
                     .count();
-                let mut dir = f.input.path.as_path();
-                for _ in 0..n {
-                    dir = dir.parent().unwrap_or(dir);
-                }
-                project = Some(shown(dir));
+                project = Some(shown(ancestor(&f.input.path, n)));
             }
         }
         Some(project.unwrap_or_else(|| shown(&f.input.path)))
@@ -58,111 +62,26 @@ impl Run<'_> {
     /// Entries that start the same server within the files one client merges.
     pub(in crate::lint) fn duplicates(&mut self) {
         let entries = &std::mem::take(&mut self.entries);
-        // (group key, entry), sorted below: the groups in key order, each one's entries in
-        // the order of `entries` (one vector instead of a map of vectors).
-        let mut groups: Vec<(String, usize)> = Vec::new();
         let root_key = self.req.root.display().to_string();
-        let mut claude_keys: BTreeSet<String> = BTreeSet::from([root_key.clone()]);
-        for e in entries {
-            if self.files[e.file()].input.client.id() == "claude-code"
-                && let Some(p) = &e.project
-            {
-                claude_keys.insert(p.to_string());
+        // The groups of two entries or more, as (group name, entry): sorted below, the groups
+        // in name order, each one's entries in the order of `entries`. An entry alone in its
+        // group has no other to duplicate, so only the others are named.
+        let mut named: Vec<(String, usize)> = {
+            let groups = self.groups(entries, &root_key);
+            let mut counts: FxMap<&Key<'_>, u32> = FxMap::default();
+            counts.reserve(groups.len());
+            for (k, _) in &groups {
+                *counts.entry(k).or_default() += 1;
             }
-        }
-        // Only these entries can be reported or named in a finding (below, an entry is
-        // compared only with entries of the same fingerprint and another name); the others
-        // go in no group, which changes no group's findings nor their order.
-        let paired = paired(entries);
-        // The project of the file of the entry at hand (a file's entries are next to each
-        // other, so one is kept at a time).
-        let mut project: Option<(usize, Option<String>)> = None;
-        let users = UserFiles::default();
-        // Every file's project by client (of all entries, paired or not): read only for the
-        // entries of a user file, so built when the first is met.
-        let mut projects: Option<BTreeSet<(String, String)>> = None;
-        let all_projects = || -> BTreeSet<(String, String)> {
-            let mut files = BTreeSet::new();
-            entries
+            groups
                 .iter()
-                .filter(|e| files.insert(e.file()))
-                .filter_map(|e| {
-                    let id = self.files[e.file()].input.client.id().to_string();
-                    self.project_of(e.file(), &users).map(|p| (id, p))
-                })
+                .filter(|(k, _)| counts.get(k).is_some_and(|&n| n >= 2))
+                .map(|(k, i)| (k.name(), *i))
                 .collect()
         };
-        // Kiro agents' own groups: the settings files first, so a duplicate lands in the agent.
-        let agent_files: Vec<usize> = (0..self.files.len())
-            .filter(|&i| self.files[i].input.client.multi_file())
-            .collect();
-        for (idx, e) in entries.iter().enumerate() {
-            if !paired[idx] {
-                continue;
-            }
-            let f = &self.files[e.file()];
-            let id = f.input.client.id();
-            let mut keys = Vec::new();
-            match id {
-                "claude-code" => {
-                    if let Some(p) = &e.project {
-                        keys.push(format!("claude-code:{p}"));
-                    } else if f.input.scopes.contains(&"user") {
-                        keys.extend(claude_keys.iter().map(|k| format!("claude-code:{k}")));
-                    } else {
-                        let dir = f
-                            .input
-                            .path
-                            .parent()
-                            .map(|p| p.display().to_string())
-                            .unwrap_or_default();
-                        keys.push(format!("claude-code:{dir}"));
-                    }
-                }
-                "json" => keys.push(format!("json:{}", e.file())),
-                "kiro-agent" => keys.push(format!("kiro-agent:{}", e.file())),
-                other => {
-                    // A user file merges with every project's file of the client; a project
-                    // file only with the user's.
-                    if project.as_ref().is_none_or(|(f, _)| *f != e.file()) {
-                        project = Some((e.file(), self.project_of(e.file(), &users)));
-                    }
-                    match project.as_ref().and_then(|(_, p)| p.as_ref()) {
-                        Some(p) => keys.push(format!("{other}:{p}")),
-                        None => {
-                            keys.extend(
-                                projects
-                                    .get_or_insert_with(all_projects)
-                                    .iter()
-                                    .filter(|(c, _)| c == other)
-                                    .map(|(c, p)| format!("{c}:{p}")),
-                            );
-                            keys.push(format!("{other}:{root_key}"));
-                        }
-                    }
-                    for &a in &agent_files {
-                        if other == "kiro"
-                            && self.files[a].report
-                            && self.kiro_settings_for(a).contains(&f.input.path)
-                            && !self.files[a]
-                                .summary
-                                .as_ref()
-                                .is_some_and(|s| s.no_mcp_json)
-                        {
-                            keys.push(format!("kiro-agent:{a}"));
-                        }
-                    }
-                }
-            }
-            groups.extend(keys.into_iter().map(|k| (k, idx)));
-        }
-        groups.sort_unstable();
+        named.sort_unstable();
         let mut seen = BTreeSet::new();
-        for group in groups.chunk_by(|a, b| a.0 == b.0) {
-            // An entry alone in its group has no other to duplicate.
-            if group.len() < 2 {
-                continue;
-            }
+        for group in named.chunk_by(|a, b| a.0 == b.0) {
             let key = group.first().map_or("", |(k, _)| k.as_str());
             let mut members: Vec<usize> = group.iter().map(|&(_, i)| i).collect();
             if key.starts_with("kiro-agent:") {
@@ -214,44 +133,228 @@ impl Run<'_> {
             }
         }
     }
+
+    /// The group of every entry that can be reported or named in a finding (an entry can be
+    /// in several), as (group, entry index).
+    fn groups<'s>(&'s self, entries: &'s [Entry], root_key: &'s str) -> Vec<(Key<'s>, usize)> {
+        let mut groups = Vec::new();
+        let mut claude_keys: BTreeSet<&str> = BTreeSet::from([root_key]);
+        for e in entries {
+            if self.files[e.file()].input.client.id() == "claude-code"
+                && let Some(p) = &e.project
+            {
+                claude_keys.insert(p);
+            }
+        }
+        // Only these entries can be reported or named in a finding (an entry is compared only
+        // with entries of the same fingerprint and another name); the others go in no group,
+        // which changes no group's findings nor their order.
+        let paired = paired(entries);
+        // The project of the file of the entry at hand (a file's entries are next to each
+        // other, so one is kept at a time).
+        let mut project: Option<(usize, Option<Cow<'s, str>>)> = None;
+        let users = UserFiles::default();
+        // Every file's project by client (of all entries, paired or not): read only for the
+        // entries of a user file, so built when the first is met.
+        let mut projects: Option<BTreeSet<(&'static str, Cow<'s, str>)>> = None;
+        let all_projects = || -> BTreeSet<(&'static str, Cow<'s, str>)> {
+            let mut files = BTreeSet::new();
+            entries
+                .iter()
+                .filter(|e| files.insert(e.file()))
+                .filter_map(|e| {
+                    let id = self.files[e.file()].input.client.id();
+                    self.project_of(e.file(), &users).map(|p| (id, p))
+                })
+                .collect()
+        };
+        // Kiro agents' own groups: the settings files first, so a duplicate lands in the agent.
+        let agent_files: Vec<usize> = (0..self.files.len())
+            .filter(|&i| self.files[i].input.client.multi_file())
+            .collect();
+        let text = |prefix: &'static str, t: Cow<'s, str>| Key {
+            prefix,
+            part: Part::Text(t),
+        };
+        for (idx, e) in entries.iter().enumerate() {
+            if !paired[idx] {
+                continue;
+            }
+            let f = &self.files[e.file()];
+            let id = f.input.client.id();
+            let mut add = |k: Key<'s>| groups.push((k, idx));
+            match id {
+                "claude-code" => {
+                    if let Some(p) = &e.project {
+                        add(text("claude-code", Cow::Borrowed(p)));
+                    } else if f.input.scopes.contains(&"user") {
+                        for k in &claude_keys {
+                            add(text("claude-code", Cow::Borrowed(k)));
+                        }
+                    } else {
+                        let dir = f.input.path.parent().map_or(Cow::Borrowed(""), shown);
+                        add(text("claude-code", dir));
+                    }
+                }
+                "json" | "kiro-agent" => add(Key {
+                    prefix: if id == "json" { "json" } else { "kiro-agent" },
+                    part: Part::File(e.file()),
+                }),
+                other => {
+                    // A user file merges with every project's file of the client; a project
+                    // file only with the user's.
+                    if project.as_ref().is_none_or(|(f, _)| *f != e.file()) {
+                        project = Some((e.file(), self.project_of(e.file(), &users)));
+                    }
+                    match project.as_ref().and_then(|(_, p)| p.as_ref()) {
+                        Some(p) => add(text(other, p.clone())),
+                        None => {
+                            for (c, p) in projects.get_or_insert_with(&all_projects).iter() {
+                                if *c == other {
+                                    add(text(c, p.clone()));
+                                }
+                            }
+                            add(text(other, Cow::Borrowed(root_key)));
+                        }
+                    }
+                    for &a in &agent_files {
+                        if other == "kiro"
+                            && self.files[a].report
+                            && self.kiro_settings_for(a).contains(&f.input.path)
+                            && !self.files[a]
+                                .summary
+                                .as_ref()
+                                .is_some_and(|s| s.no_mcp_json)
+                        {
+                            add(Key {
+                                prefix: "kiro-agent",
+                                part: Part::File(a),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        groups
+    }
+}
+
+/// A group of entries `duplicate-server` compares, as [`Key::name`] names it: two keys are
+/// equal exactly when their names are (each prefix goes with one kind of part), and are built
+/// without a string each (most groups have one entry, and are never named).
+#[derive(PartialEq, Eq, Hash)]
+struct Key<'a> {
+    /// A client id, or `json` and `kiro-agent` for the groups of one file.
+    prefix: &'static str,
+    part: Part<'a>,
+}
+
+#[derive(PartialEq, Eq, Hash)]
+enum Part<'a> {
+    /// A project (its directory, or a Claude Code project's key).
+    Text(Cow<'a, str>),
+    /// The index of a file.
+    File(usize),
+}
+
+impl Key<'_> {
+    /// `prefix:part`: the groups are taken in the order of these names.
+    fn name(&self) -> String {
+        match &self.part {
+            Part::Text(t) => format!("{}:{t}", self.prefix),
+            Part::File(i) => format!("{}:{i}", self.prefix),
+        }
+    }
 }
 
 /// Each client's user files (the paths of its `Base::Home` scopes), by client id: worked
 /// out once per client instead of once per file ([`Run::project_of`]).
 pub(in crate::lint) type UserFiles = std::cell::RefCell<Vec<(&'static str, Vec<PathBuf>)>>;
 
-/// `p.display().to_string()`, without formatting when it is UTF-8.
-fn shown(p: &Path) -> String {
+/// `p.display()` as text, borrowed when it is UTF-8.
+fn shown(p: &Path) -> Cow<'_, str> {
     p.to_str()
-        .map_or_else(|| p.display().to_string(), str::to_string)
+        .map_or_else(|| Cow::Owned(p.display().to_string()), Cow::Borrowed)
 }
 
 /// Whether each entry shares its fingerprint with an entry of another name (the only entries
 /// `duplicate-server` can report or name).
 fn paired(entries: &[Entry]) -> Vec<bool> {
-    let mut by_fingerprint: Vec<(Fingerprint, usize)> = entries
-        .iter()
-        .enumerate()
-        .filter_map(|(i, e)| Some((e.fingerprint?, i)))
-        .collect();
-    by_fingerprint.sort_unstable();
-    let mut out = vec![false; entries.len()];
-    for same in by_fingerprint.chunk_by(|a, b| a.0 == b.0) {
-        let names = || same.iter().map(|&(_, i)| &entries[i].name);
-        let first = names().next();
-        if names().any(|n| Some(n) != first) {
-            for &(_, i) in same {
-                out[i] = true;
-            }
+    // By fingerprint: the first entry's index, and whether another name has it too.
+    let mut by_fingerprint: FxMap<Fingerprint, (usize, bool)> = FxMap::default();
+    by_fingerprint.reserve(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let Some(fp) = e.fingerprint else { continue };
+        let (first, other) = by_fingerprint.entry(fp).or_insert((i, false));
+        if !*other && entries[*first].name != e.name {
+            *other = true;
         }
     }
-    out
+    entries
+        .iter()
+        .map(|e| {
+            e.fingerprint
+                .is_some_and(|fp| by_fingerprint.get(&fp).is_some_and(|x| x.1))
+        })
+        .collect()
+}
+
+/// Whether two paths have the same components (`a == b`), comparing their bytes when both
+/// are spelled plainly ([`plain`]), as the paths of nearly every run are.
+fn same_path(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let (x, y) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
+        if plain(x) && plain(y) {
+            return x == y;
+        }
+    }
+    a == b
+}
+
+/// `p` with its last `n` components taken off (`Path::parent` `n` times, staying at the root):
+/// the bytes before a separator when `p` is spelled plainly ([`plain`]).
+fn ancestor(p: &Path, n: usize) -> &Path {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let mut x = p.as_os_str().as_bytes();
+        if plain(x) {
+            for _ in 0..n {
+                x = match x.iter().rposition(|&b| b == b'/') {
+                    Some(0) => b"/",
+                    Some(i) => &x[..i],
+                    // `a` has the parent ``, which has none.
+                    None => b"",
+                };
+            }
+            return Path::new(std::ffi::OsStr::from_bytes(x));
+        }
+    }
+    let mut dir = p;
+    for _ in 0..n {
+        dir = dir.parent().unwrap_or(dir);
+    }
+    dir
+}
+
+/// Whether a path's bytes are its components joined by single separators: no empty or `.`
+/// step after the first and no separator at the end (`/` alone aside). Two such paths have the
+/// same components exactly when their bytes are equal, and a parent of one is the text before
+/// its last separator (and is plain too).
+#[cfg(unix)]
+fn plain(p: &[u8]) -> bool {
+    !(p.windows(2).any(|w| w == b"//")
+        || p.windows(3).any(|w| w == b"/./")
+        || (p.len() > 1 && p.ends_with(b"/"))
+        || p.ends_with(b"/."))
 }
 
 /// What identifies the server an entry starts ([`fingerprint`]), kept as a digest: the entries
 /// of thousands of files are held until the rules across files run, and two fingerprints are
 /// the same exactly when their SHA-256 digests are (a collision of 128 bits is not a concern).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(in crate::lint) struct Fingerprint {
     /// It is a URL's (else a command line's).
     pub(in crate::lint) url: bool,
@@ -525,7 +628,10 @@ mod tests {
             add("/elsewhere/x.json".into()),
         ];
         let users = UserFiles::default();
-        let got: Vec<Option<String>> = files.iter().map(|&f| r.project_of(f, &users)).collect();
+        let got: Vec<Option<String>> = files
+            .iter()
+            .map(|&f| r.project_of(f, &users).map(Cow::into_owned))
+            .collect();
         assert_eq!(
             got,
             [
@@ -536,8 +642,34 @@ mod tests {
             ]
         );
         assert_eq!(users.borrow().len(), 1, "one client, worked out once");
-        let again: Vec<Option<String>> = files.iter().map(|&f| r.project_of(f, &users)).collect();
+        let again: Vec<Option<String>> = files
+            .iter()
+            .map(|&f| r.project_of(f, &users).map(Cow::into_owned))
+            .collect();
         assert_eq!(again, got);
+    }
+
+    /// The byte shortcuts answer as `Path` does, for paths spelled every way.
+    #[test]
+    fn paths_compared_and_climbed_by_bytes_as_by_components() {
+        use proptest::prelude::*;
+        let steps = prop::collection::vec(
+            prop::sample::select(vec!["/", ".", "..", "a", "b", "//", "./"]),
+            0..7,
+        );
+        proptest!(|(x in steps.clone(), y in steps, n in 0usize..4)| {
+            let (x, y) = (x.concat(), y.concat());
+            let (a, b) = (Path::new(&x), Path::new(&y));
+            prop_assert_eq!(same_path(a, b), a == b, "{:?} {:?}", x, y);
+            let mut dir = a;
+            for _ in 0..n {
+                dir = dir.parent().unwrap_or(dir);
+            }
+            prop_assert_eq!(ancestor(a, n).as_os_str(), dir.as_os_str(), "{:?} {}", x, n);
+        });
+        // The shortcut is taken for the usual paths, and not for the others.
+        assert!(plain(b"/r/p/.cursor/mcp.json") && plain(b"./a") && plain(b"/"));
+        assert!(!plain(b"/r//p") && !plain(b"/r/./p") && !plain(b"/r/") && !plain(b"/r/."));
     }
 
     /// The fingerprint written into one buffer is the one built from a string per part.
