@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Request;
+use super::fxhash::FxMap;
 use crate::dialect::{self, Base, Ctx, Dialect};
 use crate::fsio;
 
@@ -198,6 +199,7 @@ pub fn detect_client(path: &Path) -> Option<(&'static dyn Dialect, Vec<&'static 
 }
 
 /// A (dialect, scope) pair that may match, with its default path and macOS path split.
+#[derive(Clone)]
 struct Candidate {
     dialect: &'static dyn Dialect,
     scope: &'static dialect::Scope,
@@ -205,22 +207,67 @@ struct Candidate {
     steps: [Option<Vec<Step>>; 2],
 }
 
-/// [`detect_client`] for many paths: the scopes whose default paths can match a file name are
-/// worked out (and their paths split into steps) once per file name (thousands of
-/// `.cursor/mcp.json` share one list).
+impl Candidate {
+    /// Whether it can match a path whose last step is `name` and the one before `parent`
+    /// (`None`: there is none, or it is not UTF-8), and how many last steps of the path
+    /// [`best_match`] then compares.
+    fn may_match(&self, name: &str, parent: Option<&str>) -> Option<usize> {
+        let mut depth = None;
+        for steps in &self.steps {
+            let d = match steps {
+                // Matched on the whole path ([`match_len`]).
+                None => 0,
+                Some(s) => {
+                    let first = s.first().is_some_and(|f| f.matches(name));
+                    let second = s
+                        .get(1)
+                        .is_none_or(|f| parent.is_some_and(|p| f.matches(p)));
+                    if !(first && second) {
+                        continue;
+                    }
+                    s.len()
+                }
+            };
+            depth = Some(depth.unwrap_or(0).max(d));
+        }
+        depth
+    }
+}
+
+/// The candidates for one file name, found once: all of them, and by the step before the
+/// name those that can match (one or two of the two dozen that end in `mcp.json`).
+struct Named {
+    all: Vec<Candidate>,
+    by_parent: FxMap<String, Pruned>,
+    /// For a path with no step before the name (or one that is not UTF-8).
+    alone: Option<Pruned>,
+}
+
+/// The candidates that can match a path ending in a given parent and name, and how many
+/// last steps of the path [`best_match`] compares for them.
+#[derive(Clone)]
+struct Pruned {
+    list: std::sync::Arc<[Candidate]>,
+    depth: usize,
+}
+
+/// [`detect_client`] for many paths: the scopes whose default paths can match a file's last
+/// two steps are worked out (and their paths split into steps) once for those steps
+/// (thousands of `.cursor/mcp.json` share one list).
 #[derive(Default)]
 struct Detector {
     /// By file name: the (dialect, scope) pairs, in [`dialect::ALL`] order, one of whose
     /// default paths ends in a pattern that matches the name.
-    by_name: std::collections::HashMap<String, std::sync::Arc<[Candidate]>>,
+    by_name: FxMap<String, Named>,
 }
 
 impl Detector {
     fn detect(&mut self, path: &Path) -> Option<(&'static dyn Dialect, Vec<&'static str>)> {
-        // The step `match_len` compares with a pattern's last one; when it is not UTF-8 no
-        // pattern matches.
-        let name = path.components().next_back()?.as_os_str().to_str()?;
-        best_match(path, &self.candidates(name))
+        // The steps `match_len` compares with a pattern's last two; when the last is not
+        // UTF-8 no pattern matches.
+        let (name, parent) = last_two(path)?;
+        let pruned = self.candidates(name, parent);
+        best_match(path, &pruned.list, pruned.depth)
     }
 
     /// [`Detector::detect`] on a detector shared by threads (locked only to find the list).
@@ -228,24 +275,64 @@ impl Detector {
         this: &std::sync::Mutex<Detector>,
         path: &Path,
     ) -> Option<(&'static dyn Dialect, Vec<&'static str>)> {
-        let name = path.components().next_back()?.as_os_str().to_str()?;
-        let candidates = match this.lock() {
-            Ok(mut d) => d.candidates(name),
-            Err(e) => e.into_inner().candidates(name),
+        let (name, parent) = last_two(path)?;
+        let pruned = match this.lock() {
+            Ok(mut d) => d.candidates(name, parent),
+            Err(e) => e.into_inner().candidates(name, parent),
         };
-        best_match(path, &candidates)
+        best_match(path, &pruned.list, pruned.depth)
     }
 
-    fn candidates(&mut self, name: &str) -> std::sync::Arc<[Candidate]> {
-        match self.by_name.get(name) {
-            Some(c) => c.clone(),
-            None => {
-                let c: std::sync::Arc<[Candidate]> = split(&candidates(name)).into();
-                self.by_name.insert(name.to_string(), c.clone());
-                c
-            }
+    fn candidates(&mut self, name: &str, parent: Option<&str>) -> Pruned {
+        let named = match self.by_name.get_mut(name) {
+            Some(n) => n,
+            None => self
+                .by_name
+                .entry(name.to_string())
+                .or_insert_with(|| Named {
+                    all: split(&candidates(name)),
+                    by_parent: FxMap::default(),
+                    alone: None,
+                }),
+        };
+        let known = match parent {
+            Some(p) => named.by_parent.get(p),
+            None => named.alone.as_ref(),
+        };
+        if let Some(p) = known {
+            return p.clone();
         }
+        let mut depth = 0;
+        let list: std::sync::Arc<[Candidate]> = named
+            .all
+            .iter()
+            .filter(|c| {
+                c.may_match(name, parent)
+                    .inspect(|&d| depth = depth.max(d))
+                    .is_some()
+            })
+            .cloned()
+            .collect();
+        let pruned = Pruned {
+            list,
+            depth: depth.min(STEPS),
+        };
+        match parent {
+            Some(p) => {
+                named.by_parent.insert(p.to_string(), pruned.clone());
+            }
+            None => named.alone = Some(pruned.clone()),
+        }
+        pruned
     }
+}
+
+/// A path's last step and the one before it (`None` when that is not UTF-8 or there is none),
+/// as [`best_match`] takes them apart; `None` when the last step is not UTF-8.
+fn last_two(path: &Path) -> Option<(&str, Option<&str>)> {
+    let mut back = path.components().rev();
+    let name = back.next()?.as_os_str().to_str()?;
+    Some((name, back.next().and_then(|c| c.as_os_str().to_str())))
 }
 
 /// The (dialect, scope) pairs one of whose default paths' last step matches a file named
@@ -283,13 +370,17 @@ fn split(pairs: &[(usize, usize)]) -> Vec<Candidate> {
         .collect()
 }
 
+/// The client and scopes of the candidates whose default paths match the most last steps of
+/// `path`; `depth`: how many last steps the candidates' split paths compare (at most
+/// [`STEPS`]).
 fn best_match(
     path: &Path,
     candidates: &[Candidate],
+    depth: usize,
 ) -> Option<(&'static dyn Dialect, Vec<&'static str>)> {
     // The path's last steps, last first, taken apart once for every pattern.
     let mut comps: [Option<&str>; STEPS] = [None; STEPS];
-    for (slot, c) in comps.iter_mut().zip(path.components().rev()) {
+    for (slot, c) in comps.iter_mut().take(depth).zip(path.components().rev()) {
         *slot = c.as_os_str().to_str();
     }
     let mut best: Option<(usize, &'static dyn Dialect, Vec<&'static str>)> = None;
@@ -408,7 +499,7 @@ mod tests {
             .enumerate()
             .flat_map(|(i, d)| (0..d.scopes().len()).map(move |j| (i, j)))
             .collect();
-        best_match(path, &split(&all)).map(|(d, s)| (d.id(), s))
+        best_match(path, &split(&all), STEPS).map(|(d, s)| (d.id(), s))
     }
 
     #[test]
@@ -473,6 +564,11 @@ mod tests {
                     paths.push(p.clone());
                     if let Some((_, last)) = p.rsplit_once('/') {
                         paths.push(format!("/other/{last}"));
+                        // The file under every other pattern's steps, and alone.
+                        paths.push(last.to_string());
+                        for q in ["Library/Application Support/Code/User", ".kiro/settings"] {
+                            paths.push(format!("/h/{q}/{last}"));
+                        }
                     }
                 }
             }
@@ -491,7 +587,8 @@ mod tests {
             .map(String::from),
         );
         let mut detector = Detector::default();
-        for p in &paths {
+        // Twice, the second time in the other order: answered from what the first cached.
+        for p in paths.iter().chain(paths.iter().rev()) {
             let path = Path::new(p);
             let fast = detector.detect(path).map(|(d, s)| (d.id(), s));
             assert_eq!(fast, detect_every_scope(path), "{p}");
