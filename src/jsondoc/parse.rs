@@ -53,12 +53,13 @@ pub(super) struct Parsed {
 enum Frame {
     Obj {
         idx: usize,
-        /// The members (building) or nothing (validating: the keys are in [`Seen`]).
-        map: Map<String, Value>,
+        /// Where its members start in the members of the open objects (building; validating,
+        /// none are kept: the keys are in [`Seen`]).
+        members_from: usize,
         key: Option<(String, usize, usize)>,
         value_start: usize,
         comma: Option<usize>,
-        /// Where this object's keys start in [`Seen::keys`] (validating).
+        /// Where this object's keys start in [`Seen::keys`].
         seen_from: usize,
     },
     Arr {
@@ -563,6 +564,10 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
     let mut tree = Tree::default();
     let mut stack: Vec<Frame> = Vec::new();
     let mut seen = Seen::default();
+    // The members of the open objects, one after another (building): an object's are taken
+    // into its map when it closes, so the map is allocated once at its size and each key is
+    // hashed once.
+    let mut members: Vec<(String, Value)> = Vec::new();
     let mut state = State::Value;
     let mut root: Option<(Value, usize)> = None;
 
@@ -621,7 +626,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                                 } else {
                                     usize::MAX
                                 },
-                                map: Map::new(),
+                                members_from: members.len(),
                                 key: None,
                                 value_start: start,
                                 comma: None,
@@ -671,14 +676,19 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
             }
             State::ObjKeyOrEnd => match p.peek() {
                 Some(b'}') => {
-                    done = Some(close_object(&mut p, &mut stack, &mut tree, &mut seen)?);
+                    done = Some(close_object(
+                        &mut p,
+                        &mut stack,
+                        &mut tree,
+                        &mut seen,
+                        &mut members,
+                    )?);
                 }
                 Some(b'"') => {
                     let start = p.pos;
                     let depth = stack.len();
                     let Some(Frame::Obj {
                         idx,
-                        map,
                         key: slot,
                         seen_from,
                         ..
@@ -686,23 +696,15 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                     else {
                         return Err(p.err(Code::ParseError, "internal parser error".into(), start));
                     };
-                    let fresh = if mode.build {
-                        let key = p.parse_string()?;
-                        if map.contains_key(&key) {
-                            Err(Cow::Owned(key))
-                        } else {
-                            Ok(key)
-                        }
+                    let key = p.key()?;
+                    // Only the kept objects' members need their key (building: all of them;
+                    // validating: the root's).
+                    let owned = if mode.build || *idx != usize::MAX {
+                        key.clone().into_owned()
                     } else {
-                        let key = p.key()?;
-                        // Only the kept (root) object's members need their key.
-                        let owned = if *idx == usize::MAX {
-                            String::new()
-                        } else {
-                            key.clone().into_owned()
-                        };
-                        seen.insert(depth, *seen_from, key).map(|()| owned)
+                        String::new()
                     };
+                    let fresh = seen.insert(depth, *seen_from, key).map(|()| owned);
                     match fresh {
                         Ok(key) => *slot = Some((key, start, p.pos)),
                         Err(key) => {
@@ -743,7 +745,13 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                     state = State::ObjKeyOrEnd;
                 }
                 Some(b'}') => {
-                    done = Some(close_object(&mut p, &mut stack, &mut tree, &mut seen)?);
+                    done = Some(close_object(
+                        &mut p,
+                        &mut stack,
+                        &mut tree,
+                        &mut seen,
+                        &mut members,
+                    )?);
                 }
                 _ => return Err(p.unexpected("`,` or `}` after an object member")),
             },
@@ -769,7 +777,6 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                 }
                 Some(Frame::Obj {
                     idx,
-                    map,
                     key,
                     value_start,
                     comma,
@@ -799,7 +806,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                                 String::new()
                             }));
                         }
-                        map.insert(k, v);
+                        members.push((k, v));
                     } else if let Some(o) = tree.objs.get_mut(*idx) {
                         o.members.push(span(k));
                     }
@@ -864,11 +871,12 @@ fn close_object(
     stack: &mut Vec<Frame>,
     tree: &mut Tree,
     seen: &mut Seen<'_>,
+    members: &mut Vec<(String, Value)>,
 ) -> Result<(Value, usize, Option<usize>), ReadError> {
     match stack.pop() {
         Some(Frame::Obj {
             idx,
-            map,
+            members_from,
             comma,
             seen_from,
             ..
@@ -884,6 +892,7 @@ fn close_object(
                 }
                 None => close,
             };
+            let map: Map<String, Value> = members.drain(members_from..).collect();
             Ok((Value::Object(map), open, Some(idx)))
         }
         _ => Err(p.err(Code::ParseError, "internal parser error".into(), p.pos)),
