@@ -85,7 +85,7 @@ impl Source {
     pub fn get(&self, path: &[String]) -> Option<&Value> {
         let mut cur = self.root();
         for k in path {
-            cur = cur.as_object()?.get(k)?;
+            cur = member(cur.as_object()?, k)?;
         }
         Some(cur)
     }
@@ -226,15 +226,29 @@ impl Source {
             out.extend(sorted.iter().filter_map(|&n| Some((n, self.line(n)?))));
             return out;
         }
-        let mut want = sorted.iter().copied().peekable();
-        for (i, l) in self.text().split('\n').enumerate() {
-            let n = i + 1;
-            while want.next_if(|&w| w < n).is_some() {}
-            let Some(&w) = want.peek() else { break };
-            if w == n {
-                out.push((n, l.strip_suffix('\r').unwrap_or(l)));
-                while want.next_if_eq(&n).is_some() {}
+        let text = self.text();
+        let b = text.as_bytes();
+        // Line `n` starts at `start`; the line feeds are found a byte at a time (the lines
+        // are short: a search call for each costs more).
+        let (mut n, mut start) = (1, 0);
+        for &w in sorted {
+            if w < n || out.last().is_some_and(|&(m, _)| m == w) {
+                continue;
             }
+            while n < w {
+                match b[start..].iter().position(|&c| c == b'\n') {
+                    Some(i) => start += i + 1,
+                    None => return out,
+                }
+                n += 1;
+            }
+            let end = b[start..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(b.len(), |i| start + i);
+            // Both ends are at a line feed or an end of the text: char boundaries.
+            let l = text.get(start..end).unwrap_or("");
+            out.push((n, l.strip_suffix('\r').unwrap_or(l)));
         }
         out
     }
@@ -247,6 +261,19 @@ impl Source {
         let end = lines.get(line).map_or(text.len(), |&n| n - 1);
         let l = text.get(start..end)?;
         Some(l.strip_suffix('\r').unwrap_or(l))
+    }
+}
+
+/// A member of an object: an entry has a handful, where comparing keys in order costs less
+/// than hashing one (the same answer: keys are unique).
+pub(in crate::lint) fn member<'a>(
+    o: &'a serde_json::Map<String, Value>,
+    key: &str,
+) -> Option<&'a Value> {
+    if o.len() <= 8 {
+        o.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    } else {
+        o.get(key)
     }
 }
 

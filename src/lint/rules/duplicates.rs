@@ -4,11 +4,12 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::lint::fxhash::FxMap;
 use crate::lint::run::{Entry, Run};
+use crate::lint::source::member;
 
 impl Run<'_> {
     /// The project directory of a project-scope file, or `None` for a user file; `users`
@@ -384,7 +385,7 @@ fn fingerprint_into(v: &Value, out: &mut Vec<u8>) -> bool {
     let Some(o) = v.as_object() else {
         return false;
     };
-    let get = |k: &str| field(o, k);
+    let get = |k: &str| member(o, k);
     if get("disabled") == Some(&Value::Bool(true)) || get("enabled") == Some(&Value::Bool(false)) {
         return false;
     }
@@ -455,8 +456,8 @@ pub(in crate::lint) fn fingerprint(v: &Value) -> Option<String> {
 /// [`fingerprint_into`] must write).
 #[cfg(test)]
 fn fingerprint_by_parts(v: &Value) -> Option<String> {
-    let o: &Map<String, Value> = v.as_object()?;
-    let get = |k: &str| field(o, k);
+    let o: &serde_json::Map<String, Value> = v.as_object()?;
+    let get = |k: &str| member(o, k);
     if get("disabled") == Some(&Value::Bool(true)) || get("enabled") == Some(&Value::Bool(false)) {
         return None;
     }
@@ -496,16 +497,6 @@ fn fingerprint_by_parts(v: &Value) -> Option<String> {
         "cmd {}",
         serde_json::to_string(&cmd).unwrap_or_default()
     ))
-}
-
-/// A member of an object: an entry has a handful, where comparing keys in order costs less
-/// than hashing one (the same answer: keys are unique).
-fn field<'a>(o: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
-    if o.len() <= 8 {
-        o.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
-    } else {
-        o.get(key)
-    }
 }
 
 /// [`normalize_url`] written into `out`.

@@ -153,8 +153,7 @@ impl Run<'_> {
             );
         }
         // placeholder-syntax
-        let shell = entry
-            .get("command")
+        let shell = crate::lint::source::member(entry, "command")
             .and_then(Value::as_str)
             .map(|c| c.rsplit('/').next().unwrap_or(c))
             .is_some_and(|c| SHELLS.contains(&c));
