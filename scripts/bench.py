@@ -218,7 +218,7 @@ print(f"conc: {results['conc']}", file=sys.stderr)
 
 # --- (c) lint over 3 000 small files vs jq empty (scripts/bench-lint, same run) ---------------
 lint_json = os.path.join(WORK, "lint.json")
-sh(f"{os.path.join(ROOT, 'scripts', 'bench-lint')} --bin {BIN} --runs {max(RUNS, 20)} "
+sh(f"{os.path.join(ROOT, 'scripts', 'bench-lint')} --bin {BIN} --runs {max(RUNS, 40)} "
    f"--dir {os.path.join(WORK, 'lint')} --json {lint_json} 3000")
 with open(lint_json) as f:
     results["lint"] = json.load(f)
