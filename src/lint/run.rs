@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::discover::{Input, ctx};
 use super::fxhash::FxMap;
 use super::rules::drift::{Ledgers, ledgers};
-use super::rules::duplicates::Fingerprint;
+use super::rules::duplicates::{Fingerprint, Project, UserFiles, project};
 use super::rules::grants::{Grant, grants_in};
 use super::secrets;
 use super::source::Source;
@@ -87,6 +87,9 @@ pub(in crate::lint) struct Summary {
     pub(in crate::lint) no_mcp_json: bool,
     /// What only the rules about Kiro read (`None` for other clients' files).
     pub(in crate::lint) kiro: Option<Box<KiroSummary>>,
+    /// Where its project is, for `duplicate-server` (worked out here, on the thread that
+    /// checked it, when it has entries; `None`: worked out when needed).
+    pub(in crate::lint) project: Option<Project>,
 }
 
 /// What the rules about Kiro agents read of a file ([`Summary::kiro`]).
@@ -220,12 +223,13 @@ impl Entry {
 pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
     let ctx = ctx(req);
     let (ledgers, unread_ledgers) = ledgers(req);
+    let users = UserFiles::new(&ctx);
     let mut r = Run::new(req, &ctx);
     r.files.reserve(inputs.len());
     r.by_real.reserve(inputs.len());
     parallel_each(
         inputs,
-        |input| read_and_check(req, &ctx, &ledgers, input),
+        |input| read_and_check(req, &ctx, &ledgers, &users, input),
         |(input, outcome)| {
             r.admit(input, outcome, true);
         },
@@ -250,7 +254,7 @@ pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
         }
     }
     r.agents();
-    r.duplicates();
+    r.duplicates(&users);
     r.drift(!ledgers.is_empty());
     let mut report = r.finish();
     // A ledger that cannot be read is said, not skipped: `drift` was not checked for the
@@ -294,6 +298,7 @@ pub(in crate::lint) fn read_and_check(
     req: &Request,
     ctx: &Ctx,
     ledgers: &Ledgers,
+    users: &UserFiles,
     input: Input,
 ) -> (Input, Outcome<Box<Checked>>) {
     let (real, mode, src) = match read_one(&input) {
@@ -362,6 +367,9 @@ pub(in crate::lint) fn read_and_check(
         summary.line_text = text.into_boxed_str();
     }
     drop(src);
+    if !entries.is_empty() {
+        summary.project = Some(project(&f.input.path, f.input.client, users));
+    }
     let checked = Box::new(Checked {
         summary: Box::new(summary),
         secret: f.secret,
@@ -481,6 +489,10 @@ impl Run<'_> {
             if report && !self.files[i].report {
                 self.files[i].report = true;
                 self.files[i].input = input;
+                // Worked out for the path it was read as context under.
+                if let Some(s) = &mut self.files[i].summary {
+                    s.project = None;
+                }
             }
             return Some(i);
         }
@@ -859,7 +871,10 @@ pub(in crate::lint) fn parallel_each<T: Send, R: Send>(
 ) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Condvar, Mutex};
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    // Asked once per process: it reads the cgroup's CPU quota from /proc and /sys each time.
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let threads =
+        *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)));
     if threads < 2 || items.len() < 2 * BLOCK {
         items.into_iter().map(&f).for_each(sink);
         return;
@@ -1175,7 +1190,10 @@ mod tests {
             }
         }
         let before = mask();
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+        // Asked once per process: it reads the cgroup's CPU quota from /proc and /sys each time.
+        static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        let threads = *THREADS
+            .get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)));
         let seen = std::sync::Mutex::new(std::collections::BTreeMap::new());
         parallel_each(
             (0..4000).collect::<Vec<usize>>(),

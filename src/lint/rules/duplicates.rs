@@ -12,63 +12,35 @@ use crate::lint::run::{Entry, Run};
 use crate::lint::source::member;
 
 impl Run<'_> {
-    /// The project directory of a project-scope file, or `None` for a user file; `users`
-    /// keeps each client's user files, worked out at its first file. Borrowed from the
-    /// file's path (owned only when that is not UTF-8).
+    /// The project directory of a project-scope file, or `None` for a user file: worked out
+    /// when the file was checked ([`Summary::project`](crate::lint::run::Summary)), else
+    /// here. Borrowed from the file's path (owned only when that is not UTF-8).
     pub(in crate::lint) fn project_of(
         &self,
         file: usize,
         users: &UserFiles,
     ) -> Option<Cow<'_, str>> {
         let f = &self.files[file];
-        let d = f.input.client;
-        let user_file = {
-            let mut users = users.borrow_mut();
-            let i = match users.iter().position(|(id, _)| *id == d.id()) {
-                Some(i) => i,
-                None => {
-                    let paths = d
-                        .scopes()
-                        .iter()
-                        .filter(|s| !s.path.is_empty() && s.base == crate::dialect::Base::Home)
-                        .map(|s| d.path(s, None, self.ctx))
-                        .collect();
-                    users.push((d.id(), paths));
-                    users.len() - 1
-                }
-            };
-            let path = &f.input.path;
-            users[i].1.iter().any(|u| same_path(u, path))
-        };
-        if user_file {
-            return None;
+        #[cfg(unix)]
+        if let Some(p) = f.summary.as_ref().and_then(|s| s.project) {
+            use std::os::unix::ffi::OsStrExt;
+            let Project::Dir(len) = p else { return None };
+            let bytes = f.input.path.as_os_str().as_bytes();
+            let dir = bytes.get(..len).unwrap_or(bytes);
+            return Some(shown(Path::new(std::ffi::OsStr::from_bytes(dir))));
         }
-        let mut project = None;
-        for scope in d.scopes() {
-            if scope.path.is_empty() {
-                continue;
-            }
-            if scope.base == crate::dialect::Base::Root && project.is_none() {
-                let n = scope
-                    .default_path()
-                    .split('/')
-                    .filter(|s| !s.is_empty())
-                    .count();
-                project = Some(shown(ancestor(&f.input.path, n)));
-            }
-        }
-        Some(project.unwrap_or_else(|| shown(&f.input.path)))
+        project_dir(&f.input.path, f.input.client, users).map(shown)
     }
 
     /// Entries that start the same server within the files one client merges.
-    pub(in crate::lint) fn duplicates(&mut self) {
+    pub(in crate::lint) fn duplicates(&mut self, users: &UserFiles) {
         let entries = &std::mem::take(&mut self.entries);
         let root_key = self.req.root.display().to_string();
         // The groups of two entries or more, as (group name, entry): sorted below, the groups
         // in name order, each one's entries in the order of `entries`. An entry alone in its
         // group has no other to duplicate, so only the others are named.
         let mut named: Vec<(String, usize)> = {
-            let groups = self.groups(entries, &root_key);
+            let groups = self.groups(entries, &root_key, users);
             let mut counts: FxMap<&Key<'_>, u32> = FxMap::default();
             counts.reserve(groups.len());
             for (k, _) in &groups {
@@ -137,7 +109,12 @@ impl Run<'_> {
 
     /// The group of every entry that can be reported or named in a finding (an entry can be
     /// in several), as (group, entry index).
-    fn groups<'s>(&'s self, entries: &'s [Entry], root_key: &'s str) -> Vec<(Key<'s>, usize)> {
+    fn groups<'s>(
+        &'s self,
+        entries: &'s [Entry],
+        root_key: &'s str,
+        users: &UserFiles,
+    ) -> Vec<(Key<'s>, usize)> {
         let mut groups = Vec::new();
         let mut claude_keys: BTreeSet<&str> = BTreeSet::from([root_key]);
         for e in entries {
@@ -154,7 +131,6 @@ impl Run<'_> {
         // The project of the file of the entry at hand (a file's entries are next to each
         // other, so one is kept at a time).
         let mut project: Option<(usize, Option<Cow<'s, str>>)> = None;
-        let users = UserFiles::default();
         // Every file's project by client (of all entries, paired or not): read only for the
         // entries of a user file, so built when the first is met.
         let mut projects: Option<BTreeSet<(&'static str, Cow<'s, str>)>> = None;
@@ -165,7 +141,7 @@ impl Run<'_> {
                 .filter(|e| files.insert(e.file()))
                 .filter_map(|e| {
                     let id = self.files[e.file()].input.client.id();
-                    self.project_of(e.file(), &users).map(|p| (id, p))
+                    self.project_of(e.file(), users).map(|p| (id, p))
                 })
                 .collect()
         };
@@ -205,7 +181,7 @@ impl Run<'_> {
                     // A user file merges with every project's file of the client; a project
                     // file only with the user's.
                     if project.as_ref().is_none_or(|(f, _)| *f != e.file()) {
-                        project = Some((e.file(), self.project_of(e.file(), &users)));
+                        project = Some((e.file(), self.project_of(e.file(), users)));
                     }
                     match project.as_ref().and_then(|(_, p)| p.as_ref()) {
                         Some(p) => add(text(other, p.clone())),
@@ -269,8 +245,81 @@ impl Key<'_> {
 }
 
 /// Each client's user files (the paths of its `Base::Home` scopes), by client id: worked
-/// out once per client instead of once per file ([`Run::project_of`]).
-pub(in crate::lint) type UserFiles = std::cell::RefCell<Vec<(&'static str, Vec<PathBuf>)>>;
+/// out once per run, and read by the threads that check the files ([`project_dir`]).
+pub(in crate::lint) struct UserFiles(Vec<(&'static str, Vec<PathBuf>)>);
+
+impl UserFiles {
+    pub(in crate::lint) fn new(ctx: &crate::dialect::Ctx) -> UserFiles {
+        UserFiles(
+            crate::dialect::ALL
+                .iter()
+                .map(|d| {
+                    let paths = d
+                        .scopes()
+                        .iter()
+                        .filter(|s| !s.path.is_empty() && s.base == crate::dialect::Base::Home)
+                        .map(|s| d.path(s, None, ctx))
+                        .collect();
+                    (d.id(), paths)
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether `path` is one of `d`'s user files.
+    fn has(&self, d: &dyn crate::dialect::Dialect, path: &Path) -> bool {
+        let id = d.id();
+        self.0
+            .iter()
+            .find(|(i, _)| *i == id)
+            .is_some_and(|(_, paths)| paths.iter().any(|u| same_path(u, path)))
+    }
+}
+
+/// Where a file's project is ([`project_dir`]), worked out by the thread that checked it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::lint) enum Project {
+    /// A user file (merged with every project's).
+    User,
+    /// The project directory: the first this many bytes of the file's path.
+    Dir(usize),
+}
+
+/// The project directory of a file `d` reads at `path` (a prefix of it), or `None` for a
+/// user file.
+pub(in crate::lint) fn project_dir<'p>(
+    path: &'p Path,
+    d: &dyn crate::dialect::Dialect,
+    users: &UserFiles,
+) -> Option<&'p Path> {
+    if users.has(d, path) {
+        return None;
+    }
+    let root = d
+        .scopes()
+        .iter()
+        .find(|s| !s.path.is_empty() && s.base == crate::dialect::Base::Root);
+    Some(match root {
+        Some(scope) => {
+            let n = scope
+                .default_path()
+                .split('/')
+                .filter(|s| !s.is_empty())
+                .count();
+            ancestor(path, n)
+        }
+        None => path,
+    })
+}
+
+/// [`project_dir`] as a [`Project`] (a directory is a prefix of the path).
+pub(in crate::lint) fn project(
+    path: &Path,
+    d: &dyn crate::dialect::Dialect,
+    users: &UserFiles,
+) -> Project {
+    project_dir(path, d, users).map_or(Project::User, |dir| Project::Dir(dir.as_os_str().len()))
+}
 
 /// `p.display()` as text, borrowed when it is UTF-8.
 fn shown(p: &Path) -> Cow<'_, str> {
@@ -618,7 +667,7 @@ mod tests {
             add("/r/.cursor/mcp.json".into()),
             add("/elsewhere/x.json".into()),
         ];
-        let users = UserFiles::default();
+        let users = UserFiles::new(&ctx);
         let got: Vec<Option<String>> = files
             .iter()
             .map(|&f| r.project_of(f, &users).map(Cow::into_owned))
@@ -632,12 +681,28 @@ mod tests {
                 Some("/".into())
             ]
         );
-        assert_eq!(users.borrow().len(), 1, "one client, worked out once");
+        // Worked out by the checking thread and kept in the summary: the same answers, read
+        // from it (a wrong one planted in it is what comes back).
+        for &f in &files {
+            let p = project(&r.files[f].input.path, cursor, &users);
+            r.files[f].summary = Some(Box::new(crate::lint::run::Summary {
+                project: Some(p),
+                ..Default::default()
+            }));
+        }
         let again: Vec<Option<String>> = files
             .iter()
             .map(|&f| r.project_of(f, &users).map(Cow::into_owned))
             .collect();
         assert_eq!(again, got);
+        #[cfg(unix)]
+        {
+            r.files[files[1]].summary = Some(Box::new(crate::lint::run::Summary {
+                project: Some(Project::Dir(2)),
+                ..Default::default()
+            }));
+            assert_eq!(r.project_of(files[1], &users).as_deref(), Some("/r"));
+        }
     }
 
     /// The byte shortcuts answer as `Path` does, for paths spelled every way.
