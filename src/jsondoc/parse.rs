@@ -69,6 +69,16 @@ enum Frame {
     },
 }
 
+/// What the open objects have read so far.
+#[derive(Default)]
+struct Open<'a> {
+    /// Their keys, for the duplicate check.
+    seen: Seen<'a>,
+    /// Their members, one after another (building): an object's are taken into its map when
+    /// it closes, so the map is allocated once at its size and each key is hashed once.
+    members: Vec<(String, Value)>,
+}
+
 /// Up to this many keys an object's duplicate check is a linear search.
 const SMALL_OBJECT: usize = 12;
 
@@ -563,11 +573,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
     }
     let mut tree = Tree::default();
     let mut stack: Vec<Frame> = Vec::new();
-    let mut seen = Seen::default();
-    // The members of the open objects, one after another (building): an object's are taken
-    // into its map when it closes, so the map is allocated once at its size and each key is
-    // hashed once.
-    let mut members: Vec<(String, Value)> = Vec::new();
+    let mut open = Open::default();
     let mut state = State::Value;
     let mut root: Option<(Value, usize)> = None;
 
@@ -626,11 +632,11 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                                 } else {
                                     usize::MAX
                                 },
-                                members_from: members.len(),
+                                members_from: open.members.len(),
                                 key: None,
                                 value_start: start,
                                 comma: None,
-                                seen_from: seen.keys.len(),
+                                seen_from: open.seen.keys.len(),
                             });
                             state = State::ObjKeyOrEnd;
                         } else {
@@ -676,13 +682,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
             }
             State::ObjKeyOrEnd => match p.peek() {
                 Some(b'}') => {
-                    done = Some(close_object(
-                        &mut p,
-                        &mut stack,
-                        &mut tree,
-                        &mut seen,
-                        &mut members,
-                    )?);
+                    done = Some(close_object(&mut p, &mut stack, &mut tree, &mut open)?);
                 }
                 Some(b'"') => {
                     let start = p.pos;
@@ -704,7 +704,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                     } else {
                         String::new()
                     };
-                    let fresh = seen.insert(depth, *seen_from, key).map(|()| owned);
+                    let fresh = open.seen.insert(depth, *seen_from, key).map(|()| owned);
                     match fresh {
                         Ok(key) => *slot = Some((key, start, p.pos)),
                         Err(key) => {
@@ -745,13 +745,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                     state = State::ObjKeyOrEnd;
                 }
                 Some(b'}') => {
-                    done = Some(close_object(
-                        &mut p,
-                        &mut stack,
-                        &mut tree,
-                        &mut seen,
-                        &mut members,
-                    )?);
+                    done = Some(close_object(&mut p, &mut stack, &mut tree, &mut open)?);
                 }
                 _ => return Err(p.unexpected("`,` or `}` after an object member")),
             },
@@ -806,7 +800,7 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
                                 String::new()
                             }));
                         }
-                        members.push((k, v));
+                        open.members.push((k, v));
                     } else if let Some(o) = tree.objs.get_mut(*idx) {
                         o.members.push(span(k));
                     }
@@ -870,8 +864,7 @@ fn close_object(
     p: &mut Parser<'_>,
     stack: &mut Vec<Frame>,
     tree: &mut Tree,
-    seen: &mut Seen<'_>,
-    members: &mut Vec<(String, Value)>,
+    open: &mut Open<'_>,
 ) -> Result<(Value, usize, Option<usize>), ReadError> {
     match stack.pop() {
         Some(Frame::Obj {
@@ -881,19 +874,19 @@ fn close_object(
             seen_from,
             ..
         }) => {
-            seen.close(stack.len() + 1, seen_from);
+            open.seen.close(stack.len() + 1, seen_from);
             trailing_comma_check(p, comma)?;
             let close = p.pos;
             p.pos += 1;
-            let open = match tree.objs.get_mut(idx) {
+            let start = match tree.objs.get_mut(idx) {
                 Some(o) => {
                     o.close = close;
                     o.open
                 }
                 None => close,
             };
-            let map: Map<String, Value> = members.drain(members_from..).collect();
-            Ok((Value::Object(map), open, Some(idx)))
+            let map: Map<String, Value> = open.members.drain(members_from..).collect();
+            Ok((Value::Object(map), start, Some(idx)))
         }
         _ => Err(p.err(Code::ParseError, "internal parser error".into(), p.pos)),
     }
