@@ -427,7 +427,7 @@ pub(crate) fn inputs(req: &Request) -> Result<Vec<Input>, String> {
     let mut failed = None;
     // Each path is made absolute and its client detected on the machine's cores; the paths
     // are then taken in order on this thread, as one loop over them would.
-    super::run::parallel_each(
+    super::parallel::parallel_each(
         req.paths.iter().collect(),
         |given: &PathBuf| {
             // `cwd.join(given)`, in one allocation.

@@ -10,6 +10,7 @@
 
 mod discover;
 mod fxhash;
+mod parallel;
 pub mod render;
 mod rules;
 mod run;
