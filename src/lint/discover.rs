@@ -257,7 +257,7 @@ struct Pruned {
 #[derive(Default)]
 struct Detector {
     /// By file name: the (dialect, scope) pairs, in [`dialect::ALL`] order, one of whose
-    /// default paths ends in a pattern that matches the name.
+    /// default paths ends in a pattern that matches the name, pruned by the step before it.
     by_name: FxMap<String, Named>,
 }
 
