@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """The benchmark driver behind scripts/bench (see there for the knobs).
 
-usage: bench.py PATH/TO/mcpconf
+usage: bench.py PATH/TO/mcpconf [PATH/TO/static-mcpconf]
+
+The second binary, when given, is the static Linux build the release archives ship (musl,
+mimalloc; scripts/bench builds it when the musl target and a musl C compiler are here): its
+`lint` rows are measured too, since that is the binary most Linux users run.
 
 Every figure is measured in this run, next to its baseline: medians of BENCH_RUNS hyperfine runs
 (wall time), peak RSS from /usr/bin/time (median of 3). It rewrites the part of docs/benchmarks.md
@@ -22,6 +26,7 @@ import bench_growth  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.abspath(sys.argv[1])
+STATIC = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
 SIZES = [float(s) for s in os.environ.get("BENCH_SIZES", "0.1 0.5 1 2 4 8 72 300").split()]
 # The size of issue 13's rows and the table's (b) rows (the largest size when it is not measured).
 HEADLINE = float(os.environ.get("BENCH_HEADLINE", "72"))
@@ -81,6 +86,21 @@ def peak_rss_kb(cmd, prepare=None, n=3):
                            capture_output=True, text=True)
         vals.append(int(r.stderr.strip().splitlines()[-1]))
     return statistics.median(vals)
+
+
+def static_rows(ls):
+    """The (c) rows of the release archives' static Linux binary, or one saying it was not built."""
+    if not ls:
+        return ["| (c) `lint` with the static Linux binary of the release archives | not measured "
+                "(needs the musl target and a musl C compiler) | | | | |"]
+    return [
+        "| (c) `lint` as above with the static Linux binary of the release archives (musl, "
+        f"mimalloc) | {ms(ls['time']['lint'])} | {ms(ls['time']['jq'])} (`jq empty`) | "
+        f"{ls['ratio_time']:.2f}× | ≤ 0.5× | {verdict(ls['ratio_time'] <= 0.5)} |",
+        "| (c) peak RSS of that `lint` (static binary) | "
+        f"{ls['rss_kb']['lint'] / 1024:.1f} MB | {ls['rss_kb']['jq'] / 1024:.1f} MB (`jq empty`) | "
+        f"{ls['ratio_rss']:.2f}× | ≤ 1× | {verdict(ls['ratio_rss'] <= 1)} |",
+    ]
 
 
 def ms(s):
@@ -224,6 +244,14 @@ with open(lint_json) as f:
     results["lint"] = json.load(f)
 print(f"lint: {results['lint']}", file=sys.stderr)
 rss_version = peak_rss_kb(f"{BIN} --version")
+# The same with the release archives' static binary (its own jq baseline, in this run).
+if STATIC:
+    static_json = os.path.join(WORK, "lint-static.json")
+    sh(f"{os.path.join(ROOT, 'scripts', 'bench-lint')} --bin {STATIC} --runs {max(RUNS, 40)} "
+       f"--dir {os.path.join(WORK, 'lint-static')} --json {static_json} 3000")
+    with open(static_json) as f:
+        results["lint_static"] = json.load(f)
+    print(f"lint (static binary): {results['lint_static']}", file=sys.stderr)
 # Lint time against the number of files (the 3 000 above is one point).
 lint_curve = {}
 for n in CURVE_LINT:
@@ -354,6 +382,7 @@ lines += [
     f"| (c) peak RSS of `mcpconf --version` (what any command maps before its work) | "
     f"{rss_version / 1024:.1f} MB | {lt['rss_kb']['jq'] / 1024:.1f} MB (`jq empty` over the files) | "
     f"{rss_version / lt['rss_kb']['jq']:.2f}× | | |",
+    *static_rows(results.get("lint_static")),
     f"| (d) {N} concurrent writers (distinct owners, one file) | {ms(c['wall'])} total | "
     f"{N} × one write = {ms(N * c['one'])} | {ratio_conc:.2f}× | ≈ 1× | {verdict(ratio_conc <= 1.25)} |",
     "",
