@@ -141,7 +141,7 @@ pub(in crate::lint) struct Run<'a> {
     pub(in crate::lint) req: &'a Request,
     pub(in crate::lint) ctx: &'a Ctx,
     pub(in crate::lint) files: Vec<Loaded>,
-    /// Index of `files` by the hash of the resolved path ([`Run::find`]).
+    /// Index of `files` by the hash of the resolved path ([`Run::find_hashed`]).
     pub(in crate::lint) by_real: FxMap<u64, usize>,
     /// The files whose resolved path hashes like another's, by path.
     pub(in crate::lint) by_real_more: FxMap<PathBuf, usize>,
@@ -785,7 +785,7 @@ impl Run<'_> {
     }
 }
 
-/// The hash [`Run::find`] indexes a path by.
+/// The hash [`Run::find_hashed`] indexes a path by.
 fn path_hash(p: &std::path::Path) -> u64 {
     use std::hash::BuildHasher;
     std::hash::BuildHasherDefault::<super::fxhash::Fx>::default().hash_one(p)

@@ -174,7 +174,7 @@ struct StdioConn<'s> {
     status: Option<ExitStatus>,
     timeout: Duration,
     done: bool,
-    /// Where the process group is registered for [`kill_running`].
+    /// Where the process group is registered for [`super::reap::kill_running`].
     slot: Option<usize>,
     secrets: &'s Secrets,
 }

@@ -401,7 +401,7 @@ fn plain(p: &[u8]) -> bool {
         || p.ends_with(b"/."))
 }
 
-/// What identifies the server an entry starts ([`fingerprint`]), kept as a digest: the entries
+/// What identifies the server an entry starts ([`fingerprint_into`]), kept as a digest: the entries
 /// of thousands of files are held until the rules across files run, and two fingerprints are
 /// the same exactly when their SHA-256 digests are (a collision of 128 bits is not a concern).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -412,7 +412,7 @@ pub(in crate::lint) struct Fingerprint {
 }
 
 impl Fingerprint {
-    /// The fingerprint of an entry (`None`: as for [`fingerprint`]).
+    /// The fingerprint of an entry (`None`: as for [`fingerprint_into`]'s false).
     pub(in crate::lint) fn of(v: &Value) -> Option<Fingerprint> {
         let mut f = Vec::with_capacity(128);
         if !fingerprint_into(v, &mut f) {
@@ -428,8 +428,9 @@ impl Fingerprint {
     }
 }
 
-/// [`fingerprint`] written into `out` (one buffer instead of a string for every part);
-/// false for `None`.
+/// What identifies the server an entry starts, written into `out`: its URL, or its command and
+/// arguments (one buffer instead of a string for every part); false for a disabled entry (it
+/// exposes nothing) or one with neither.
 fn fingerprint_into(v: &Value, out: &mut Vec<u8>) -> bool {
     let Some(o) = v.as_object() else {
         return false;
@@ -548,7 +549,8 @@ fn fingerprint_by_parts(v: &Value) -> Option<String> {
     ))
 }
 
-/// [`normalize_url`] written into `out`.
+/// A URL as entries are compared by, written into `out`: trimmed, without a final `/`, its
+/// scheme and host in lower case.
 fn normalize_url_into(u: &str, out: &mut Vec<u8>) {
     let u = u.trim().trim_end_matches('/');
     match u.split_once("://") {
