@@ -237,20 +237,23 @@ results["conc"] = {"one": one, "wall": statistics.median(walls), "walls": walls}
 print(f"conc: {results['conc']}", file=sys.stderr)
 
 # --- (c) lint over 3 000 small files vs jq empty (scripts/bench-lint, same run) ---------------
-lint_json = os.path.join(WORK, "lint.json")
-sh(f"{os.path.join(ROOT, 'scripts', 'bench-lint')} --bin {BIN} --runs {max(RUNS, 40)} "
-   f"--dir {os.path.join(WORK, 'lint')} --json {lint_json} 3000")
-with open(lint_json) as f:
-    results["lint"] = json.load(f)
+def bench_lint(binary, n, runs, name):
+    """scripts/bench-lint of `binary` over n files (its own jq baseline), as it wrote it in JSON;
+    its scratch files are removed after."""
+    js = os.path.join(WORK, f"{name}.json")
+    sh(f"{os.path.join(ROOT, 'scripts', 'bench-lint')} --bin {binary} --runs {runs} "
+       f"--dir {os.path.join(WORK, name)} --json {js} {n}")
+    shutil.rmtree(os.path.join(WORK, name), ignore_errors=True)
+    with open(js) as f:
+        return json.load(f)
+
+
+results["lint"] = bench_lint(BIN, 3000, max(RUNS, 40), "lint")
 print(f"lint: {results['lint']}", file=sys.stderr)
 rss_version = peak_rss_kb(f"{BIN} --version")
 # The same with the release archives' static binary (its own jq baseline, in this run).
 if STATIC:
-    static_json = os.path.join(WORK, "lint-static.json")
-    sh(f"{os.path.join(ROOT, 'scripts', 'bench-lint')} --bin {STATIC} --runs {max(RUNS, 40)} "
-       f"--dir {os.path.join(WORK, 'lint-static')} --json {static_json} 3000")
-    with open(static_json) as f:
-        results["lint_static"] = json.load(f)
+    results["lint_static"] = bench_lint(STATIC, 3000, max(RUNS, 40), "lint-static")
     print(f"lint (static binary): {results['lint_static']}", file=sys.stderr)
 # Lint time against the number of files (the 3 000 above is one point).
 lint_curve = {}
@@ -258,13 +261,7 @@ for n in CURVE_LINT:
     if n == 3000:
         lint_curve[n] = results["lint"]
         continue
-    js = os.path.join(WORK, f"lint-{n}.json")
-    sh(f"{os.path.join(ROOT, 'scripts', 'bench-lint')} --bin {BIN} "
-       f"--runs {max(3, RUNS) if n > 10000 else max(RUNS, 10)} "
-       f"--dir {os.path.join(WORK, f'lint-{n}')} --json {js} {n}")
-    with open(js) as f:
-        lint_curve[n] = json.load(f)
-    shutil.rmtree(os.path.join(WORK, f"lint-{n}"), ignore_errors=True)
+    lint_curve[n] = bench_lint(BIN, n, max(3, RUNS) if n > 10000 else max(RUNS, 10), f"lint-{n}")
 results["lint_curve"] = lint_curve
 print(f"lint curve: {lint_curve}", file=sys.stderr)
 
