@@ -213,18 +213,24 @@ pub(super) fn read_spare(file: &File, buf: &mut Vec<u8>) -> io::Result<usize> {
     rustix::io::read(file, rustix::buffer::spare_capacity(buf)).map_err(io_err)
 }
 
-/// Opens (creating it 0600 if missing, never truncating) the lock file `path`,
-/// `O_RDWR|O_CREAT|O_NOFOLLOW|O_CLOEXEC`: a link gives `ELOOP`.
+/// Opens (creating it 0600 if missing, never truncating) the lock file `path` (absolute, no
+/// `..`), `O_RDWR|O_CREAT|O_NOFOLLOW|O_CLOEXEC`, relative to its directory opened with
+/// [`open_dir`]: the path is not resolved again after the caller checked it, and a link
+/// anywhere on it, the file's own name included, gives `ELOOP` (or `ENOTDIR` where
+/// `openat2` is not available).
 pub(super) fn open_lock_file(path: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    };
+    let dir = open_dir(dir)?;
+    rfs::openat(
+        &dir,
+        name,
+        OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )
+    .map(File::from)
+    .map_err(io_err)
 }
 
 /// Whether `e` says a symbolic link was met where none may be followed.

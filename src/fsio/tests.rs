@@ -675,6 +675,31 @@ fn lock_file_is_0600_exclusive_and_kept() {
 }
 
 #[test]
+fn lock_file_follows_no_link_in_its_directories() {
+    let _g = shared();
+    let dir = tmp();
+    // The state directory's `ledger` swapped for a link to a directory elsewhere: the lock file
+    // is not created through it (it was opened by path, re-resolving the directories).
+    let elsewhere = dir.path().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    fs::create_dir(dir.path().join("state")).unwrap();
+    symlink(&elsewhere, dir.path().join("state/ledger")).unwrap();
+    let p = dir.path().join("state/ledger/openab.lock");
+    // `not-a-file` (openat2's ELOOP), or the walk's ENOTDIR where openat2 is not available.
+    let c = code(lock_file(&p, Duration::from_millis(10)));
+    assert!(["not-a-file", "io-error"].contains(&c), "{c}");
+    assert!(
+        !elsewhere.join("openab.lock").exists(),
+        "the lock file was created through the link"
+    );
+    // The same path through real directories works.
+    fs::remove_file(dir.path().join("state/ledger")).unwrap();
+    fs::create_dir(dir.path().join("state/ledger")).unwrap();
+    lock_file(&p, Duration::from_millis(10)).unwrap();
+    assert_eq!(mode_of(&p), 0o600);
+}
+
+#[test]
 fn create_parent_dirs_reports_what_it_made() {
     let _g = shared();
     let dir = tmp();
