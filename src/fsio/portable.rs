@@ -218,9 +218,20 @@ pub(super) fn read_spare(file: &File, buf: &mut Vec<u8>) -> io::Result<usize> {
     r
 }
 
-/// Opens (creating it if missing, never truncating) the lock file `path`; a link there, before
-/// or after the open, is refused ([`is_loop`]).
+/// Opens (creating it if missing, never truncating) the lock file `path` (absolute, no `..`);
+/// a link there or in place of a directory above it, before or after the open, is refused
+/// ([`is_loop`]; checked by path, as everything in this layer).
 pub(super) fn open_lock_file(path: &Path) -> io::Result<File> {
+    let dir = path.parent().ok_or(ErrorKind::InvalidInput)?;
+    check_chain(dir)?;
+    let file = open_lock_at(path)?;
+    check_chain(dir)?;
+    Ok(file)
+}
+
+/// [`open_lock_file`] without the directories' check (the lock files that stand for
+/// directories, under the system's temporary directory, which may be reached through a link).
+fn open_lock_at(path: &Path) -> io::Result<File> {
     match fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => return Err(link_error()),
         _ => {}
@@ -273,7 +284,7 @@ pub(super) fn lock_handle(dir: &Path) -> io::Result<(LockKey, File)> {
     let hash = Sha256::digest(&key);
     let hex: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
     let path = locks.join(format!("{hex}.lock"));
-    let file = open_lock_file(&path)?;
+    let file = open_lock_at(&path)?;
     Ok((path, file))
 }
 
