@@ -147,8 +147,9 @@ impl FileLock {
 ///
 /// The file is opened `O_RDWR|O_CREAT|O_NOFOLLOW|O_CLOEXEC` with mode 0600 (created if missing,
 /// never truncated, never deleted), relative to its directory, which is opened without
-/// following a symbolic link anywhere on `path` (`path` is absolute: a resolved path). `O_RDWR` because NFS refuses exclusive locks on read-only
-/// descriptors. [`NO_LOCK_ENV`] disables the lock as for [`lock_dirs`].
+/// following a symbolic link anywhere on `path` (`path` is absolute: a resolved path).
+/// `O_RDWR` because NFS refuses exclusive locks on read-only descriptors. [`NO_LOCK_ENV`]
+/// disables the lock as for [`lock_dirs`].
 pub fn lock_file(path: &Path, timeout: Duration) -> Result<FileLock, FsError> {
     let deadline = deadline_after(timeout);
     let file = at::open_lock_file(path).map_err(|e| {

@@ -401,9 +401,10 @@ fn plain(p: &[u8]) -> bool {
         || p.ends_with(b"/."))
 }
 
-/// What identifies the server an entry starts ([`fingerprint_into`]), kept as a digest: the entries
-/// of thousands of files are held until the rules across files run, and two fingerprints are
-/// the same exactly when their SHA-256 digests are (a collision of 128 bits is not a concern).
+/// What identifies the server an entry starts ([`fingerprint_into`]), kept as a digest: the
+/// entries of thousands of files are held until the rules across files run, and two
+/// fingerprints are the same exactly when their SHA-256 digests are (a collision of 128 bits
+/// is not a concern).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(in crate::lint) struct Fingerprint {
     /// It is a URL's (else a command line's).
