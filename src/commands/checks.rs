@@ -178,7 +178,8 @@ pub(super) fn run_lint(
         home: settings.home.clone(),
         client_homes: settings.client_homes.clone(),
         xdg_config_home: settings.xdg_config_home.clone(),
-        paths,
+        // Moved to `lint_paths` below instead (each becomes its file's without a copy).
+        paths: Vec::new(),
         client,
         state_dir: Some(settings.state_dir.clone()),
         owners: manifest.iter().map(|m| m.owner.clone()).collect(),
@@ -192,7 +193,7 @@ pub(super) fn run_lint(
         "linting",
         g.format == Format::Text && std::io::stderr().is_terminal(),
     );
-    let linted = lint::lint(&req);
+    let linted = lint::lint_paths(&req, paths);
     drop(progress);
     let report = match linted {
         Ok(r) => r,

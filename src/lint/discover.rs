@@ -15,14 +15,67 @@ use crate::fsio;
 /// One file to lint.
 #[derive(Clone)]
 pub(crate) struct Input {
-    /// The path as shown in findings.
-    pub shown: String,
+    /// The path as shown in findings, when it is not `path`'s own text ([`Input::shown`]): a
+    /// run holds thousands of inputs, and most are shown as the path they are read from.
+    shown: Option<Box<str>>,
     /// The absolute path to read.
     pub path: PathBuf,
     /// The client that reads it.
     pub client: &'static dyn Dialect,
     /// The client's scopes this file serves (Claude Code's `~/.claude.json`: user and local).
     pub scopes: Vec<&'static str>,
+}
+
+impl Input {
+    /// A file shown as the path it is read from.
+    pub(crate) fn new(
+        path: PathBuf,
+        client: &'static dyn Dialect,
+        scopes: Vec<&'static str>,
+    ) -> Input {
+        // `display` of a path that is UTF-8 is its text: only another path needs its own.
+        let shown = match path.to_str() {
+            Some(_) => None,
+            None => Some(path.display().to_string().into_boxed_str()),
+        };
+        Input {
+            shown,
+            path,
+            client,
+            scopes,
+        }
+    }
+
+    /// A file shown as `shown` (the path as given, when `path` is it made absolute).
+    pub(crate) fn shown_as(
+        shown: String,
+        path: PathBuf,
+        client: &'static dyn Dialect,
+        scopes: Vec<&'static str>,
+    ) -> Input {
+        let mut input = Input::new(path, client, scopes);
+        if input.shown() != shown {
+            input.shown = Some(shown.into_boxed_str());
+        }
+        input
+    }
+
+    /// The path as shown in findings.
+    pub(crate) fn shown(&self) -> &str {
+        match &self.shown {
+            Some(s) => s,
+            // `new` keeps no text only for a path that is UTF-8.
+            None => self.path.to_str().unwrap_or_default(),
+        }
+    }
+
+    /// [`Input::shown`], owned.
+    pub(crate) fn into_shown(self) -> String {
+        match self.shown {
+            Some(s) => s.into_string(),
+            None => self.path.into_os_string().into_string().unwrap_or_default(),
+        }
+    }
 }
 
 pub(crate) fn ctx(req: &Request) -> Ctx {
@@ -97,15 +150,7 @@ fn discover(ctx: &Ctx, only: Option<&dyn Dialect>, only_root: bool, out: &mut In
                 vec![pattern]
             };
             for path in files {
-                push(
-                    out,
-                    Input {
-                        shown: path.display().to_string(),
-                        path,
-                        client: *d,
-                        scopes: vec![scope.name],
-                    },
-                );
+                push(out, Input::new(path, *d, vec![scope.name]));
             }
         }
     }
@@ -412,33 +457,40 @@ fn best_match(
     best.map(|(_, d, s)| (d, s))
 }
 
-/// The files a request names.
-pub(crate) fn inputs(req: &Request) -> Result<Vec<Input>, String> {
+/// The files a request names: `paths` (the request's, taken by the caller so that each path
+/// given becomes its input's without a copy), or every known client file when there are none.
+pub(crate) fn inputs(req: &Request, paths: Vec<PathBuf>) -> Result<Vec<Input>, String> {
     let ctx = ctx(req);
     let mut out = Inputs::default();
-    if req.paths.is_empty() {
+    if paths.is_empty() {
         discover(&ctx, req.client, false, &mut out);
         return Ok(out.list);
     }
     let cwd = std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?;
     let detector = std::sync::Mutex::new(Detector::default());
-    out.list.reserve(req.paths.len());
-    out.index.reserve(req.paths.len());
+    out.list.reserve(paths.len());
+    out.index.reserve(paths.len());
     let mut failed = None;
     // Each path is made absolute and its client detected on the machine's cores; the paths
     // are then taken in order on this thread, as one loop over them would.
     super::parallel::parallel_each(
-        req.paths.iter().collect(),
-        |given: &PathBuf| {
-            // `cwd.join(given)`, in one allocation.
-            let mut abs =
-                PathBuf::with_capacity(cwd.as_os_str().len() + given.as_os_str().len() + 1);
-            abs.push(&cwd);
-            abs.push(given);
+        paths,
+        |given: PathBuf| {
+            // `cwd.join(given)`: the path given itself when it is absolute (`join` would copy
+            // it), else in one allocation. The path as given is kept when it differs.
+            let (relative, abs) = if given.is_absolute() {
+                (None, given)
+            } else {
+                let mut abs =
+                    PathBuf::with_capacity(cwd.as_os_str().len() + given.as_os_str().len() + 1);
+                abs.push(&cwd);
+                abs.push(&given);
+                (Some(given), abs)
+            };
             let detected = Detector::detect_shared(&detector, &abs);
-            (given, abs, detected)
+            (relative, abs, detected)
         },
-        |(given, abs, detected)| {
+        |(relative, abs, detected)| {
             if failed.is_some() {
                 return;
             }
@@ -458,24 +510,24 @@ pub(crate) fn inputs(req: &Request) -> Result<Vec<Input>, String> {
                 (None, None) => {
                     failed = Some(format!(
                         "cannot tell which client reads `{}` from its path; pass `--client ID` (one of {})",
-                        given.display(),
+                        relative.as_deref().unwrap_or(&abs).display(),
                         dialect::ids().join(", ")
                     ));
                     return;
                 }
             };
-            push(
-                &mut out,
-                Input {
-                    // `display` of a path that is UTF-8 is its text.
-                    shown: given
-                        .to_str()
-                        .map_or_else(|| given.display().to_string(), str::to_string),
-                    path: abs,
-                    client,
-                    scopes,
-                },
-            );
+            let input = match relative {
+                None => Input::new(abs, client, scopes),
+                // `display` of a path that is UTF-8 is its text.
+                Some(given) => {
+                    let shown = given
+                        .into_os_string()
+                        .into_string()
+                        .unwrap_or_else(|os| PathBuf::from(os).display().to_string());
+                    Input::shown_as(shown, abs, client, scopes)
+                }
+            };
+            push(&mut out, input);
         },
     );
     match failed {
@@ -505,11 +557,8 @@ mod tests {
     #[test]
     fn inputs_are_merged_by_path_and_client_when_hashes_collide() {
         let (d, e) = (dialect::ALL[0], dialect::ALL[1]);
-        let input = |p: &str, client: &'static dyn Dialect, scope: &'static str| Input {
-            shown: p.to_string(),
-            path: PathBuf::from(p),
-            client,
-            scopes: vec![scope],
+        let input = |p: &str, client: &'static dyn Dialect, scope: &'static str| {
+            Input::new(PathBuf::from(p), client, vec![scope])
         };
         let mut out = Inputs::default();
         push(&mut out, input("/a", d, "user"));
@@ -523,7 +572,7 @@ mod tests {
         let got: Vec<(&str, &str, Vec<&str>)> = out
             .list
             .iter()
-            .map(|i| (i.shown.as_str(), i.client.id(), i.scopes.clone()))
+            .map(|i| (i.shown(), i.client.id(), i.scopes.clone()))
             .collect();
         assert_eq!(
             got,
@@ -604,11 +653,8 @@ mod tests {
             .collect();
         paths.push(PathBuf::from("/nowhere/p7/.cursor/mcp.json"));
         paths.push(PathBuf::from("/nowhere/h/.claude.json"));
-        let req = |paths: Vec<PathBuf>| super::super::Request {
-            paths,
-            ..super::super::Request::new("/nowhere", "/nowhere/h")
-        };
-        let got = inputs(&req(paths.clone())).unwrap();
+        let req = super::super::Request::new("/nowhere", "/nowhere/h");
+        let got = inputs(&req, paths.clone()).unwrap();
         let expect: Vec<(PathBuf, &str, Vec<&str>)> = paths
             .iter()
             .take(200)
@@ -626,8 +672,49 @@ mod tests {
         let mut bad = paths;
         bad.insert(150, PathBuf::from("/nowhere/first.txt"));
         bad.insert(170, PathBuf::from("/nowhere/second.txt"));
-        let e = inputs(&req(bad)).err().unwrap();
+        let e = inputs(&req, bad).err().unwrap();
         assert!(e.contains("`/nowhere/first.txt`"), "{e}");
+        let e = inputs(&req, vec![PathBuf::from("nowhere/first.txt")])
+            .err()
+            .unwrap();
+        assert!(e.contains("`nowhere/first.txt`"), "{e}");
+    }
+
+    /// A path given as absolute is shown as it is and read as it is; a relative one is shown
+    /// as given and read from the current directory.
+    #[test]
+    fn given_paths_are_shown_as_given_and_read_absolute() {
+        let req = super::super::Request::new("/nowhere", "/nowhere/h");
+        let cwd = std::env::current_dir().unwrap();
+        let given = [
+            PathBuf::from("/nowhere/p/.cursor/mcp.json"),
+            PathBuf::from("rel/.cursor/mcp.json"),
+            PathBuf::from("./dot/.vscode/mcp.json"),
+        ];
+        let got: Vec<(String, PathBuf)> = inputs(&req, given.to_vec())
+            .unwrap()
+            .into_iter()
+            .map(|i| (i.shown().to_string(), i.path))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("/nowhere/p/.cursor/mcp.json".to_string(), given[0].clone()),
+                ("rel/.cursor/mcp.json".to_string(), cwd.join(&given[1])),
+                ("./dot/.vscode/mcp.json".to_string(), cwd.join(&given[2])),
+            ]
+        );
+        // The owned form says the same.
+        let i = Input::shown_as("x.json".into(), "/a/x.json".into(), dialect::ALL[0], vec![]);
+        assert_eq!(i.shown(), "x.json");
+        assert_eq!(i.into_shown(), "x.json");
+        let i = Input::new("/a/x.json".into(), dialect::ALL[0], vec![]);
+        assert!(
+            i.shown.is_none(),
+            "a path shown as itself keeps no second copy"
+        );
+        assert_eq!(i.shown(), "/a/x.json");
+        assert_eq!(i.into_shown(), "/a/x.json");
     }
 
     #[test]

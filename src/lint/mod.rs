@@ -38,7 +38,7 @@ pub fn client_files(
         xdg_config_home: bases.xdg_config_home.clone(),
         ..Request::new(bases.root.clone(), bases.home.clone())
     };
-    discover::inputs(&req)
+    discover::inputs(&req, Vec::new())
         .unwrap_or_default()
         .into_iter()
         .map(|i| (i.path, i.client, i.scopes))
@@ -325,7 +325,16 @@ impl LintReport {
 /// # }
 /// ```
 pub fn lint(req: &Request) -> Result<LintReport, crate::diag::Error> {
-    let inputs = discover::inputs(req)
+    lint_paths(req, req.paths.clone())
+}
+
+/// [`lint`] of `paths` instead of the request's own (which it ignores): each path becomes its
+/// file's without a copy. The command line moves its paths here.
+pub(crate) fn lint_paths(
+    req: &Request,
+    paths: Vec<std::path::PathBuf>,
+) -> Result<LintReport, crate::diag::Error> {
+    let inputs = discover::inputs(req, paths)
         .map_err(|m| crate::diag::Error::new(crate::diag::Code::UnknownClient, m))?;
     Ok(run::run(req, inputs))
 }

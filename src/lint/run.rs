@@ -238,7 +238,7 @@ pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
     for i in 0..r.files.len() {
         if r.files[i].secret && r.files[i].mode & 0o044 != 0 {
             let mode = r.files[i].mode;
-            let shown = r.files[i].input.shown.clone();
+            let shown = r.files[i].input.shown().to_string();
             r.push(
                 "secret-file-mode",
                 i,
@@ -764,7 +764,7 @@ impl Run<'_> {
             findings.push(Finding {
                 rule: r.rule,
                 severity,
-                path: f.input.shown.clone(),
+                path: f.input.shown().to_string(),
                 line: r.line,
                 column: r.column,
                 message: self.secrets.redact(&r.message),
@@ -778,7 +778,7 @@ impl Run<'_> {
                 .files
                 .into_iter()
                 .filter(|f| f.report)
-                .map(|f| f.input.shown)
+                .map(|f| f.input.into_shown())
                 .collect(),
             redactor: self.secrets,
         }
@@ -894,12 +894,7 @@ mod tests {
         let req = crate::lint::Request::new("/r", "/h");
         let ctx = ctx(&req);
         let mut r = Run::new(&req, &ctx);
-        let input = |p: &str| Input {
-            shown: p.to_string(),
-            path: PathBuf::from(p),
-            client: crate::dialect::ALL[0],
-            scopes: Vec::new(),
-        };
+        let input = |p: &str| Input::new(PathBuf::from(p), crate::dialect::ALL[0], Vec::new());
         let a = r.add(input("/r/a.json"), None, 0, true);
         // A path whose hash the index already holds for another (a collision, forced).
         let b_path = PathBuf::from("/r/b.json");

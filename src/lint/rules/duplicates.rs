@@ -85,7 +85,7 @@ impl Run<'_> {
                 let where_ = if other.file() == e.file() {
                     format!("line {ol}")
                 } else {
-                    format!("{}:{ol}:{oc}", self.files[other.file()].input.shown)
+                    format!("{}:{ol}:{oc}", self.files[other.file()].input.shown())
                 };
                 let what = if fp.url {
                     "the same URL"
@@ -329,24 +329,25 @@ fn shown(p: &Path) -> Cow<'_, str> {
 
 /// Whether each entry shares its fingerprint with an entry of another name (the only entries
 /// `duplicate-server` can report or name).
+///
+/// The entries are sorted by fingerprint (their indices: a word each) rather than counted in a
+/// map: this runs when everything kept of every file is held, at the peak of lint's memory,
+/// and a map of 16-byte digests sized for every entry was the largest block of that peak.
 fn paired(entries: &[Entry]) -> Vec<bool> {
-    // By fingerprint: the first entry's index, and whether another name has it too.
-    let mut by_fingerprint: FxMap<Fingerprint, (usize, bool)> = FxMap::default();
-    by_fingerprint.reserve(entries.len());
-    for (i, e) in entries.iter().enumerate() {
-        let Some(fp) = e.fingerprint else { continue };
-        let (first, other) = by_fingerprint.entry(fp).or_insert((i, false));
-        if !*other && entries[*first].name != e.name {
-            *other = true;
+    let fp = |i: usize| entries[i].fingerprint;
+    let mut order: Vec<usize> = (0..entries.len()).filter(|&i| fp(i).is_some()).collect();
+    order.sort_unstable_by_key(|&i| fp(i));
+    let mut out = vec![false; entries.len()];
+    for same in order.chunk_by(|&a, &b| fp(a) == fp(b)) {
+        // Paired when the names are not all one (every entry then differs from some other).
+        let first = same.first().map(|&i| &entries[i].name);
+        if same.iter().any(|&i| Some(&entries[i].name) != first) {
+            for &i in same {
+                out[i] = true;
+            }
         }
     }
-    entries
-        .iter()
-        .map(|e| {
-            e.fingerprint
-                .is_some_and(|fp| by_fingerprint.get(&fp).is_some_and(|x| x.1))
-        })
-        .collect()
+    out
 }
 
 /// Whether two paths have the same components (`a == b`), comparing their bytes when both
@@ -656,12 +657,7 @@ mod tests {
             .map(|s| cursor.path(s, None, &ctx))
             .unwrap();
         let mut add = |path: PathBuf| {
-            let input = crate::lint::discover::Input {
-                shown: path.display().to_string(),
-                path,
-                client: cursor,
-                scopes: vec!["project"],
-            };
+            let input = crate::lint::discover::Input::new(path, cursor, vec!["project"]);
             r.add(input, None, 0, true)
         };
         let files = [

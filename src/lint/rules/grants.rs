@@ -90,12 +90,7 @@ impl Run<'_> {
                     let Some(kiro) = crate::dialect::lookup("kiro") else {
                         continue;
                     };
-                    let input = Input {
-                        shown: path.display().to_string(),
-                        path: path.clone(),
-                        client: kiro,
-                        scopes: vec!["project"],
-                    };
+                    let input = Input::new(path.clone(), kiro, vec!["project"]);
                     let Some(i) = self.load(input, false) else {
                         continue;
                     };
