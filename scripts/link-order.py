@@ -11,13 +11,15 @@ about 700 of the binary's functions; laid out together (lld's `--symbol-ordering
 take about 1 MB of resident code instead of 3 (docs/benchmarks.md, "Seventh round").
 
 `profile` runs the first link's binary (stripped, so functions are known by address) under
-`valgrind --tool=callgrind --dump-instr=yes` on a workload made here: `lint` over generated
-project files of several clients, `plan` and `lint` of the bundled example, `--version`.
-`order` maps every instruction address the runs executed to the input section that holds it,
-through the first link's map file (`-Wl,-Map`), and writes those sections' symbols in their
-first link's order: the same objects are linked again, so the names match by construction (no
-list is kept in the repository to go stale). `check` reads the second link's map and fails
-when fewer than 95 % of the symbols were found or they do not open `.text`.
+`valgrind --tool=callgrind --dump-instr=yes`, one run after another: `lint` over 600 generated
+project files of five clients, `--version`, `lint --format json` over 50 of them, `plan` of the
+bundled example. `order` maps every instruction address each run executed to the input
+section that holds it, through the first link's map file (`-Wl,-Map`), and writes those
+sections' symbols, `lint`'s first, then what each later run adds, each run's in their first
+link's order: the same objects are linked again, so the names match by construction (no list
+is kept in the repository to go stale). `check` reads the second link's map and fails when
+fewer than 95 % of the symbols were found or they do not sit together at the start of
+`.text`.
 """
 import bisect
 import json

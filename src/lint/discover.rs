@@ -46,7 +46,7 @@ impl Input {
         }
     }
 
-    /// A file shown as `shown` (the path as given, when `path` is it made absolute).
+    /// A file shown as `shown` (the path as given, when `path` is that path made absolute).
     pub(crate) fn shown_as(
         shown: String,
         path: PathBuf,
