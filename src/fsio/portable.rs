@@ -185,19 +185,34 @@ pub(super) fn stat_at(dir: &Dir, name: &OsStr) -> io::Result<Option<Entry>> {
     }
 }
 
-/// Opens the file at `path` for reading: refused ([`is_loop`]) when it is a link before or
-/// after the open, or when what was opened is not what is at the path after it.
+/// Opens the file at `path` for reading: refused ([`is_loop`]) when it is a link before the
+/// open, or when what was opened is neither the file at the path before the open nor a file
+/// (not a link) there after it: it may then have been reached through a link swapped in for
+/// the open.
+///
+/// A file replaced by a rename during the open (a client writing its config the safe way:
+/// temp file, rename) is the one before or the one after, and is read as such, as the POSIX
+/// layer's `O_NOFOLLOW` open reads either. Replaced twice within the open, it is tried again,
+/// up to three times in all.
 pub(super) fn open_nofollow(path: &Path) -> io::Result<File> {
-    if fs::symlink_metadata(path)?.file_type().is_symlink() {
-        return Err(link_error());
+    for _ in 0..3 {
+        let before = fs::symlink_metadata(path)?;
+        if before.file_type().is_symlink() {
+            return Err(link_error());
+        }
+        let file = File::open(path)?;
+        let after = fs::symlink_metadata(path)?;
+        let opened = meta::stamp(&file.metadata()?);
+        if opened == meta::stamp(&before)
+            || (!after.file_type().is_symlink() && opened == meta::stamp(&after))
+        {
+            return Ok(file);
+        }
+        if after.file_type().is_symlink() {
+            return Err(link_error());
+        }
     }
-    let file = File::open(path)?;
-    let after = fs::symlink_metadata(path)?;
-    let opened = file.metadata()?;
-    if after.file_type().is_symlink() || meta::stamp(&after) != meta::stamp(&opened) {
-        return Err(link_error());
-    }
-    Ok(file)
+    Err(link_error())
 }
 
 /// Opens `name` in `dir` for reading, as [`open_nofollow`].
