@@ -475,7 +475,7 @@ pub(crate) fn inputs(req: &Request, paths: Vec<PathBuf>) -> Result<Vec<Input>, S
     // are then taken in order on this thread, as one loop over them would.
     super::parallel::parallel_each(
         paths,
-        |given: PathBuf| {
+        |_, given: PathBuf| {
             // `cwd.join(given)`: the path given itself when it is absolute (`join` would copy
             // it), else in one allocation. The path as given is kept when it differs.
             let (relative, abs) = if given.is_absolute() {

@@ -4,67 +4,75 @@
 /// How many items a thread of [`parallel_each`] takes at a time.
 const BLOCK: usize = 32;
 
-/// One block of [`parallel_each`]'s items: still to do, done (its results, waiting to be
-/// handed over), or taken.
-enum Block<T, R> {
-    Todo(Vec<T>),
+/// One block of [`parallel_each`]'s results: not done yet, done (waiting to be handed
+/// over), or taken.
+enum Block<R> {
+    Todo,
     Done(Vec<R>),
     Taken,
 }
 
-/// `f` over `items` on the machine's cores, each result handed to `sink` on the calling
-/// thread in the order of `items`. The items go in blocks of [`BLOCK`] to whichever thread
-/// is free (a thread the scheduler holds back, on a busy machine, takes fewer); the calling
-/// thread works too and hands results over as soon as they are next in order, so that what
-/// `sink` does overlaps with the other threads' work and few results wait at a time.
+/// `f` over `items` (with each one's index) on the machine's cores, each result handed to
+/// `sink` on the calling thread in the order of `items`. The items go in blocks of [`BLOCK`]
+/// to whichever thread is free (a thread the scheduler holds back, on a busy machine, takes
+/// fewer); the calling thread works too and hands results over as soon as they are next in
+/// order, so that what `sink` does overlaps with the other threads' work and few results
+/// wait at a time. The items stay in their vector until a thread takes them: no copy of them
+/// all is made (lint's inputs are thousands, and memory that a run touches once, early, is
+/// still resident at its end, where its peak is).
 pub(in crate::lint) fn parallel_each<T: Send, R: Send>(
     items: Vec<T>,
-    f: impl Fn(T) -> R + Sync,
+    f: impl Fn(usize, T) -> R + Sync,
     mut sink: impl FnMut(R),
 ) {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Condvar, Mutex};
     // Asked once per process: it reads the cgroup's CPU quota from /proc and /sys each time.
     static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     let threads =
         *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)));
     if threads < 2 || items.len() < 2 * BLOCK {
-        items.into_iter().map(&f).for_each(sink);
+        items
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| f(i, t))
+            .for_each(sink);
         return;
     }
-    let mut blocks: Vec<Mutex<Block<T, R>>> = Vec::with_capacity(items.len().div_ceil(BLOCK));
-    let mut it = items.into_iter().peekable();
-    while it.peek().is_some() {
-        blocks.push(Mutex::new(Block::Todo(it.by_ref().take(BLOCK).collect())));
-    }
-    // The items' first vector, emptied, is not held while they are worked on.
-    drop(it);
-    let next = AtomicUsize::new(0);
+    let blocks: Vec<Mutex<Block<R>>> = (0..items.len().div_ceil(BLOCK))
+        .map(|_| Mutex::new(Block::Todo))
+        .collect();
+    // The items still to take, and the index of the next block.
+    let todo = Mutex::new((0usize, items.into_iter()));
     let done = Condvar::new();
     // Emptied result vectors, handed back by the calling thread for the next blocks: a block's
     // results take more than a kilobyte, and with glibc every allocation that size sweeps the
     // allocator's free lists of small blocks (one allocation per block cost about 5% of
     // lint's CPU time).
     let spare: Mutex<Vec<Vec<R>>> = Mutex::new(Vec::new());
-    // Take the next block still to do and run `f` over it; `None` when none is left.
-    let work = |mine: &mut dyn FnMut(usize, Vec<R>)| -> bool {
-        let b = next.fetch_add(1, Ordering::Relaxed);
-        let Some(slot) = blocks.get(b) else {
+    // Take the next block still to do (into `mine`, the thread's own buffer) and run `f` over
+    // it; false when none is left.
+    let work = |mine: &mut Vec<T>, out: &mut dyn FnMut(usize, Vec<R>)| -> bool {
+        let b = {
+            let mut g = match todo.lock() {
+                Ok(g) => g,
+                Err(e) => e.into_inner(),
+            };
+            let (next, items) = &mut *g;
+            mine.extend(items.by_ref().take(BLOCK));
+            *next += 1;
+            *next - 1
+        };
+        if mine.is_empty() {
             return false;
-        };
-        let todo = match slot.lock() {
-            Ok(mut g) => std::mem::replace(&mut *g, Block::Taken),
-            Err(e) => std::mem::replace(&mut *e.into_inner(), Block::Taken),
-        };
-        if let Block::Todo(items) = todo {
-            let mut results = match spare.lock() {
-                Ok(mut s) => s.pop(),
-                Err(e) => e.into_inner().pop(),
-            }
-            .unwrap_or_default();
-            results.extend(items.into_iter().map(&f));
-            mine(b, results);
         }
+        let mut results = match spare.lock() {
+            Ok(mut s) => s.pop(),
+            Err(e) => e.into_inner().pop(),
+        }
+        .unwrap_or_default();
+        let first = b * BLOCK;
+        results.extend(mine.drain(..).enumerate().map(|(k, t)| f(first + k, t)));
+        out(b, results);
         true
     };
     // Hand `results` to `sink` and keep the emptied vector for another block.
@@ -92,11 +100,13 @@ pub(in crate::lint) fn parallel_each<T: Send, R: Send>(
                 let pins = &pins;
                 s.spawn(move || {
                     pins.pin(i);
-                    while work(&mut |b, r| store(b, r)) {}
+                    let mut mine = Vec::with_capacity(BLOCK);
+                    while work(&mut mine, &mut |b, r| store(b, r)) {}
                 })
             })
             .collect();
         pins.pin(0);
+        let mut todo = Vec::with_capacity(BLOCK);
         // Hand over the blocks in order, working while the next one is not done.
         let mut first = 0;
         while first < blocks.len() {
@@ -116,7 +126,7 @@ pub(in crate::lint) fn parallel_each<T: Send, R: Send>(
                 continue;
             }
             let mut mine: Option<(usize, Vec<R>)> = None;
-            if work(&mut |b, r| mine = Some((b, r))) {
+            if work(&mut todo, &mut |b, r| mine = Some((b, r))) {
                 if let Some((b, r)) = mine {
                     if b == first {
                         drain(r, &mut sink);
@@ -240,7 +250,8 @@ mod tests {
             let mut got = Vec::new();
             parallel_each(
                 items,
-                |i| {
+                |at, i| {
+                    assert_eq!(at, i, "each item comes with its index");
                     // Uneven work, so that blocks finish out of order.
                     if i % 97 == 0 {
                         std::thread::yield_now();
@@ -278,7 +289,7 @@ mod tests {
         let seen = std::sync::Mutex::new(std::collections::BTreeMap::new());
         parallel_each(
             (0..4000).collect::<Vec<usize>>(),
-            |_| {
+            |_, _| {
                 let id = std::thread::current().id();
                 seen.lock().unwrap().insert(format!("{id:?}"), mask());
             },
@@ -298,7 +309,7 @@ mod tests {
         let r = std::panic::catch_unwind(|| {
             parallel_each(
                 (0..500).collect::<Vec<usize>>(),
-                |i| assert_ne!(i, 300, "item 300"),
+                |_, i| assert_ne!(i, 300, "item 300"),
                 |()| {},
             );
         });

@@ -12,7 +12,7 @@ use super::discover::{Input, ctx};
 use super::fxhash::FxMap;
 use super::parallel::parallel_each;
 use super::rules::drift::{Ledgers, ledgers};
-use super::rules::duplicates::{Fingerprint, Project, UserFiles, project};
+use super::rules::duplicates::{Fingerprint, Project, UserFiles, alone, project};
 use super::rules::grants::{Grant, grants_in};
 use super::secrets;
 use super::source::Source;
@@ -25,9 +25,6 @@ use crate::redact::Redactor;
 
 pub(in crate::lint) struct Loaded {
     pub(in crate::lint) input: Input,
-    /// The path it was read from, when a symbolic link made it differ from `input.path`
-    /// ([`Loaded::real`]; not a second copy of every path).
-    pub(in crate::lint) resolved: Option<PathBuf>,
     /// The parse, only while the file is checked on its own (see [`read_and_check`]).
     pub(in crate::lint) source: Option<Box<Source>>,
     /// What the rules across files need of the parse, once it is dropped.
@@ -44,16 +41,36 @@ pub(in crate::lint) struct Loaded {
 /// The parts of a [`Loaded`] file that most files do not have.
 #[derive(Default)]
 pub(in crate::lint) struct Rare {
+    /// The path it was read from, when a symbolic link made it differ from `input.path`
+    /// ([`Loaded::real`]; not a second copy of every path).
+    pub(in crate::lint) resolved: Option<PathBuf>,
     /// The text of a file that did not parse (for the code frame of its error).
     pub(in crate::lint) text: Option<String>,
     /// Its canonical path, when worked out while checking it (for `drift`).
     pub(in crate::lint) canonical: Option<String>,
 }
 
+impl Rare {
+    /// What a file read from `resolved` has of its own (`None`: read from its input's path).
+    fn resolved(resolved: Option<PathBuf>) -> Option<Box<Rare>> {
+        resolved.map(|r| {
+            Box::new(Rare {
+                resolved: Some(r),
+                ..Rare::default()
+            })
+        })
+    }
+}
+
 impl Loaded {
     /// The path it was read from (with a final symbolic link resolved).
     pub(in crate::lint) fn real(&self) -> &std::path::Path {
-        self.resolved.as_deref().unwrap_or(&self.input.path)
+        self.resolved().unwrap_or(&self.input.path)
+    }
+
+    /// The path it was read from, when a symbolic link made it differ from `input.path`.
+    pub(in crate::lint) fn resolved(&self) -> Option<&std::path::Path> {
+        self.rare.as_ref().and_then(|r| r.resolved.as_deref())
     }
 
     /// Its canonical path, when worked out while checking it (for `drift`).
@@ -222,15 +239,31 @@ impl Entry {
 }
 
 pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
+    run_with(req, inputs, true)
+}
+
+/// [`run`]; `allow_alone`: let the files no other input's entries can meet find their duplicates on
+/// their own ([`alone`]; false: every file's entries are kept to the end, as the tests
+/// compare).
+pub(in crate::lint) fn run_with(
+    req: &Request,
+    inputs: Vec<Input>,
+    allow_alone: bool,
+) -> LintReport {
     let ctx = ctx(req);
     let (ledgers, unread_ledgers) = ledgers(req);
     let users = UserFiles::new(&ctx);
     let mut r = Run::new(req, &ctx);
     r.files.reserve(inputs.len());
     r.by_real.reserve(inputs.len());
+    let alone = if allow_alone {
+        alone(&inputs, &users)
+    } else {
+        vec![false; inputs.len()]
+    };
     parallel_each(
         inputs,
-        |input| read_and_check(req, &ctx, &ledgers, &users, input),
+        |i, input| read_and_check(req, &ctx, &ledgers, &users, input, alone[i]),
         |(input, outcome)| {
             r.admit(input, outcome, true);
         },
@@ -280,10 +313,10 @@ pub(crate) fn run(req: &Request, inputs: Vec<Input>) -> LintReport {
     report
 }
 
-/// What checking a file on its own gave: its summary and findings, the credentials it holds
-/// and its entries (all with file index 0).
+/// What checking a file on its own gave: its summary (`None`: nothing is needed of it) and
+/// findings, the credentials it holds and its entries (all with file index 0).
 pub(in crate::lint) struct Checked {
-    pub(in crate::lint) summary: Box<Summary>,
+    pub(in crate::lint) summary: Option<Box<Summary>>,
     pub(in crate::lint) secret: bool,
     pub(in crate::lint) canonical: Option<String>,
     pub(in crate::lint) raw: Vec<Raw>,
@@ -294,13 +327,16 @@ pub(in crate::lint) struct Checked {
 }
 
 /// Read and parse a file, run the rules that need only it, and keep a [`Summary`] for the
-/// rules across files; the parse is dropped here, in the reading thread.
+/// rules across files; the parse is dropped here, in the reading thread. A file no other
+/// input's entries can meet (`alone`, [`alone`]) also has its duplicates found here, and
+/// keeps only the lines of its findings: its entries are not kept.
 pub(in crate::lint) fn read_and_check(
     req: &Request,
     ctx: &Ctx,
     ledgers: &Ledgers,
     users: &UserFiles,
     input: Input,
+    alone: bool,
 ) -> (Input, Outcome<Box<Checked>>) {
     let (real, mode, src) = match read_one(&input) {
         Outcome::Missing => return (input, Outcome::Missing),
@@ -329,17 +365,22 @@ pub(in crate::lint) fn read_and_check(
     sub.files.reserve_exact(1);
     sub.files.push(Loaded {
         input,
-        resolved: real,
         source: Some(Box::new(src)),
         summary: None,
         mode,
         report: true,
         secret: false,
-        rare: None,
+        rare: Rare::resolved(real),
     });
     let mut entries = Vec::new();
     sub.check_file(0, &mut entries);
     let canonical = (!ledgers.is_empty()).then(|| sub.drift_in(0, ledgers));
+    if alone {
+        // The same findings as among every file's entries: none of another file's can join
+        // this file's groups.
+        sub.entries = std::mem::take(&mut entries);
+        sub.duplicates(users);
+    }
     let Some(mut f) = sub.files.pop() else {
         unreachable!("the file checked is there")
     };
@@ -348,8 +389,12 @@ pub(in crate::lint) fn read_and_check(
         .as_ref()
         .map(|s| summary_of(s, f.input.client))
         .unwrap_or_default();
+    // Line 1 is where `secret-file-mode` points (a file's own mode, seen when it was read).
+    let first = !alone || (f.secret && f.mode & 0o044 != 0);
     if let Some(s) = &src {
-        let mut lines: Vec<usize> = std::iter::once(1)
+        let mut lines: Vec<usize> = first
+            .then_some(1)
+            .into_iter()
             .chain(sub.raw.iter().chain(&sub.drift).map(|r| r.line))
             .chain(entries.iter().map(|e: &Entry| e.at().0))
             .chain(summary.grants().iter().map(|g| g.at.0))
@@ -371,8 +416,11 @@ pub(in crate::lint) fn read_and_check(
     if !entries.is_empty() {
         summary.project = Some(project(&f.input.path, f.input.client, users));
     }
+    // A file alone keeps a summary only for the lines of its findings (its entries are gone,
+    // and no agent reads it).
+    let needed = !alone || !summary.lines.is_empty();
     let checked = Box::new(Checked {
-        summary: Box::new(summary),
+        summary: needed.then(|| Box::new(summary)),
         secret: f.secret,
         canonical,
         raw: sub.raw,
@@ -384,7 +432,7 @@ pub(in crate::lint) fn read_and_check(
     (
         f.input,
         Outcome::Read {
-            real: f.resolved,
+            real: f.rare.and_then(|r| r.resolved),
             mode: f.mode,
             parsed: Ok(checked),
         },
@@ -457,7 +505,7 @@ impl Run<'_> {
                         }
                     }
                     Box::new(Checked {
-                        summary: Box::new(summary),
+                        summary: Some(Box::new(summary)),
                         secret: false,
                         canonical: None,
                         raw: Vec::new(),
@@ -513,7 +561,7 @@ impl Run<'_> {
                 let i = self.add_hashed(input, real, mode, report, hash);
                 let f = &mut self.files[i];
                 let c = *c;
-                f.summary = Some(c.summary);
+                f.summary = c.summary;
                 f.secret = c.secret;
                 if let Some(canonical) = c.canonical {
                     f.rare.get_or_insert_default().canonical = Some(canonical);
@@ -590,13 +638,12 @@ impl Run<'_> {
         }
         self.files.push(Loaded {
             input,
-            resolved,
+            rare: Rare::resolved(resolved),
             source: None,
             summary: None,
             mode,
             report,
             secret: false,
-            rare: None,
         });
         self.files.len() - 1
     }
@@ -909,7 +956,7 @@ mod tests {
             true,
         );
         assert!(
-            r.files[b].resolved.is_none(),
+            r.files[b].resolved().is_none(),
             "the same path is not kept twice"
         );
         assert_eq!(r.files[c].real(), std::path::Path::new("/r/c.json"));

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::lint::discover::Input;
 use crate::lint::fxhash::FxMap;
 use crate::lint::run::{Entry, Run};
 use crate::lint::source::member;
@@ -214,6 +215,72 @@ impl Run<'_> {
         }
         groups
     }
+}
+
+/// Which inputs no other input's entries can be compared with (by `duplicate-server`): told
+/// from their paths and clients, before any file is read, so that such a file's duplicates
+/// are found by the thread that checked it (its entries are then not kept to the end, where
+/// thousands of files' entries made most of lint's memory).
+///
+/// A file is alone when every group its entries can join ([`Run::groups`]) holds no other
+/// input's: a generic JSON file (its groups are its own); a project file whose client has no
+/// user file among the inputs and no other input in its project; a user file that is its
+/// client's only input. Never a Claude Code file (its user file and its projects' keys meet
+/// in one file), a Kiro agent, or a Kiro settings file when there is an agent (the agents
+/// read them). The test errs one way only: two inputs that could meet are never alone.
+pub(in crate::lint) fn alone(inputs: &[Input], users: &UserFiles) -> Vec<bool> {
+    use std::hash::BuildHasher;
+    let agents = inputs.iter().any(|i| i.client.multi_file());
+    // Each client's inputs, and how many are its user files (a few clients: a list).
+    let mut per_client: Vec<(&'static str, u32, u32)> = Vec::new();
+    // The hash of a project file's (client, project directory); `None`: a user file. Two
+    // inputs whose hashes are equal count as one project (a collision only makes a file not
+    // alone); `Path`'s hash, like its equality, is of its components. Worked out twice
+    // rather than kept for every input: memory a run touches early is still resident at its
+    // end, where its peak is.
+    let hasher = std::hash::BuildHasherDefault::<crate::lint::fxhash::Fx>::default();
+    let project = |i: &Input| {
+        project_dir(&i.path, i.client, users).map(|d| hasher.hash_one((i.client.id(), d)))
+    };
+    let mut projects: Vec<u64> = Vec::with_capacity(inputs.len());
+    for i in inputs {
+        let id = i.client.id();
+        let at = match per_client.iter().position(|c| c.0 == id) {
+            Some(at) => at,
+            None => {
+                per_client.push((id, 0, 0));
+                per_client.len() - 1
+            }
+        };
+        per_client[at].1 += 1;
+        match project(i) {
+            Some(h) => projects.push(h),
+            None => per_client[at].2 += 1,
+        }
+    }
+    projects.sort_unstable();
+    let count =
+        |h: u64| projects.partition_point(|&x| x <= h) - projects.partition_point(|&x| x < h);
+    inputs
+        .iter()
+        .map(|i| {
+            let id = i.client.id();
+            let (_, all, user) = per_client
+                .iter()
+                .find(|c| c.0 == id)
+                .copied()
+                .unwrap_or_default();
+            match id {
+                "claude-code" => false,
+                "json" => true,
+                _ if i.client.multi_file() || (id == "kiro" && agents) => false,
+                _ => match project(i) {
+                    Some(h) => user == 0 && count(h) == 1,
+                    None => all == 1,
+                },
+            }
+        })
+        .collect()
 }
 
 /// A group of entries `duplicate-server` compares, as [`Key::name`] names it: two keys are
@@ -758,5 +825,139 @@ mod tests {
         for v in &cases {
             assert_eq!(fingerprint(v), fingerprint_by_parts(v), "{v}");
         }
+    }
+
+    /// Which inputs are alone: told from the paths, erring one way only.
+    #[test]
+    fn files_no_other_input_can_meet_are_alone() {
+        let req = crate::lint::Request::new("/r", "/h");
+        let ctx = crate::lint::discover::ctx(&req);
+        let users = UserFiles::new(&ctx);
+        let input = |path: &str, id: &str| {
+            let d = crate::dialect::lookup(id).unwrap();
+            crate::lint::discover::Input::new(path.into(), d, vec![d.default_scope().name])
+        };
+        let alone_of = |inputs: &[(&str, &str)]| {
+            let inputs: Vec<_> = inputs.iter().map(|(p, id)| input(p, id)).collect();
+            alone(&inputs, &users)
+        };
+        // Projects of their own: alone; two files in one project, or a user file of the
+        // client: not.
+        assert_eq!(
+            alone_of(&[
+                ("/r/a/.cursor/mcp.json", "cursor"),
+                ("/r/b/.cursor/mcp.json", "cursor"),
+                ("/r/b/./.cursor/mcp.json", "cursor"),
+                ("/r/a/.vscode/mcp.json", "vscode"),
+            ]),
+            [true, false, false, true]
+        );
+        assert_eq!(
+            alone_of(&[
+                ("/r/a/.cursor/mcp.json", "cursor"),
+                ("/h/.cursor/mcp.json", "cursor"),
+                ("/r/a/.vscode/mcp.json", "vscode"),
+            ]),
+            [false, false, true]
+        );
+        // A user file alone in its client is alone; given twice it is not.
+        assert_eq!(alone_of(&[("/h/.cursor/mcp.json", "cursor")]), [true]);
+        assert_eq!(
+            alone_of(&[
+                ("/h/.cursor/mcp.json", "cursor"),
+                ("/h/.cursor/mcp.json", "cursor")
+            ]),
+            [false, false]
+        );
+        // Claude Code never; Kiro's settings only while no agent reads them; the agents never.
+        assert_eq!(
+            alone_of(&[
+                ("/r/a/.mcp.json", "claude-code"),
+                ("/r/a/.kiro/settings/mcp.json", "kiro"),
+            ]),
+            [false, true]
+        );
+        assert_eq!(
+            alone_of(&[
+                ("/r/a/.kiro/settings/mcp.json", "kiro"),
+                ("/r/a/.kiro/agents/x.json", "kiro-agent"),
+            ]),
+            [false, false]
+        );
+    }
+
+    /// Finding a lone file's duplicates in the thread that checked it gives the report that
+    /// keeping every entry to the end gives: the same findings, in the same order, with the
+    /// same messages and code frames, over files of several clients that share servers
+    /// within and across files (user files, projects with several files, Kiro agents and
+    /// the settings they read, a file given twice or through a link).
+    #[test]
+    fn lone_files_report_as_with_every_entry_kept() {
+        use proptest::prelude::*;
+        // (path under the scratch dir, servers container key, whether a Kiro agent)
+        const SLOTS: &[(&str, &str, bool)] = &[
+            ("r/p0/.cursor/mcp.json", "mcpServers", false),
+            ("r/p1/.cursor/mcp.json", "mcpServers", false),
+            ("h/.cursor/mcp.json", "mcpServers", false),
+            ("r/p0/.vscode/mcp.json", "servers", false),
+            ("r/p1/.vscode/mcp.json", "servers", false),
+            ("r/p0/.kiro/settings/mcp.json", "mcpServers", false),
+            ("h/.kiro/settings/mcp.json", "mcpServers", false),
+            ("r/p0/.kiro/agents/a.json", "mcpServers", true),
+            ("r/p0/.mcp.json", "mcpServers", false),
+            ("r/p1/.mcp.json", "mcpServers", false),
+            // Claude Code's user file: its servers, and the same again as project p0's.
+            ("h/.claude.json", "mcpServers", false),
+        ];
+        // Given as another spelling of slot 0, and through a link to slot 1 from a third
+        // project.
+        const EXTRA: &[&str] = &["r/p0/./.cursor/mcp.json", "r/p2/.cursor/mcp.json"];
+        let entries = prop::collection::vec((0usize..4, 0usize..3), 0..4);
+        let files = prop::collection::vec(entries, SLOTS.len());
+        let given = prop::collection::vec(0..SLOTS.len() + EXTRA.len(), 1..10);
+        proptest!(ProptestConfig::with_cases(48), |(files in files, given in given)| {
+            let dir = tempfile::tempdir().unwrap();
+            let d = dir.path();
+            for (slot, servers) in files.iter().enumerate() {
+                let (path, key, agent) = SLOTS[slot];
+                let mut m = serde_json::Map::new();
+                for &(name, cmd) in servers {
+                    let command = ["x", "y", "z"][cmd];
+                    m.insert(
+                        ["a", "b", "c", "d"][name].to_string(),
+                        serde_json::json!({"command": command, "args": ["-y"]}),
+                    );
+                }
+                let mut doc = serde_json::json!({ key: m });
+                if agent {
+                    doc["tools"] = serde_json::json!(["@a", "@e"]);
+                }
+                if path == "h/.claude.json" {
+                    let p0 = d.join("r/p0").display().to_string();
+                    doc["projects"] = serde_json::json!({ p0: { key: doc[key].clone() } });
+                }
+                let p = d.join(path);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(&p, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+            }
+            #[cfg(unix)]
+            {
+                std::fs::create_dir_all(d.join("r/p2/.cursor")).unwrap();
+                std::os::unix::fs::symlink(d.join(SLOTS[1].0), d.join(EXTRA[1])).unwrap();
+            }
+            let paths: Vec<PathBuf> = given
+                .iter()
+                .map(|&g| d.join(SLOTS.get(g).map_or_else(|| EXTRA[g - SLOTS.len()], |s| s.0)))
+                .collect();
+            let mut req = crate::lint::Request::new(d.join("r"), d.join("h"));
+            req.state_dir = Some(d.join("state"));
+            let report = |allow| {
+                let inputs = crate::lint::discover::inputs(&req, paths.clone()).unwrap();
+                crate::lint::run::run_with(&req, inputs, allow)
+            };
+            let (lone, kept) = (report(true), report(false));
+            prop_assert_eq!(&lone.findings, &kept.findings);
+            prop_assert_eq!(&lone.files, &kept.files);
+        });
     }
 }
