@@ -11,6 +11,7 @@
 mod discover;
 mod fxhash;
 mod parallel;
+mod read;
 pub mod render;
 mod rules;
 mod run;

@@ -3,7 +3,6 @@
 //! the rules that look across files run over what was kept of each file (`rules::grants`,
 //! `rules::duplicates`, `rules::drift`).
 
-use crate::diag::Code;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -11,6 +10,7 @@ use serde_json::Value;
 use super::discover::{Input, ctx};
 use super::fxhash::FxMap;
 use super::parallel::parallel_each;
+use super::read::{Outcome, read_error, read_one};
 use super::rules::drift::{Ledgers, ledgers};
 use super::rules::duplicates::{Fingerprint, Project, UserFiles, alone, project};
 use super::rules::grants::{Grant, grants_in};
@@ -18,13 +18,13 @@ use super::secrets;
 use super::source::Source;
 use super::{Finding, LintReport, Request, Severity};
 use crate::dialect::{Ctx, Dialect};
-use crate::document::{ReadError, kind_of};
-use crate::fsio;
-use crate::fsio::MAX_FILE;
+use crate::document::kind_of;
 use crate::redact::Redactor;
 
 pub(in crate::lint) struct Loaded {
-    pub(in crate::lint) input: Input,
+    /// Its input ([`Run::input`]): an index, not the input itself, so that thousands of files
+    /// are not held twice (the inputs given are kept where the caller has them).
+    pub(in crate::lint) input: u32,
     /// The parse, only while the file is checked on its own (see [`read_and_check`]).
     pub(in crate::lint) source: Option<Box<Source>>,
     /// What the rules across files need of the parse, once it is dropped.
@@ -42,7 +42,7 @@ pub(in crate::lint) struct Loaded {
 #[derive(Default)]
 pub(in crate::lint) struct Rare {
     /// The path it was read from, when a symbolic link made it differ from `input.path`
-    /// ([`Loaded::real`]; not a second copy of every path).
+    /// ([`Run::real`]; not a second copy of every path).
     pub(in crate::lint) resolved: Option<PathBuf>,
     /// The text of a file that did not parse (for the code frame of its error).
     pub(in crate::lint) text: Option<String>,
@@ -63,11 +63,6 @@ impl Rare {
 }
 
 impl Loaded {
-    /// The path it was read from (with a final symbolic link resolved).
-    pub(in crate::lint) fn real(&self) -> &std::path::Path {
-        self.resolved().unwrap_or(&self.input.path)
-    }
-
     /// The path it was read from, when a symbolic link made it differ from `input.path`.
     pub(in crate::lint) fn resolved(&self) -> Option<&std::path::Path> {
         self.rare.as_ref().and_then(|r| r.resolved.as_deref())
@@ -98,7 +93,7 @@ impl Loaded {
 pub(in crate::lint) struct Summary {
     /// The lines findings may point at (for code frames): their numbers (sorted) and where
     /// each ends in `line_text`, which holds them one after another (a file is at most
-    /// [`MAX_FILE`] bytes, so both fit in 32 bits).
+    /// [`MAX_FILE`](crate::fsio::MAX_FILE) bytes, so both fit in 32 bits).
     pub(in crate::lint) lines: Box<[(u32, u32)]>,
     pub(in crate::lint) line_text: Box<str>,
     /// Whether the root's `includeMcpJson` is `false`.
@@ -146,6 +141,12 @@ impl Summary {
     }
 }
 
+/// The input of a file being added: one of the inputs given (its index), or a new one.
+pub(in crate::lint) enum Which {
+    Given(usize),
+    New(Input),
+}
+
 pub(in crate::lint) struct Raw {
     pub(in crate::lint) rule: &'static str,
     pub(in crate::lint) file: usize,
@@ -157,6 +158,10 @@ pub(in crate::lint) struct Raw {
 pub(in crate::lint) struct Run<'a> {
     pub(in crate::lint) req: &'a Request,
     pub(in crate::lint) ctx: &'a Ctx,
+    /// The inputs given, the first files' ([`Run::input`]).
+    inputs: &'a [Input],
+    /// The inputs of the files read since (as context, after `inputs`).
+    more_inputs: Vec<Input>,
     pub(in crate::lint) files: Vec<Loaded>,
     /// Index of `files` by the hash of the resolved path ([`Run::find_hashed`]).
     pub(in crate::lint) by_real: FxMap<u64, usize>,
@@ -175,10 +180,12 @@ pub(in crate::lint) struct Run<'a> {
 
 impl<'a> Run<'a> {
     /// A run with nothing read yet.
-    pub(in crate::lint) fn new(req: &'a Request, ctx: &'a Ctx) -> Run<'a> {
+    pub(in crate::lint) fn new(req: &'a Request, ctx: &'a Ctx, inputs: &'a [Input]) -> Run<'a> {
         Run {
             req,
             ctx,
+            inputs,
+            more_inputs: Vec::new(),
             files: Vec::new(),
             by_real: FxMap::default(),
             by_real_more: FxMap::default(),
@@ -197,7 +204,7 @@ impl<'a> Run<'a> {
 pub(in crate::lint) struct Entry {
     /// The index of its file (see [`Entry::file`]).
     file: u32,
-    /// Line and column of its key (a file is at most [`MAX_FILE`] bytes).
+    /// Line and column of its key (a file is at most [`MAX_FILE`](crate::fsio::MAX_FILE) bytes).
     line: u32,
     column: u32,
     /// The server it starts.
@@ -253,25 +260,30 @@ pub(in crate::lint) fn run_with(
     let ctx = ctx(req);
     let (ledgers, unread_ledgers) = ledgers(req);
     let users = UserFiles::new(&ctx);
-    let mut r = Run::new(req, &ctx);
-    r.files.reserve(inputs.len());
-    r.by_real.reserve(inputs.len());
     let alone = if allow_alone {
         alone(&inputs, &users)
     } else {
         vec![false; inputs.len()]
     };
+    let mut r = Run::new(req, &ctx, &inputs);
+    r.files.reserve(inputs.len());
+    r.by_real.reserve(inputs.len());
+    // The inputs stay in `inputs` (each thread reads the one it checks): the items are only
+    // their indices, and `()` takes no memory.
     parallel_each(
-        inputs,
-        |i, input| read_and_check(req, &ctx, &ledgers, &users, input, alone[i]),
-        |(input, outcome)| {
-            r.admit(input, outcome, true);
+        vec![(); inputs.len()],
+        |i, ()| {
+            let outcome = read_and_check(req, &ctx, &ledgers, &users, &inputs[i], alone[i]);
+            (i, outcome)
+        },
+        |(i, outcome)| {
+            r.admit(Which::Given(i), outcome, true);
         },
     );
     for i in 0..r.files.len() {
         if r.files[i].secret && r.files[i].mode & 0o044 != 0 {
             let mode = r.files[i].mode;
-            let shown = r.files[i].input.shown().to_string();
+            let shown = r.input(i).shown().to_string();
             r.push(
                 "secret-file-mode",
                 i,
@@ -290,7 +302,19 @@ pub(in crate::lint) fn run_with(
     r.agents();
     r.duplicates(&users);
     r.drift(!ledgers.is_empty());
-    let mut report = r.finish();
+    let (mut report, given) = r.finish();
+    // The paths of the inputs given, moved into the report (`given`: where each goes, by
+    // input): no copy of thousands of paths at the end of the run, where its peak is.
+    let mut given = given.into_iter().peekable();
+    for (k, input) in inputs.into_iter().enumerate() {
+        let Some(&(i, at)) = given.peek() else { break };
+        if i as usize == k {
+            given.next();
+            if let Some(slot) = report.files.get_mut(at as usize) {
+                *slot = input.into_shown();
+            }
+        }
+    }
     // A ledger that cannot be read is said, not skipped: `drift` was not checked for the
     // entries it records.
     let severity = req.config.level("drift");
@@ -335,25 +359,22 @@ pub(in crate::lint) fn read_and_check(
     ctx: &Ctx,
     ledgers: &Ledgers,
     users: &UserFiles,
-    input: Input,
+    input: &Input,
     alone: bool,
-) -> (Input, Outcome<Box<Checked>>) {
-    let (real, mode, src) = match read_one(&input) {
-        Outcome::Missing => return (input, Outcome::Missing),
-        Outcome::Unreadable(p, m) => return (input, Outcome::Unreadable(p, m)),
+) -> Outcome<Box<Checked>> {
+    let (real, mode, src) = match read_one(input) {
+        Outcome::Missing => return Outcome::Missing,
+        Outcome::Unreadable(p, m) => return Outcome::Unreadable(p, m),
         Outcome::Read {
             real,
             mode,
             parsed: Err(e),
         } => {
-            return (
-                input,
-                Outcome::Read {
-                    real,
-                    mode,
-                    parsed: Err(e),
-                },
-            );
+            return Outcome::Read {
+                real,
+                mode,
+                parsed: Err(e),
+            };
         }
         Outcome::Read {
             real,
@@ -361,10 +382,10 @@ pub(in crate::lint) fn read_and_check(
             parsed: Ok(src),
         } => (real, mode, src),
     };
-    let mut sub = Run::new(req, ctx);
+    let mut sub = Run::new(req, ctx, std::slice::from_ref(input));
     sub.files.reserve_exact(1);
     sub.files.push(Loaded {
-        input,
+        input: 0,
         source: Some(Box::new(src)),
         summary: None,
         mode,
@@ -387,7 +408,7 @@ pub(in crate::lint) fn read_and_check(
     let src = f.source.take();
     let mut summary = src
         .as_ref()
-        .map(|s| summary_of(s, f.input.client))
+        .map(|s| summary_of(s, input.client))
         .unwrap_or_default();
     // Line 1 is where `secret-file-mode` points (a file's own mode, seen when it was read).
     let first = !alone || (f.secret && f.mode & 0o044 != 0);
@@ -414,7 +435,7 @@ pub(in crate::lint) fn read_and_check(
     }
     drop(src);
     if !entries.is_empty() {
-        summary.project = Some(project(&f.input.path, f.input.client, users));
+        summary.project = Some(project(&input.path, input.client, users));
     }
     // A file alone keeps a summary only for the lines of its findings (its entries are gone,
     // and no agent reads it).
@@ -429,14 +450,11 @@ pub(in crate::lint) fn read_and_check(
         wide: sub.wide,
         entries,
     });
-    (
-        f.input,
-        Outcome::Read {
-            real: f.rare.and_then(|r| r.resolved),
-            mode: f.mode,
-            parsed: Ok(checked),
-        },
-    )
+    Outcome::Read {
+        real: f.rare.and_then(|r| r.resolved),
+        mode: f.mode,
+        parsed: Ok(checked),
+    }
 }
 
 /// What the rules across files read of a parsed file, but its lines.
@@ -517,27 +535,33 @@ impl Run<'_> {
                 }),
             },
         };
-        self.admit(input, outcome, report)
+        self.admit(Which::New(input), outcome, report)
     }
 
     /// Record what reading (and checking) a file gave.
     pub(in crate::lint) fn admit(
         &mut self,
-        input: Input,
+        input: Which,
         outcome: Outcome<Box<Checked>>,
         report: bool,
     ) -> Option<usize> {
+        let inputs = self.inputs;
+        let given = match &input {
+            Which::Given(k) => &inputs[*k],
+            Which::New(i) => i,
+        };
+        let d = given.client;
         let real = match &outcome {
             Outcome::Missing => return None,
             Outcome::Unreadable(real, _) => real,
-            Outcome::Read { real, .. } => real.as_ref().unwrap_or(&input.path),
+            Outcome::Read { real, .. } => real.as_ref().unwrap_or(&given.path),
         };
         // The path the file is added under below: hashed once for both.
         let hash = path_hash(real);
         if let Some(i) = self.find_hashed(real, hash) {
             if report && !self.files[i].report {
                 self.files[i].report = true;
-                self.files[i].input = input;
+                self.files[i].input = self.slot(input);
                 // Worked out for the path it was read as context under.
                 if let Some(s) = &mut self.files[i].summary {
                     s.project = None;
@@ -545,7 +569,6 @@ impl Run<'_> {
             }
             return Some(i);
         }
-        let d = input.client;
         match outcome {
             Outcome::Missing => None,
             Outcome::Unreadable(real, message) => {
@@ -610,34 +633,69 @@ impl Run<'_> {
         report: bool,
     ) -> usize {
         let hash = path_hash(real.as_deref().unwrap_or(&input.path));
-        self.add_hashed(input, real, mode, report, hash)
+        self.add_hashed(Which::New(input), real, mode, report, hash)
+    }
+
+    /// The input of a file.
+    pub(in crate::lint) fn input(&self, file: usize) -> &Input {
+        self.input_at(self.files[file].input)
+    }
+
+    /// An input by its index ([`Loaded::input`]).
+    fn input_at(&self, k: u32) -> &Input {
+        let k = k as usize;
+        match self.inputs.get(k) {
+            Some(i) => i,
+            None => &self.more_inputs[k - self.inputs.len()],
+        }
+    }
+
+    /// The index of an input, kept here when it is new.
+    fn slot(&mut self, input: Which) -> u32 {
+        // More than 4 billion inputs cannot be held in memory: the index always fits.
+        let k = match input {
+            Which::Given(k) => k,
+            Which::New(i) => {
+                self.more_inputs.push(i);
+                self.inputs.len() + self.more_inputs.len() - 1
+            }
+        };
+        u32::try_from(k).unwrap_or(u32::MAX)
+    }
+
+    /// The path a file was read from (with a final symbolic link resolved).
+    pub(in crate::lint) fn real(&self, file: usize) -> &std::path::Path {
+        let f = &self.files[file];
+        f.resolved().unwrap_or(&self.input_at(f.input).path)
     }
 
     /// Add a file read from `real` (`None`: from `input.path`); `hash` is the [`path_hash`] of
     /// the path read from.
     fn add_hashed(
         &mut self,
-        input: Input,
+        input: Which,
         real: Option<PathBuf>,
         mode: u32,
         report: bool,
         hash: u64,
     ) -> usize {
         let i = self.files.len();
-        let resolved = real.filter(|r| *r != input.path);
-        let real = resolved.as_deref().unwrap_or(&input.path);
-        match self.by_real.entry(hash) {
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(i);
+        let k = self.slot(input);
+        let resolved = real.filter(|r| *r != self.input_at(k).path);
+        match self.by_real.get(&hash).copied() {
+            None => {
+                self.by_real.insert(hash, i);
             }
-            std::collections::hash_map::Entry::Occupied(o) => {
-                if self.files.get(*o.get()).is_none_or(|f| f.real() != real) {
-                    self.by_real_more.entry(real.to_path_buf()).or_insert(i);
+            Some(o) => {
+                let real = resolved.as_deref().unwrap_or(&self.input_at(k).path);
+                if o >= self.files.len() || self.real(o) != real {
+                    let real = real.to_path_buf();
+                    self.by_real_more.entry(real).or_insert(i);
                 }
             }
         }
         self.files.push(Loaded {
-            input,
+            input: k,
             rare: Rare::resolved(resolved),
             source: None,
             summary: None,
@@ -659,7 +717,7 @@ impl Run<'_> {
     /// path).
     fn find_hashed(&self, real: &std::path::Path, hash: u64) -> Option<usize> {
         let &i = self.by_real.get(&hash)?;
-        if self.files.get(i).is_some_and(|f| f.real() == real) {
+        if i < self.files.len() && self.real(i) == real {
             return Some(i);
         }
         self.by_real_more.get(real).copied()
@@ -673,9 +731,10 @@ impl Run<'_> {
     /// every project's local one).
     pub(in crate::lint) fn containers(&self, file: usize) -> Vec<Vec<String>> {
         let f = &self.files[file];
-        let d = f.input.client;
+        let input = self.input(file);
+        let d = input.client;
         let mut out: Vec<Vec<String>> = Vec::new();
-        for scope in &f.input.scopes {
+        for scope in &input.scopes {
             if d.id() == "claude-code" && *scope == "local" {
                 let key = d.container("user", self.ctx).pop().unwrap_or_default();
                 if let Some(Value::Object(projects)) = f
@@ -700,7 +759,7 @@ impl Run<'_> {
     }
 
     pub(in crate::lint) fn check_file(&mut self, file: usize, entries: &mut Vec<Entry>) {
-        let d = self.files[file].input.client;
+        let d = self.input(file).client;
         if d.multi_file() {
             self.agent_fields(file);
         }
@@ -779,7 +838,10 @@ impl Run<'_> {
         }
     }
 
-    pub(in crate::lint) fn finish(mut self) -> LintReport {
+    /// The report: the findings, and the files checked as shown. The paths of the inputs
+    /// given are left to the caller, who has them (each file's place in `files` is empty):
+    /// which input goes where comes back, in the order of the inputs, as (input, place).
+    pub(in crate::lint) fn finish(mut self) -> (LintReport, Vec<(u32, u32)>) {
         let mut findings = Vec::new();
         let mut raw = std::mem::take(&mut self.raw);
         raw.sort_by(|a, b| {
@@ -811,7 +873,7 @@ impl Run<'_> {
             findings.push(Finding {
                 rule: r.rule,
                 severity,
-                path: f.input.shown().to_string(),
+                path: self.input(r.file).shown().to_string(),
                 line: r.line,
                 column: r.column,
                 message: self.secrets.redact(&r.message),
@@ -819,16 +881,42 @@ impl Run<'_> {
                 source_column,
             });
         }
-        LintReport {
-            findings,
-            files: self
-                .files
-                .into_iter()
-                .filter(|f| f.report)
-                .map(|f| f.input.into_shown())
-                .collect(),
-            redactor: self.secrets,
+        // The files reported, by input: the files themselves are let go first.
+        let reported: Vec<u32> = self
+            .files
+            .iter()
+            .filter(|f| f.report)
+            .map(|f| f.input)
+            .collect();
+        drop(std::mem::take(&mut self.files));
+        let given_len = self.inputs.len();
+        let mut more: Vec<Option<Input>> = std::mem::take(&mut self.more_inputs)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut given = Vec::new();
+        let mut files = Vec::with_capacity(reported.len());
+        for k in reported {
+            match (k as usize).checked_sub(given_len) {
+                None => {
+                    given.push((k, u32::try_from(files.len()).unwrap_or(u32::MAX)));
+                    files.push(String::new());
+                }
+                Some(m) => files.push(
+                    more.get_mut(m)
+                        .and_then(Option::take)
+                        .map(Input::into_shown)
+                        .unwrap_or_default(),
+                ),
+            }
         }
+        given.sort_unstable();
+        let report = LintReport {
+            findings,
+            files,
+            redactor: self.secrets,
+        };
+        (report, given)
     }
 }
 
@@ -836,100 +924,6 @@ impl Run<'_> {
 fn path_hash(p: &std::path::Path) -> u64 {
     use std::hash::BuildHasher;
     std::hash::BuildHasherDefault::<super::fxhash::Fx>::default().hash_one(p)
-}
-
-/// What reading one file gave.
-pub(in crate::lint) enum Outcome<S = Source> {
-    /// It does not exist (a dangling link counts as absent).
-    Missing,
-    /// It exists but cannot be read: the path and why.
-    Unreadable(PathBuf, String),
-    /// Read (from `real`, its path with a final symbolic link resolved, `None` when that is
-    /// the input's path): parsed, or the parse error with the text for a code frame.
-    Read {
-        real: Option<PathBuf>,
-        mode: u32,
-        parsed: Result<S, (ReadError, Option<String>)>,
-    },
-}
-
-pub(in crate::lint) fn read_one(input: &Input) -> Outcome {
-    let mut resolved = None;
-    let read = match fsio::read_to_inspect(&input.path, MAX_FILE) {
-        Ok(None) => return Outcome::Missing,
-        Ok(Some(r)) => r,
-        Err(e) if e.code == crate::diag::Code::NotAFile => {
-            // Perhaps a symbolic link: follow it (a directory stays unreadable).
-            match fsio::resolve(&input.path) {
-                Ok(real) if real != input.path => {
-                    let read = fsio::read_to_inspect(&real, MAX_FILE);
-                    let r = match read {
-                        Ok(None) => return Outcome::Missing,
-                        Ok(Some(r)) => r,
-                        Err(e) => return Outcome::Unreadable(real, e.message),
-                    };
-                    resolved = Some(real);
-                    r
-                }
-                Ok(_) => return Outcome::Unreadable(input.path.clone(), e.message),
-                Err(e) if e.code == crate::diag::Code::DanglingSymlink => return Outcome::Missing,
-                Err(e) => return Outcome::Unreadable(input.path.clone(), e.message),
-            }
-        }
-        Err(e) => return Outcome::Unreadable(input.path.clone(), e.message),
-    };
-    let mode = read.meta.mode;
-    let parsed = Source::parse(read.bytes, input.client.syntax()).map_err(|e| {
-        // Rare: read the file again for the code frame (the parse consumed the bytes).
-        let path = resolved.as_deref().unwrap_or(&input.path);
-        let text = fsio::read_to_inspect(path, MAX_FILE)
-            .ok()
-            .flatten()
-            .and_then(|r| String::from_utf8(r.bytes).ok())
-            .map(|t| t.trim_start_matches('\u{feff}').to_string());
-        (e, text)
-    });
-    Outcome::Read {
-        real: resolved,
-        mode,
-        parsed,
-    }
-}
-
-pub(in crate::lint) fn read_error(d: &dyn Dialect, e: &ReadError) -> (&'static str, String) {
-    let syntax = d.syntax().describe();
-    match e.code {
-        Code::DuplicateKey => (
-            "duplicate-key",
-            format!(
-                "{}; clients disagree on which copy wins, so remove or rename one of them",
-                e.message
-            ),
-        ),
-        Code::NotAnObject => (
-            "not-an-object",
-            format!(
-                "{}; {} expects a JSON object at the root (`{{ … }}`)",
-                e.message,
-                d.id()
-            ),
-        ),
-        Code::EmptyFile => (
-            "parse-error",
-            format!(
-                "the file is empty, which is not valid {syntax} for {}; write `{{}}` or delete it",
-                d.id()
-            ),
-        ),
-        _ => (
-            "parse-error",
-            format!(
-                "{}; {} reads {syntax}, so it cannot load this file: fix the syntax here",
-                e.message,
-                d.id()
-            ),
-        ),
-    }
 }
 
 #[cfg(test)]
@@ -940,7 +934,7 @@ mod tests {
     fn files_are_found_by_path_when_hashes_collide() {
         let req = crate::lint::Request::new("/r", "/h");
         let ctx = ctx(&req);
-        let mut r = Run::new(&req, &ctx);
+        let mut r = Run::new(&req, &ctx, &[]);
         let input = |p: &str| Input::new(PathBuf::from(p), crate::dialect::ALL[0], Vec::new());
         let a = r.add(input("/r/a.json"), None, 0, true);
         // A path whose hash the index already holds for another (a collision, forced).
@@ -959,7 +953,7 @@ mod tests {
             r.files[b].resolved().is_none(),
             "the same path is not kept twice"
         );
-        assert_eq!(r.files[c].real(), std::path::Path::new("/r/c.json"));
+        assert_eq!(r.real(c), std::path::Path::new("/r/c.json"));
         assert_eq!(r.find(std::path::Path::new("/r/a.json")), Some(a));
         assert_eq!(r.find(&b_path), Some(b));
         assert_eq!(r.find(std::path::Path::new("/r/c.json")), Some(c));

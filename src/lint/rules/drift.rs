@@ -55,7 +55,7 @@ impl Run<'_> {
     /// `drift` in one file as it is checked (into `self.drift`); returns its canonical path,
     /// the one ledgers name files by.
     pub(in crate::lint) fn drift_in(&mut self, file: usize, ledgers: &Ledgers) -> String {
-        let real = self.files[file].real();
+        let real = self.real(file);
         let canonical = fsio::resolve(real)
             .unwrap_or_else(|_| real.to_path_buf())
             .display()
@@ -99,7 +99,8 @@ impl Run<'_> {
             .filter(|(_, f)| f.report)
             .map(|(i, f)| {
                 let real = f.canonical().cloned().unwrap_or_else(|| {
-                    let real = fsio::resolve(f.real()).unwrap_or_else(|_| f.real().to_path_buf());
+                    let real = self.real(i);
+                    let real = fsio::resolve(real).unwrap_or_else(|_| real.to_path_buf());
                     real.display().to_string()
                 });
                 (real, i)

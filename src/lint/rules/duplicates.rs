@@ -22,15 +22,16 @@ impl Run<'_> {
         users: &UserFiles,
     ) -> Option<Cow<'_, str>> {
         let f = &self.files[file];
+        let input = self.input(file);
         #[cfg(unix)]
         if let Some(p) = f.summary.as_ref().and_then(|s| s.project) {
             use std::os::unix::ffi::OsStrExt;
             let Project::Dir(len) = p else { return None };
-            let bytes = f.input.path.as_os_str().as_bytes();
+            let bytes = input.path.as_os_str().as_bytes();
             let dir = bytes.get(..len).unwrap_or(bytes);
             return Some(shown(Path::new(std::ffi::OsStr::from_bytes(dir))));
         }
-        project_dir(&f.input.path, f.input.client, users).map(shown)
+        project_dir(&input.path, input.client, users).map(shown)
     }
 
     /// Entries that start the same server within the files one client merges.
@@ -61,10 +62,7 @@ impl Run<'_> {
             if key.starts_with("kiro-agent:") {
                 // Settings files first.
                 members.sort_by_key(|&i| {
-                    (
-                        self.files[entries[i].file()].input.client.id() == "kiro-agent",
-                        i,
-                    )
+                    (self.input(entries[i].file()).client.id() == "kiro-agent", i)
                 });
             }
             let mut firsts: BTreeMap<Fingerprint, Vec<usize>> = BTreeMap::new();
@@ -86,7 +84,7 @@ impl Run<'_> {
                 let where_ = if other.file() == e.file() {
                     format!("line {ol}")
                 } else {
-                    format!("{}:{ol}:{oc}", self.files[other.file()].input.shown())
+                    format!("{}:{ol}:{oc}", self.input(other.file()).shown())
                 };
                 let what = if fp.url {
                     "the same URL"
@@ -101,7 +99,7 @@ impl Run<'_> {
                         "server `{}` starts the same server as `{}` ({where_}): {what}, so {} exposes its tools twice; remove one of them (or disable it)",
                         e.name,
                         other.name,
-                        self.files[e.file()].input.client.id()
+                        self.input(e.file()).client.id()
                     ),
                 );
             }
@@ -119,7 +117,7 @@ impl Run<'_> {
         let mut groups = Vec::new();
         let mut claude_keys: BTreeSet<&str> = BTreeSet::from([root_key]);
         for e in entries {
-            if self.files[e.file()].input.client.id() == "claude-code"
+            if self.input(e.file()).client.id() == "claude-code"
                 && let Some(p) = &e.project
             {
                 claude_keys.insert(p);
@@ -141,14 +139,14 @@ impl Run<'_> {
                 .iter()
                 .filter(|e| files.insert(e.file()))
                 .filter_map(|e| {
-                    let id = self.files[e.file()].input.client.id();
+                    let id = self.input(e.file()).client.id();
                     self.project_of(e.file(), users).map(|p| (id, p))
                 })
                 .collect()
         };
         // Kiro agents' own groups: the settings files first, so a duplicate lands in the agent.
         let agent_files: Vec<usize> = (0..self.files.len())
-            .filter(|&i| self.files[i].input.client.multi_file())
+            .filter(|&i| self.input(i).client.multi_file())
             .collect();
         let text = |prefix: &'static str, t: Cow<'s, str>| Key {
             prefix,
@@ -158,19 +156,19 @@ impl Run<'_> {
             if !paired[idx] {
                 continue;
             }
-            let f = &self.files[e.file()];
-            let id = f.input.client.id();
+            let f = self.input(e.file());
+            let id = f.client.id();
             let mut add = |k: Key<'s>| groups.push((k, idx));
             match id {
                 "claude-code" => {
                     if let Some(p) = &e.project {
                         add(text("claude-code", Cow::Borrowed(p)));
-                    } else if f.input.scopes.contains(&"user") {
+                    } else if f.scopes.contains(&"user") {
                         for k in &claude_keys {
                             add(text("claude-code", Cow::Borrowed(k)));
                         }
                     } else {
-                        let dir = f.input.path.parent().map_or(Cow::Borrowed(""), shown);
+                        let dir = f.path.parent().map_or(Cow::Borrowed(""), shown);
                         add(text("claude-code", dir));
                     }
                 }
@@ -198,7 +196,7 @@ impl Run<'_> {
                     for &a in &agent_files {
                         if other == "kiro"
                             && self.files[a].report
-                            && self.kiro_settings_for(a).contains(&f.input.path)
+                            && self.kiro_settings_for(a).contains(&f.path)
                             && !self.files[a]
                                 .summary
                                 .as_ref()
@@ -715,7 +713,7 @@ mod tests {
     fn projects_of_user_and_project_files() {
         let req = crate::lint::Request::new("/r", "/h");
         let ctx = crate::lint::discover::ctx(&req);
-        let mut r = Run::new(&req, &ctx);
+        let mut r = Run::new(&req, &ctx, &[]);
         let cursor = crate::dialect::lookup("cursor").unwrap();
         let user = cursor
             .scopes()
@@ -750,7 +748,7 @@ mod tests {
         // Worked out by the checking thread and kept in the summary: the same answers, read
         // from it (a wrong one planted in it is what comes back).
         for &f in &files {
-            let p = project(&r.files[f].input.path, cursor, &users);
+            let p = project(&r.input(f).path, cursor, &users);
             r.files[f].summary = Some(Box::new(crate::lint::run::Summary {
                 project: Some(p),
                 ..Default::default()

@@ -72,7 +72,7 @@ impl Run<'_> {
         name: &str,
         scratch: &mut Scratch<'s>,
     ) {
-        let d = self.files[file].input.client;
+        let d = self.input(file).client;
         let Some(value) = src.get(path) else { return };
         let Value::Object(entry) = value else {
             let at = src.locate(path);

@@ -71,7 +71,7 @@ impl Run<'_> {
     /// Kiro agents: load the `mcp.json` files each agent sees, and check its grants.
     pub(in crate::lint) fn agents(&mut self) {
         let agents: Vec<usize> = (0..self.files.len())
-            .filter(|&i| self.files[i].input.client.multi_file() && self.files[i].report)
+            .filter(|&i| self.input(i).client.multi_file() && self.files[i].report)
             .collect();
         for a in agents {
             let Some(summary) = self.files[a].summary.as_ref() else {
@@ -115,7 +115,7 @@ impl Run<'_> {
 
     /// The Kiro settings files an agent file sees: its workspace's and the user's.
     pub(in crate::lint) fn kiro_settings_for(&self, agent: usize) -> Vec<PathBuf> {
-        let p = &self.files[agent].input.path;
+        let p = &self.input(agent).path;
         let workspace = p
             .parent()
             .and_then(Path::parent)
