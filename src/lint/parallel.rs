@@ -106,7 +106,7 @@ pub(in crate::lint) fn parallel_each<T: Send, R: Send>(
             })
             .collect();
         pins.pin(0);
-        let mut todo = Vec::with_capacity(BLOCK);
+        let mut mine_here = Vec::with_capacity(BLOCK);
         // Hand over the blocks in order, working while the next one is not done.
         let mut first = 0;
         while first < blocks.len() {
@@ -126,7 +126,7 @@ pub(in crate::lint) fn parallel_each<T: Send, R: Send>(
                 continue;
             }
             let mut mine: Option<(usize, Vec<R>)> = None;
-            if work(&mut todo, &mut |b, r| mine = Some((b, r))) {
+            if work(&mut mine_here, &mut |b, r| mine = Some((b, r))) {
                 if let Some((b, r)) = mine {
                     if b == first {
                         drain(r, &mut sink);
