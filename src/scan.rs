@@ -14,6 +14,7 @@
 //! ```
 
 use crate::engine::Report;
+use crate::plan::FilePlan;
 use crate::redact::Redactor;
 
 /// Files up to this size are scanned whole; above it only the part a diff shows (the
@@ -28,8 +29,14 @@ pub const SCAN_WHOLE_FILE: usize = 64 << 10;
 /// credential-like members found. A file that does not change shows none of its content and is
 /// not read. Use the result for everything printed about `report`.
 pub fn redactor_for(report: &Report, base: &Redactor) -> Redactor {
+    redactor_for_files(&report.files, base)
+}
+
+/// [`redactor_for`] from the file plans alone (those that write count): what
+/// `engine::apply_alongside` hands its side work while the files are written.
+pub fn redactor_for_files(files: &[FilePlan], base: &Redactor) -> Redactor {
     let mut red = base.clone();
-    for f in report.files.iter().filter(|f| f.writes()) {
+    for f in files.iter().filter(|f| f.writes()) {
         let old = f.old.as_ref().map(|d| d.bytes()).unwrap_or_default();
         let new_c = f.new.as_ref().filter(|_| !f.delete);
         let new_len = new_c.map_or(0, crate::text::Content::len);

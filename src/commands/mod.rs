@@ -760,10 +760,13 @@ fn run_apply(
     let (saved, saved_path) = (saved.map(|s| s.0), saved.map(|s| s.1));
     let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     let mut shown = false;
-    let report = if yes {
+    // The output's redactor is built beside the writes (a big file's scan overlaps its write
+    // and fsync); from the report below when the run ends otherwise.
+    let beside = |files: &[crate::plan::FilePlan]| crate::scan::redactor_for_files(files, red);
+    let (report, red_beside) = if yes {
         let _progress =
             output::Progress::start("applying", !json && std::io::stderr().is_terminal());
-        engine::apply(settings, manifest, owner, mode, None, saved)
+        engine::apply_alongside(settings, manifest, owner, mode, None, saved, Some(beside))
     } else {
         let mut ask = |plan: &Report| -> bool {
             let red = crate::scan::redactor_for(plan, red);
@@ -784,7 +787,15 @@ fn run_apply(
             let _ = std::io::stdin().lock().read_line(&mut line);
             matches!(line.trim(), "y" | "Y" | "yes" | "Yes" | "YES")
         };
-        engine::apply(settings, manifest, owner, mode, Some(&mut ask), saved)
+        engine::apply_alongside(
+            settings,
+            manifest,
+            owner,
+            mode,
+            Some(&mut ask),
+            saved,
+            Some(beside),
+        )
     };
     let mut report = report;
     for e in &mut report.errors {
@@ -797,7 +808,7 @@ fn run_apply(
                 .unwrap_or_default();
         }
     }
-    let red = crate::scan::redactor_for(&report, red);
+    let red = red_beside.unwrap_or_else(|| crate::scan::redactor_for(&report, red));
     if shown && !json {
         // The diffs were shown before asking; now only the outcome.
         if report.applied {

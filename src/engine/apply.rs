@@ -70,7 +70,59 @@ pub fn apply(
     confirm: Option<&mut dyn FnMut(&Report) -> bool>,
     expected: Option<&SavedPlan>,
 ) -> Report {
-    let steps = || -> Result<Report, Box<Report>> {
+    let none: Option<fn(&[FilePlan])> = None;
+    apply_alongside(settings, manifest, owner, mode, confirm, expected, none).0
+}
+
+/// [`apply`], running `alongside` on another thread while the files are written: it is given
+/// the plans of the files about to be written (those whose bytes change, in the report's
+/// order) once they are final, and its result comes back with the report. The CLI builds the
+/// redactor of the output there (`scan::redactor_for_files`), which for a big file scans it
+/// whole: done beside the write and its fsync, not after them.
+///
+/// The result is `None` when the run wrote nothing (it ended before the write step, or no file
+/// changes) and when a file had to be planned again while writing (another program changed
+/// it): then the plans it saw are not the report's, and the caller works from the report.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcpconf::engine::{self, Mode};
+///
+/// let dir = tempfile::tempdir()?;
+/// let settings = mcpconf::settings::Settings::builder()
+///     .manifest(dir.path().join("mcpconf.toml"))
+///     .root(dir.path())
+///     .home(dir.path())
+///     .state_dir(dir.path().join("state"))
+///     .build()?;
+/// let manifest = mcpconf::manifest::parse(
+///     "owner = \"o\"\n[servers.web]\ncommand = \"web-mcp\"\n[[targets]]\nclient = \"cursor\"\n",
+///     &mcpconf::known::Known,
+/// )?;
+/// let mode = Mode::Apply { adopt: false };
+/// let count = |plans: &[mcpconf::plan::FilePlan]| plans.len();
+/// let (report, seen) =
+///     engine::apply_alongside(&settings, Some(&manifest), "o", mode, None, None, Some(count));
+/// assert!(report.applied && report.changed);
+/// assert_eq!(seen, Some(1));
+/// // Nothing to write: `alongside` does not run.
+/// let (again, seen) =
+///     engine::apply_alongside(&settings, Some(&manifest), "o", mode, None, None, Some(count));
+/// assert!(!again.changed);
+/// assert_eq!(seen, None);
+/// # Ok(())
+/// # }
+/// ```
+pub fn apply_alongside<R: Send>(
+    settings: &Settings,
+    manifest: Option<&Manifest>,
+    owner: &str,
+    mode: Mode,
+    confirm: Option<&mut dyn FnMut(&Report) -> bool>,
+    expected: Option<&SavedPlan>,
+    alongside: Option<impl FnOnce(&[FilePlan]) -> R + Send>,
+) -> (Report, Option<R>) {
+    let steps = || -> Result<(Report, Option<R>), Box<Report>> {
         let shown = confirm_step(settings, manifest, owner, mode, confirm)?;
         let prepared = prepare_step(settings, manifest, owner, mode, shown.is_none())?;
         let _locks = lock_step(settings, owner, &prepared.specs)?;
@@ -83,13 +135,36 @@ pub fn apply(
             shown.as_ref(),
             expected,
         )?;
-        Ok(write_step(
-            settings, manifest, owner, mode, &prepared, checked,
-        ))
+        let writes: Vec<FilePlan> = match &alongside {
+            Some(_) => checked
+                .plans
+                .iter()
+                .filter(|p| p.writes())
+                .cloned()
+                .collect(),
+            None => Vec::new(),
+        };
+        let alongside = alongside.filter(|_| !writes.is_empty());
+        let Some(work) = alongside else {
+            let (report, _) = write_step(settings, manifest, owner, mode, &prepared, checked);
+            return Ok((report, None));
+        };
+        // A plan's clone shares its bytes (the document read and the new content are
+        // reference-counted), so the view costs no copy of a big file.
+        Ok(std::thread::scope(|s| {
+            let side = s.spawn(move || work(&writes));
+            let (report, replanned) =
+                write_step(settings, manifest, owner, mode, &prepared, checked);
+            let got = match side.join() {
+                Ok(r) => r,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            (report, (!replanned).then_some(got))
+        }))
     };
     match steps() {
         Ok(r) => r,
-        Err(r) => *r,
+        Err(r) => (*r, None),
     }
 }
 
@@ -331,6 +406,7 @@ fn recheck_step(
 }
 
 /// The writes: ledger-only changes, one durable intent for every file, the files, the commit.
+/// Also says whether a file was planned again while writing (another program changed it).
 fn write_step(
     settings: &Settings,
     manifest: Option<&Manifest>,
@@ -338,7 +414,7 @@ fn write_step(
     mode: Mode,
     prepared: &Prepared,
     checked: Checked,
-) -> Report {
+) -> (Report, bool) {
     let Checked {
         mut ledger,
         base,
@@ -356,6 +432,7 @@ fn write_step(
     }
     let mut io_error: Option<ErrorEntry> = None;
     let mut written = false;
+    let mut replanned_any = false;
     // Each directory written into is fsynced once, after all its files (a file a run writes
     // in it to name in an error): n files in one directory cost n + 1 fsyncs, not 2n.
     let mut dirs_to_sync: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
@@ -461,6 +538,7 @@ fn write_step(
                     }
                     let writes = replanned.writes();
                     plans[i] = replanned;
+                    replanned_any = true;
                     read_now = Some(again);
                     if !writes {
                         apply_ops_direct(&mut ledger, ws, &plans[i].key, &plans[i].ledger);
@@ -516,5 +594,5 @@ fn write_step(
         report.errors.push(fs_entry(&e));
         report.exit = Exit::Io;
     }
-    report
+    (report, replanned_any)
 }

@@ -590,7 +590,7 @@ pub fn plan(settings: &Settings, manifest: Option<&Manifest>, owner: &str, mode:
 }
 
 mod apply;
-pub use apply::apply;
+pub use apply::{apply, apply_alongside};
 
 fn fs_entry(e: &FsError) -> ErrorEntry {
     ErrorEntry {

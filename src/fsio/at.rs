@@ -321,6 +321,29 @@ pub(super) fn sync(dir: &File) -> io::Result<()> {
     rfs::fsync(dir.as_fd()).map_err(io_err)
 }
 
+/// Asks the kernel to start writing `len` bytes of `file` from `offset` to the disk now, without
+/// waiting (`sync_file_range(SYNC_FILE_RANGE_WRITE)` on Linux; nothing elsewhere). A hint only:
+/// it makes nothing durable and its failure is no error, the caller's fsync does both. It lets
+/// the disk work while the rest of a big file is still being written.
+pub(super) fn start_writeback(file: &File, offset: u64, len: u64) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
+            return;
+        };
+        // SAFETY: `sync_file_range` reads no memory of ours; the descriptor is open for as long
+        // as `file` is borrowed, and any error (EBADF, ESPIPE, EINVAL) is only returned.
+        let _ = unsafe {
+            libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE)
+        };
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (file, offset, len);
+    }
+}
+
 /// The names in `dir` (without `.` and `..`).
 pub(super) fn list(dir: &File) -> io::Result<Vec<OsString>> {
     let it = rfs::Dir::read_from(dir).map_err(io_err)?;

@@ -323,6 +323,12 @@ pub(super) fn sync(dir: &Dir) -> io::Result<()> {
     sync_path(&dir.path)
 }
 
+/// The writeback hint of the POSIX layer: nothing here (std has no such call; the fsync that
+/// follows does all the work).
+pub(super) fn start_writeback(file: &File, offset: u64, len: u64) {
+    let _ = (file, offset, len);
+}
+
 /// The names in `dir`.
 pub(super) fn list(dir: &Dir) -> io::Result<Vec<OsString>> {
     check_chain(&dir.path)?;

@@ -154,6 +154,58 @@ fn replace_dir_later_publishes_like_replace_and_sync_dir_confirms_the_directory(
     assert!(sync_dir(&dir.path().join("link"), &a).is_err());
 }
 
+/// A content over one writeback piece is written in pieces whose writeback is asked for as they
+/// go: the bytes are the parts joined whatever their sizes (pieces cut across parts, parts
+/// shorter than a piece, empty parts), and the ranges handed to the kernel follow each other
+/// from 0 to the end, each a piece or more but the last.
+#[test]
+fn a_big_content_is_written_whole_with_its_writeback_asked_for_piece_by_piece() {
+    const P: usize = WRITEBACK_PIECE;
+    let byte = |i: usize| (i % 251) as u8;
+    let bytes: Vec<u8> = (0..3 * P + 12345).map(byte).collect();
+    let cuts: [&[usize]; 4] = [
+        &[3, P + 5, 1, 2 * P - 9],
+        &[0, P, 0, P, P],
+        &[1],
+        &[P / 3, P / 3, P / 3, P / 3, P / 3, P / 3, P / 3, P / 3],
+    ];
+    for cut in cuts {
+        let mut parts: Vec<&[u8]> = Vec::new();
+        let mut at = 0;
+        for &n in cut {
+            parts.push(&bytes[at..at + n]);
+            at += n;
+        }
+        parts.push(&bytes[at..]);
+        let mut out = Vec::new();
+        let mut asked: Vec<(u64, u64)> = Vec::new();
+        write_parts(&mut out, &parts, true, |o, n| asked.push((o, n))).unwrap();
+        assert!(out == bytes, "content differs for cuts {cut:?}");
+        let mut next = 0;
+        for (i, &(o, n)) in asked.iter().enumerate() {
+            assert_eq!(o, next, "ranges {asked:?}");
+            assert!(n >= P as u64 || i == asked.len() - 1, "ranges {asked:?}");
+            next = o + n;
+        }
+        assert_eq!(next, bytes.len() as u64, "ranges {asked:?}");
+        assert!(asked.len() >= 3, "ranges {asked:?}");
+    }
+    // One piece or less, or no fsync to come: one write per part, no writeback asked for.
+    for (content, early) in [(&bytes[..P], true), (&bytes[..], false)] {
+        let mut out = Vec::new();
+        let mut asked = 0;
+        write_parts(&mut out, &[content], early, |_, _| asked += 1).unwrap();
+        assert!(out == content);
+        assert_eq!(asked, 0);
+    }
+    // Through the real sequence, a big file is published whole.
+    let _g = shared();
+    let dir = tmp();
+    let a = dir.path().join("a.json");
+    replace_dir_later(&a, &[&bytes[..7], &bytes[7..]], None, Expect::Missing).unwrap();
+    assert!(fs::read(&a).unwrap() == bytes);
+}
+
 #[test]
 fn root_keeps_the_owner_of_a_users_file() {
     let _g = shared();
