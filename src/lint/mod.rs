@@ -371,6 +371,68 @@ mod tests {
         assert_eq!(e.code, crate::diag::Code::UnknownRule);
     }
 
+    /// Claude Code merges, for each project directory, the user's entries, that directory's
+    /// local entries in `~/.claude.json` and its `.mcp.json`, wherever `--root` is; two
+    /// projects' sets are never compared.
+    #[test]
+    fn claude_code_merges_each_project_with_its_local_entries_and_the_user_scope() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let entry = |args: &str| serde_json::json!({"command": "npx", "args": ["-y", args]});
+        let write = |rel: &str, doc: serde_json::Value| {
+            let p = d.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+            p
+        };
+        let key = |rel: &str| d.join(rel).display().to_string();
+        // p1 is named under `projects`, p2 is not; both are below `--root`, not at it.
+        let p1 = write(
+            "r/p1/.mcp.json",
+            serde_json::json!({"mcpServers": {"x": entry("x"), "w": entry("w")}}),
+        );
+        let p2 = write(
+            "r/p2/.mcp.json",
+            serde_json::json!({"mcpServers": {"y": entry("y")}}),
+        );
+        let home = write(
+            "h/.claude.json",
+            serde_json::json!({
+                "mcpServers": {"y-user": entry("y")},
+                "projects": {
+                    key("r/p1"): {"mcpServers": {"x-local": entry("x")}},
+                    key("r/p3"): {"mcpServers": {"z3": entry("z")}},
+                    key("r/p4"): {"mcpServers": {"z4": entry("z"), "w4": entry("w")}},
+                },
+            }),
+        );
+        // p1 spelled with a `.` step is still the project `~/.claude.json` names.
+        let p1_dotted = d.join("r/./p1/.mcp.json");
+        for first in [p1, p1_dotted] {
+            let req = Request {
+                paths: vec![first, p2.clone(), home.clone()],
+                ..Request::new(d.join("r"), d.join("h"))
+            };
+            let report = lint(&req).unwrap();
+            let mut dups: Vec<&str> = report
+                .findings
+                .iter()
+                .filter(|f| f.rule == "duplicate-server")
+                .map(|f| f.message.split(" (").next().unwrap_or_default())
+                .collect();
+            dups.sort_unstable();
+            assert_eq!(
+                dups,
+                [
+                    "server `x-local` starts the same server as `x`",
+                    "server `y-user` starts the same server as `y`",
+                ],
+                "{:?}",
+                report.findings
+            );
+        }
+    }
+
     #[test]
     fn every_rule_has_a_documentation_page() {
         for r in RULES {

@@ -209,7 +209,8 @@ pub(in crate::lint) struct Entry {
     column: u32,
     /// The server it starts.
     pub(in crate::lint) fingerprint: Option<Fingerprint>,
-    /// The second step of a three-step path (a Claude Code project's key).
+    /// The key of the Claude Code project whose local entries it is one of (under
+    /// `projects["<key>"].mcpServers` of `~/.claude.json`); `None` for every other entry.
     pub(in crate::lint) project: Option<Box<str>>,
     pub(in crate::lint) name: Box<str>,
 }
@@ -221,7 +222,7 @@ impl Entry {
             file: 0,
             line: u32::try_from(line).unwrap_or(u32::MAX),
             column: u32::try_from(column).unwrap_or(u32::MAX),
-            project: (path.len() == 3).then(|| path[1].as_str().into()),
+            project: None,
             name: name.into(),
             fingerprint: src.get(path).and_then(Fingerprint::of),
         };
@@ -728,12 +729,13 @@ impl Run<'_> {
     }
 
     /// The servers containers of a file (Claude Code's `~/.claude.json`: the user container and
-    /// every project's local one).
-    pub(in crate::lint) fn containers(&self, file: usize) -> Vec<Vec<String>> {
+    /// every project's local one), each with whether it is a Claude Code project's local
+    /// container (`projects.<key>.mcpServers`: its second step is the project's key).
+    pub(in crate::lint) fn containers(&self, file: usize) -> Vec<(Vec<String>, bool)> {
         let f = &self.files[file];
         let input = self.input(file);
         let d = input.client;
-        let mut out: Vec<Vec<String>> = Vec::new();
+        let mut out: Vec<(Vec<String>, bool)> = Vec::new();
         for scope in &input.scopes {
             if d.id() == "claude-code" && *scope == "local" {
                 let key = d.container("user", self.ctx).pop().unwrap_or_default();
@@ -744,15 +746,15 @@ impl Run<'_> {
                 {
                     for (p, v) in projects {
                         if v.get(&key).is_some() {
-                            out.push(vec!["projects".into(), p.clone(), key.clone()]);
+                            out.push((vec!["projects".into(), p.clone(), key.clone()], true));
                         }
                     }
                 }
                 continue;
             }
             let c = d.container(scope, self.ctx);
-            if !out.contains(&c) {
-                out.push(c);
+            if !out.iter().any(|(o, _)| *o == c) {
+                out.push((c, false));
             }
         }
         out
@@ -769,7 +771,7 @@ impl Run<'_> {
             return;
         };
         let mut scratch = super::rules::entry::Scratch::default();
-        for container in containers {
+        for (container, local) in containers {
             // Every step on the way must be an object.
             let mut bad = None;
             for n in 1..=container.len() {
@@ -800,6 +802,11 @@ impl Run<'_> {
             let Some(Value::Object(servers)) = src.get(&container) else {
                 continue;
             };
+            // A project's local entries are merged with that project's files only.
+            let project: Option<Box<str>> = container
+                .get(1)
+                .filter(|_| local)
+                .map(|p| p.as_str().into());
             // The path of each entry in turn: the container's, then its name (one buffer
             // for all of them).
             let mut path = container;
@@ -809,7 +816,9 @@ impl Run<'_> {
                     last.clone_from(name);
                 }
                 self.check_entry(file, &src, &path, name, &mut scratch);
-                entries.push(Entry::new(file, &src, &path, name));
+                let mut e = Entry::new(file, &src, &path, name);
+                e.project.clone_from(&project);
+                entries.push(e);
             }
         }
         drop(scratch);

@@ -629,3 +629,69 @@ fn duplicate_server_merges_a_project_with_the_user_file_not_with_other_projects(
         "{dups:?}"
     );
 }
+
+#[test]
+fn duplicate_server_merges_each_claude_code_project_below_the_root_with_its_scopes() {
+    let case = Case::new("unreadable/negative");
+    let d = case.dir();
+    let entry = |name: &str, arg: &str| {
+        format!(r#""{name}": {{"command": "npx", "args": ["-y", "{arg}"]}}"#)
+    };
+    // Two projects below `--root` (not at it) that share a server: p1 has local entries in
+    // `~/.claude.json`, p2 has none; p3's local entries have no `.mcp.json` beside them.
+    let p2 = format!("{}, {}", entry("db", "db"), entry("gh2", "gh"));
+    for (dir, servers) in [("p1", entry("gh", "gh")), ("p2", p2)] {
+        fs::create_dir_all(d.join("root").join(dir)).unwrap();
+        fs::write(
+            d.join("root").join(dir).join(".mcp.json"),
+            format!("{{\"mcpServers\": {{{servers}}}}}\n"),
+        )
+        .unwrap();
+    }
+    let key = |p: &str| d.join("root").join(p).display().to_string();
+    fs::write(
+        d.join("home/.claude.json"),
+        format!(
+            "{{\"mcpServers\": {{{}}},\n\"projects\": {{\n\"{}\": {{\"mcpServers\": {{{}}}}},\n\"{}\": {{\"mcpServers\": {{{}}}}}\n}}}}\n",
+            entry("db-user", "db"),
+            key("p1"),
+            entry("gh-local", "gh"),
+            key("p3"),
+            entry("gh-p3", "gh"),
+        ),
+    )
+    .unwrap();
+    let dups = |paths: &[&str]| -> Vec<String> {
+        let (_, doc) = case.json(paths);
+        let mut m: Vec<String> = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "duplicate-server")
+            .map(|f| {
+                let m = f["message"].as_str().unwrap();
+                m.split(" (").next().unwrap().to_string()
+            })
+            .collect();
+        m.sort();
+        m
+    };
+    let expect = [
+        "server `db-user` starts the same server as `db`",
+        "server `gh-local` starts the same server as `gh`",
+    ];
+    // The projects' files given, or their directories.
+    let files = dups(&[
+        "root/p1/.mcp.json",
+        "root/p2/.mcp.json",
+        "home/.claude.json",
+    ]);
+    assert_eq!(files, expect);
+    assert_eq!(dups(&["root/p1", "root/p2", "home/.claude.json"]), expect);
+    // Without `~/.claude.json` among the files checked, nothing is compared with it.
+    assert_eq!(
+        dups(&["root/p1", "root/p2"]),
+        Vec::<String>::new(),
+        "the projects are not merged with each other"
+    );
+}

@@ -34,6 +34,28 @@ impl Run<'_> {
         project_dir(&input.path, input.client, users).map(shown)
     }
 
+    /// The project directory of a Claude Code project file (`.mcp.json`), spelled as
+    /// `~/.claude.json` keys its projects' local entries and as `--root` is (absolute, without
+    /// `.` steps or doubled separators); `None` for a file that serves the user scope
+    /// (`~/.claude.json`).
+    fn claude_project(&self, file: usize) -> Option<Cow<'_, str>> {
+        let input = self.input(file);
+        if input.scopes.contains(&"user") {
+            return None;
+        }
+        let dir = input.path.parent().unwrap_or(Path::new(""));
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            if plain(dir.as_os_str().as_bytes()) {
+                return Some(shown(dir));
+            }
+        }
+        Some(Cow::Owned(
+            dir.components().collect::<PathBuf>().display().to_string(),
+        ))
+    }
+
     /// Entries that start the same server within the files one client merges.
     pub(in crate::lint) fn duplicates(&mut self, users: &UserFiles) {
         let entries = &std::mem::take(&mut self.entries);
@@ -115,18 +137,24 @@ impl Run<'_> {
         users: &UserFiles,
     ) -> Vec<(Key<'s>, usize)> {
         let mut groups = Vec::new();
-        let mut claude_keys: BTreeSet<&str> = BTreeSet::from([root_key]);
-        for e in entries {
-            if self.input(e.file()).client.id() == "claude-code"
-                && let Some(p) = &e.project
-            {
-                claude_keys.insert(p);
-            }
-        }
         // Only these entries can be reported or named in a finding (an entry is compared only
         // with entries of the same fingerprint and another name); the others go in no group,
         // which changes no group's findings nor their order.
         let paired = paired(entries);
+        // Claude Code merges, for a project directory, the user's entries, that directory's
+        // local ones in `~/.claude.json` and its `.mcp.json`: one group per directory that
+        // has either (and `--root`), and the user's entries join every one of them.
+        let mut claude_keys: BTreeSet<Cow<'s, str>> = BTreeSet::from([Cow::Borrowed(root_key)]);
+        for (idx, e) in entries.iter().enumerate() {
+            if !paired[idx] || self.input(e.file()).client.id() != "claude-code" {
+                continue;
+            }
+            if let Some(p) = &e.project {
+                claude_keys.insert(Cow::Borrowed(p));
+            } else if let Some(dir) = self.claude_project(e.file()) {
+                claude_keys.insert(dir);
+            }
+        }
         // The project of the file of the entry at hand (a file's entries are next to each
         // other, so one is kept at a time).
         let mut project: Option<(usize, Option<Cow<'s, str>>)> = None;
@@ -163,13 +191,12 @@ impl Run<'_> {
                 "claude-code" => {
                     if let Some(p) = &e.project {
                         add(text("claude-code", Cow::Borrowed(p)));
-                    } else if f.scopes.contains(&"user") {
-                        for k in &claude_keys {
-                            add(text("claude-code", Cow::Borrowed(k)));
-                        }
-                    } else {
-                        let dir = f.path.parent().map_or(Cow::Borrowed(""), shown);
+                    } else if let Some(dir) = self.claude_project(e.file()) {
                         add(text("claude-code", dir));
+                    } else {
+                        for k in &claude_keys {
+                            add(text("claude-code", k.clone()));
+                        }
                     }
                 }
                 "json" | "kiro-agent" => add(Key {
