@@ -149,8 +149,9 @@ pub fn apply_alongside<R: Send>(
             let (report, _) = write_step(settings, manifest, owner, mode, &prepared, checked);
             return Ok((report, None));
         };
-        // A plan's clone shares its bytes (the document read and the new content are
-        // reference-counted), so the view costs no copy of a big file.
+        // A JSON plan's clone shares its bytes (the document read and the new content are
+        // reference-counted), so the view costs no copy of a big file; a TOML or YAML
+        // document (a config file of kilobytes) is copied.
         Ok(std::thread::scope(|s| {
             let side = s.spawn(move || work(&writes));
             let (report, replanned) =
