@@ -275,6 +275,44 @@ print(f"fsyncs: {results['fsyncs']}", file=sys.stderr)
 results["growth"] = bench_growth.growth(BIN, WORK, SCALE, runs_servers=7, runs_agents=3)
 curve_servers = {n: bench_growth.scale_run(BIN, WORK, "servers", n, 3) for n in CURVE_SERVERS}
 curve_targets = {n: bench_growth.scale_run(BIN, WORK, "agents", n, 1) for n in CURVE_TARGETS}
+
+
+def alternatives(kind, n, runs):
+    """The obvious alternative and the floor at one point of a work curve, median seconds.
+    The alternative: `jq` editing the file(s) with a temp file and `mv`, as setup scripts do
+    (no lock, no fsync): for servers, one edit adding the n servers to the file; for target
+    files, one edit per agent file adding its server. The floor: the bytes `apply` leaves
+    written once and fsynced (`cp` + `sync FILE...`), as for the file-size rows."""
+    w, base = bench_growth.setup(WORK, kind, n)
+    root, orig, after = (os.path.join(w, x) for x in ("root", "orig", "after"))
+    shutil.copytree(root, orig)
+    sh(f"{BIN} apply --yes {' '.join(base)} >/dev/null")
+    shutil.copytree(root, after)
+    if kind == "servers":
+        f = f"{root}/.cursor/mcp.json"
+        with open(os.path.join(w, "servers.json"), "w") as out:
+            json.dump({f"s{i}": {"command": "npx", "args": ["-y", f"@acme/server-{i}"]}
+                       for i in range(n)}, out)
+        alt = (f"jq --slurpfile s {w}/servers.json '.mcpServers += $s[0]' {f} > {f}.tmp "
+               f"&& mv {f}.tmp {f}")
+        floor = f"cp {after}/.cursor/mcp.json {w}/floor.json && sync {w}/floor.json"
+        floor_prep = f"rm -f {w}/floor.json"
+    else:
+        d = ".kiro/agents"
+        alt = (f"for f in {root}/{d}/*.json; do jq '.mcpServers.s = {{\"command\": \"npx\", "
+               f"\"args\": [\"-y\", \"@acme/server\"]}}' \"$f\" > \"$f.tmp\" && mv \"$f.tmp\" \"$f\"; done")
+        floor = f"mkdir {w}/floor && cp {after}/{d}/*.json {w}/floor/ && sync {w}/floor/*.json"
+        floor_prep = f"rm -rf {w}/floor"
+    t_alt = hyperfine({"alt": alt}, prepare=f"rm -rf {root} && cp -r {orig} {root}", runs=runs)["alt"]
+    t_floor = hyperfine({"floor": floor}, prepare=floor_prep, runs=runs)["floor"]
+    shutil.rmtree(w, ignore_errors=True)
+    return {"alt": t_alt, "floor": t_floor}
+
+
+for n in CURVE_SERVERS:
+    curve_servers[n].update(alternatives("servers", n, max(RUNS, 5)))
+for n in CURVE_TARGETS:
+    curve_targets[n].update(alternatives("agents", n, 3))
 results["curves"] = {"servers": curve_servers, "targets": curve_targets}
 print(f"curves: {results['curves']}", file=sys.stderr)
 SVG_SIZE = os.path.join(os.path.dirname(OUT), "benchmarks-size.svg")
@@ -293,6 +331,8 @@ work_series = [
     ("no-op plan, servers", "#1971c2", "", [(n, t["plan"]) for n, t in curve_servers.items()]),
     ("apply, target files", "#d9480f", "6,4", [(n, t["apply"]) for n, t in curve_targets.items()]),
     ("no-op plan, target files", "#1971c2", "6,4", [(n, t["plan"]) for n, t in curve_targets.items()]),
+    ("jq edit, servers", "#888888", "", [(n, t["alt"]) for n, t in curve_servers.items()]),
+    ("jq edits, target files", "#888888", "2,3", [(n, t["alt"]) for n, t in curve_targets.items()]),
     ("lint, files", "#2b8a3e", "", [(n, r["time"]["lint"]) for n, r in lint_curve.items()]),
     ("jq empty, files", "#888888", "6,4", [(n, r["time"]["jq"]) for n, r in lint_curve.items()]),
 ]
@@ -472,10 +512,18 @@ lines += [
     f"{sl([(r['size'], r['rss_apply']) for r in big]):.2f} (a fixed ~10 MB dominates small files).",
     f"- servers in one file ({', '.join(map(str, cs))}): `apply` slope "
     f"{sl([(n, t['apply']) for n, t in cs.items()]):.2f}, no-op `plan` "
-    f"{sl([(n, t['plan']) for n, t in cs.items()]):.2f} (a fixed start-up cost flattens the small end).",
+    f"{sl([(n, t['plan']) for n, t in cs.items()]):.2f} (a fixed start-up cost flattens the small end). "
+    "The alternative is one `jq` edit adding the n servers (temp file and `mv`, no fsync); the "
+    "floor is the file `apply` leaves written once and fsynced (`cp` + `sync`). At "
+    f"{max(cs)} servers `apply` is {cs[max(cs)]['apply'] / cs[max(cs)]['alt']:.2f}× the `jq` edit and "
+    f"{cs[max(cs)]['apply'] / cs[max(cs)]['floor']:.1f}× the floor.",
     f"- target files ({', '.join(map(str, ct))} agent files): `apply` slope "
-    f"{sl([(n, t['apply']) for n, t in ct.items()]):.2f} (two fsyncs per file written), no-op `plan` "
-    f"{sl([(n, t['plan']) for n, t in ct.items()]):.2f}.",
+    f"{sl([(n, t['apply']) for n, t in ct.items()]):.2f} (one fsync per file written, one per "
+    f"directory), no-op `plan` {sl([(n, t['plan']) for n, t in ct.items()]):.2f}. The alternative "
+    "is a `jq` edit of each agent file (temp file and `mv`, no fsync); the floor is the files "
+    "`apply` leaves written once and each fsynced (`cp` + `sync FILE...`). At "
+    f"{max(ct)} files `apply` is {ct[max(ct)]['apply'] / ct[max(ct)]['alt']:.2f}× the `jq` edits and "
+    f"{ct[max(ct)]['apply'] / ct[max(ct)]['floor']:.1f}× the floor.",
     f"- linted files ({', '.join(map(str, lint_curve))} pretty-printed `.cursor/mcp.json`): `lint` slope "
     f"{sl([(n, r['time']['lint']) for n, r in lint_curve.items()]):.2f}, `jq empty` "
     f"{sl([(n, r['time']['jq']) for n, r in lint_curve.items()]):.2f}; the floor is the kernel's "
@@ -486,14 +534,17 @@ lines += [
     *[f"| {n} | {ms(r['time']['lint'])} | {ms(r['time']['jq'])} | {r['time']['lint'] / r['time']['jq']:.2f}× | "
       f"{r['rss_kb']['lint'] / 1024:.1f} MB | {r['rss_kb']['jq'] / 1024:.1f} MB |" for n, r in lint_curve.items()],
     "",
-    "| servers in one file | apply | plan (no-op) | status | prune |",
-    "|---|---|---|---|---|",
+    "| servers in one file | apply | plan (no-op) | status | prune | `jq` edit | floor | apply / jq | apply / floor |",
+    "|---|---|---|---|---|---|---|---|---|",
 ]
 for n, t in cs.items():
-    lines.append(f"| {n} | {ms(t['apply'])} | {ms(t['plan'])} | {ms(t['status'])} | {ms(t['prune'])} |")
-lines += ["", "| target files | apply | plan (no-op) | status | prune |", "|---|---|---|---|---|"]
+    lines.append(f"| {n} | {ms(t['apply'])} | {ms(t['plan'])} | {ms(t['status'])} | {ms(t['prune'])} | "
+                 f"{ms(t['alt'])} | {ms(t['floor'])} | {t['apply'] / t['alt']:.2f}× | {t['apply'] / t['floor']:.1f}× |")
+lines += ["", "| target files | apply | plan (no-op) | status | prune | `jq` edits | floor | apply / jq | apply / floor |",
+          "|---|---|---|---|---|---|---|---|---|"]
 for n, t in ct.items():
-    lines.append(f"| {n} | {ms(t['apply'])} | {ms(t['plan'])} | {ms(t['status'])} | {ms(t['prune'])} |")
+    lines.append(f"| {n} | {ms(t['apply'])} | {ms(t['plan'])} | {ms(t['status'])} | {ms(t['prune'])} | "
+                 f"{ms(t['alt'])} | {ms(t['floor'])} | {t['apply'] / t['alt']:.2f}× | {t['apply'] / t['floor']:.1f}× |")
 lines += ["", "![time and memory versus file size, log-log](benchmarks-size.svg)", "",
           "![time versus servers and target files, log-log](benchmarks-work.svg)", ""]
 
