@@ -21,10 +21,9 @@ impl Run<'_> {
         file: usize,
         users: &UserFiles,
     ) -> Option<Cow<'_, str>> {
-        let f = &self.files[file];
         let input = self.input(file);
         #[cfg(unix)]
-        if let Some(p) = f.summary.as_ref().and_then(|s| s.project) {
+        if let Some(p) = self.files[file].summary.as_ref().and_then(|s| s.project) {
             use std::os::unix::ffi::OsStrExt;
             let Project::Dir(len) = p else { return None };
             let bytes = input.path.as_os_str().as_bytes();
