@@ -80,9 +80,10 @@ pub fn apply(
 /// redactor of the output there (`scan::redactor_for_files`), which for a big file scans it
 /// whole: done beside the write and its fsync, not after them.
 ///
-/// The result is `None` when the run wrote nothing (it ended before the write step, or no file
-/// changes) and when a file had to be planned again while writing (another program changed
-/// it): then the plans it saw are not the report's, and the caller works from the report.
+/// The result is `None` when `alongside` did not run (the run ended before the write step, or
+/// no file's bytes change) and when a file had to be planned again while writing (another
+/// program changed it): then the plans it saw are not the report's, and the caller works from
+/// the report. A write that fails does not make it `None`: the plans are the report's still.
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -135,7 +136,10 @@ pub fn apply_alongside<R: Send>(
             shown.as_ref(),
             expected,
         )?;
-        let writes: Vec<FilePlan> = match &alongside {
+        // A JSON plan's clone shares its bytes (the document read and the new content are
+        // reference-counted), so the view costs no copy of a big file; a TOML or YAML
+        // document (a config file of kilobytes) is copied.
+        let writes: Vec<FilePlan> = match alongside {
             Some(_) => checked
                 .plans
                 .iter()
@@ -144,14 +148,10 @@ pub fn apply_alongside<R: Send>(
                 .collect(),
             None => Vec::new(),
         };
-        let alongside = alongside.filter(|_| !writes.is_empty());
-        let Some(work) = alongside else {
+        let (Some(work), false) = (alongside, writes.is_empty()) else {
             let (report, _) = write_step(settings, manifest, owner, mode, &prepared, checked);
             return Ok((report, None));
         };
-        // A JSON plan's clone shares its bytes (the document read and the new content are
-        // reference-counted), so the view costs no copy of a big file; a TOML or YAML
-        // document (a config file of kilobytes) is copied.
         Ok(std::thread::scope(|s| {
             let side = s.spawn(move || work(&writes));
             let (report, replanned) =

@@ -33,25 +33,22 @@ impl Run<'_> {
         project_dir(&input.path, input.client, users).map(shown)
     }
 
-    /// The project directory of a Claude Code project file (`.mcp.json`), spelled as
-    /// `~/.claude.json` keys its projects' local entries and as `--root` is (absolute, without
-    /// `.` steps or doubled separators); `None` for a file that serves the user scope
-    /// (`~/.claude.json`).
-    fn claude_project(&self, file: usize) -> Option<Cow<'_, str>> {
-        let input = self.input(file);
-        if input.scopes.contains(&"user") {
-            return None;
-        }
-        let dir = input.path.parent().unwrap_or(Path::new(""));
+    /// The project directory of a Claude Code project file (`.mcp.json`, [`Run::project_of`]),
+    /// spelled as `~/.claude.json` keys its projects' local entries and as `--root` is
+    /// (absolute, without `.` steps or doubled separators); `None` for a file that serves the
+    /// user scope (`~/.claude.json`).
+    fn claude_project(&self, file: usize, users: &UserFiles) -> Option<Cow<'_, str>> {
+        let dir = self.project_of(file, users)?;
         #[cfg(unix)]
-        {
-            use std::os::unix::ffi::OsStrExt;
-            if plain(dir.as_os_str().as_bytes()) {
-                return Some(shown(dir));
-            }
+        if plain(dir.as_bytes()) {
+            return Some(dir);
         }
         Some(Cow::Owned(
-            dir.components().collect::<PathBuf>().display().to_string(),
+            Path::new(&*dir)
+                .components()
+                .collect::<PathBuf>()
+                .display()
+                .to_string(),
         ))
     }
 
@@ -150,7 +147,7 @@ impl Run<'_> {
             }
             if let Some(p) = &e.project {
                 claude_keys.insert(Cow::Borrowed(p));
-            } else if let Some(dir) = self.claude_project(e.file()) {
+            } else if let Some(dir) = self.claude_project(e.file(), users) {
                 claude_keys.insert(dir);
             }
         }
@@ -190,7 +187,7 @@ impl Run<'_> {
                 "claude-code" => {
                     if let Some(p) = &e.project {
                         add(text("claude-code", Cow::Borrowed(p)));
-                    } else if let Some(dir) = self.claude_project(e.file()) {
+                    } else if let Some(dir) = self.claude_project(e.file(), users) {
                         add(text("claude-code", dir));
                     } else {
                         for k in &claude_keys {
