@@ -201,6 +201,21 @@ for mb in SIZES:
                     f"{BIN} apply --yes -m {d}/m.toml --home {d}/home --state-dir {d}/upd-state >/dev/null")
         upd_cmd = f"{BIN} apply --yes -m {d}/m2.toml --home {d}/home --state-dir {d}/upd-state"
         row["rss_update"] = peak_rss_kb(upd_cmd, prepare=upd_prep) * 1024
+        # The same update when the server is its object's only entry (the object is edited
+        # twice: the new entry added, the old one removed), and the prune of that only entry.
+        with open(src) as f:
+            text = f.read()
+        a = text.index('"mcpServers": {')
+        z = text.index('  "projects"')
+        with open(f"{d}/only.json", "w") as f:
+            f.write(text[:a] + '"mcpServers": {},\n' + text[z:])
+        del text
+        only_prep = (f"cp {d}/only.json {d}/home/big.json && rm -rf {d}/upd-state && "
+                     f"{BIN} apply --yes -m {d}/m.toml --home {d}/home --state-dir {d}/upd-state >/dev/null")
+        row["rss_update_only"] = peak_rss_kb(upd_cmd, prepare=only_prep) * 1024
+        prune_cmd = f"{BIN} prune --yes --owner bench --home {d}/home --state-dir {d}/upd-state"
+        row["rss_prune_only"] = peak_rss_kb(prune_cmd, prepare=only_prep) * 1024
+        os.remove(f"{d}/only.json")
     print(f"big: {row}", file=sys.stderr)
     big.append(row)
     for p in (src, f"{d}/home/big.json", f"{d}/noop/big.json", f"{d}/floor.json"):
@@ -456,6 +471,12 @@ if "rss_update" in hb:
     q = hb["rss_update"] / hb["size"]
     lines.append(f"| {hb['size'] / 1e6:.0f} MB update (one server removed, one added): peak RSS | "
                  f"{hb['rss_update'] / 1e6:.0f} MB = {q:.2f}× the file | ≤ 1.5× | {verdict(q <= 1.5)} |")
+if "rss_update_only" in hb:
+    for key, what in (("rss_update_only", "update of its object's only server (removed, another added)"),
+                      ("rss_prune_only", "prune of its object's only server")):
+        q = hb[key] / hb["size"]
+        lines.append(f"| {hb['size'] / 1e6:.0f} MB {what}: peak RSS | "
+                     f"{hb[key] / 1e6:.0f} MB = {q:.2f}× the file | ≤ 1.5× | {verdict(q <= 1.5)} |")
 lines.append(f"| {hb['size'] / 1e6:.0f} MB `apply` vs `jq -c .` | {ratio_apply:.3f}× | ≤ 0.12× | "
              f"{verdict(ratio_apply <= 0.12)} |")
 lines.append(f"| {hb['size'] / 1e6:.0f} MB no-op `plan` vs `jq -c .` | {ratio_plan:.3f}× | ≤ 0.06× | "

@@ -12,6 +12,7 @@ use crate::text::Content;
 use super::parse::{MemSpan, Mode, ObjSpan, parse_core, parse_only};
 use super::scan::{shallow, value_at};
 use super::verify::moved;
+use super::view::Region;
 
 /// Deepest nesting of objects/arrays that is accepted (the root object is depth 1).
 pub const MAX_DEPTH: usize = 128;
@@ -147,17 +148,37 @@ pub(super) struct Spliced {
     pub(super) lo: usize,
     pub(super) hi: usize,
     pub(super) mid: String,
+    /// What a later edit inside the replaced object needs of the text around it (see
+    /// `view`); `None`: a later edit reads the whole text.
+    pub(super) region: Option<Region>,
     flat: OnceLock<Arc<String>>,
 }
 
 impl Spliced {
-    pub(super) fn new(lo: usize, hi: usize, mid: String) -> Spliced {
+    pub(super) fn new(lo: usize, hi: usize, mid: String, region: Option<Region>) -> Spliced {
         Spliced {
             lo,
             hi,
             mid,
+            region,
             flat: OnceLock::new(),
         }
+    }
+
+    /// A copy (of the replaced object's text, not of the file).
+    pub(super) fn copy(&self) -> Spliced {
+        Spliced::new(self.lo, self.hi, self.mid.clone(), self.region.clone())
+    }
+
+    /// Whether the whole text was built.
+    #[cfg(test)]
+    pub(super) fn is_built(&self) -> bool {
+        self.flat.get().is_some()
+    }
+
+    /// Forgets the whole text built from an earlier `mid`.
+    pub(super) fn reset(&mut self) {
+        self.flat = OnceLock::new();
     }
 }
 

@@ -3,17 +3,15 @@
 //! n edits into one object cost one pass over it, not n.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::api::{EditError, JsonDoc, MAX_DEPTH, Spliced, internal};
+use super::api::{EditError, JsonDoc, MAX_DEPTH, internal};
 use super::edit::value_depth;
-use super::layout::{
-    Style, line_indent, own_line_end, own_line_indent, own_line_start, write_value,
-};
+use super::layout::{line_indent, own_line_end, own_line_indent, own_line_start, write_value};
 use super::scan::{spine, value_at};
 use super::verify::{Splice, commit_members};
+use super::view::Landing;
 
 impl JsonDoc {
     /// Sets (`Some`) or removes (`None`) several members of the existing, non-empty object at
@@ -33,10 +31,12 @@ impl JsonDoc {
         container: &[String],
         edits: &[(String, Option<Value>)],
     ) -> Result<(), EditError> {
-        let text = self.text();
+        let v = self.view(container);
+        let text: &str = &v.text;
         let b = text.as_bytes();
-        let tree = spine(text, &self.root, container, self.syntax);
-        if tree.objs.len() != container.len() + 1 {
+        let rel = container.get(v.base..).unwrap_or(&[]);
+        let tree = spine(text, &v.root, rel, self.syntax);
+        if tree.objs.len() != rel.len() + 1 {
             return Err(internal("the object of a batch is missing"));
         }
         let obj = tree.objs.len() - 1;
@@ -50,8 +50,8 @@ impl JsonDoc {
             .enumerate()
             .map(|(i, m)| (m.key.as_str(), i))
             .collect();
-        let style = Style::detect(text, self.syntax);
-        let layout = super::layout::Layout::for_object(text, &tree, obj);
+        let style = &v.style;
+        let layout = super::layout::Layout::for_object(text, &tree, obj, &style.outer);
         let mut seen: HashMap<&str, ()> = HashMap::with_capacity(edits.len());
         let mut splices = Vec::new();
         let mut appended: Vec<(&str, &Value)> = Vec::new();
@@ -73,7 +73,7 @@ impl JsonDoc {
                         .map(str::to_owned)
                         .unwrap_or_else(|| format!("{}{}", line_indent(text, o.open), style.unit));
                     let mut out = String::new();
-                    write_value(&mut out, v, &layout, &indent, &style)?;
+                    write_value(&mut out, v, &layout, &indent, style)?;
                     splices.push(Splice::new(m.value_start, m.value_end, out));
                 }
                 (None, Some(v)) => {
@@ -153,23 +153,23 @@ impl JsonDoc {
                     m.comma = None;
                 }
                 splices.extend(super::edit::append_splices(
-                    text, &t, obj, &appended, &style,
+                    text, &t, obj, &appended, style,
                 )?);
                 appended.clear();
             }
         }
         if !appended.is_empty() {
             splices.extend(super::edit::append_splices(
-                text, &tree, obj, &appended, &style,
+                text, &tree, obj, &appended, style,
             )?);
         }
         if splices.is_empty() {
             return Ok(());
         }
-        let (mid, root) = commit_members(
+        let c = commit_members(
             self.syntax,
             text,
-            &self.root,
+            &v.root,
             o,
             obj == 0,
             container.len(),
@@ -178,12 +178,8 @@ impl JsonDoc {
         )?;
         // The new text is the old one with the object's bytes replaced: kept as that splice
         // over the bytes read, not built (a big file's edit then holds one copy of the file).
-        let base = self.whole().clone();
-        let (lo, hi) = (self.start + o.open, self.start + o.close + 1);
-        self.buf = base;
-        self.spliced = Some(Arc::new(Spliced::new(lo, hi, mid)));
-        self.root = root;
-        self.cache = Arc::default();
-        Ok(())
+        let landing = Landing::new(&v, &tree, obj, container, c);
+        drop(v);
+        self.land(landing)
     }
 }

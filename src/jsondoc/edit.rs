@@ -2,22 +2,20 @@
 //! hand them to `verify`, which alone applies them and proves the result.
 
 use crate::diag::Code;
-use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use super::api::EditError;
 use super::api::Syntax;
-use super::api::{
-    JsonDoc, MAX_DEPTH, Spliced, UndoHint, edit_err_at, internal, line_col, show_path,
-};
+use super::api::{JsonDoc, MAX_DEPTH, UndoHint, edit_err_at, internal, show_path};
 use super::layout::{
     Gap, Layout, Style, gap_items, json_string, line_indent, own_line_end, own_line_indent,
     own_line_start, write_value, ws_run_start,
 };
-use super::parse::{ObjSpan, Tree, is_ws};
+use super::parse::{Tree, is_ws};
 use super::scan::{spine, value_at};
-use super::verify::{Expect, Splice, commit_edit, commit_local};
+use super::verify::{Expect, Splice, commit_local};
+use super::view::{Landing, View};
 
 impl JsonDoc {
     /// Sets `name` inside the object at key path `container` (e.g. `["mcpServers"]` or
@@ -47,12 +45,31 @@ impl JsonDoc {
                 1,
             ));
         }
-        let text = self.text();
-        let tree = spine(text, &self.root, container, self.syntax);
+        let v = self.view(container);
+        let Some((landing, hints)) = self.plan_upsert(&v, container, name, value)? else {
+            return Ok(Vec::new());
+        };
+        drop(v);
+        self.land(landing)?;
+        Ok(hints)
+    }
+
+    /// The edit [`JsonDoc::upsert`] makes, read from view `v` (`None`: the entry already
+    /// holds the value).
+    fn plan_upsert(
+        &self,
+        v: &View<'_>,
+        container: &[String],
+        name: &str,
+        value: &Value,
+    ) -> Result<Option<(Landing, Vec<UndoHint>)>, EditError> {
+        let text: &str = &v.text;
+        let rel = container.get(v.base..).unwrap_or(&[]);
+        let tree = spine(text, &v.root, rel, self.syntax);
         // Walk the existing part of the container path.
         let mut obj = 0usize;
         let mut existing = 0usize;
-        for key in container {
+        for key in rel {
             let Some(o) = tree.objs.get(obj) else {
                 return Err(internal("object index out of range"));
             };
@@ -63,12 +80,12 @@ impl JsonDoc {
                         existing += 1;
                     }
                     None => {
-                        let (line, column) = line_col(text, m.value_start);
+                        let (line, column) = self.view_line_col(v.shift, m.value_start);
                         return Err(edit_err_at(
                             Code::NotAnObject,
                             format!(
                                 "`{}` is not an object, so the entry cannot be added inside it",
-                                show_path(container.get(..=existing).unwrap_or(container))
+                                show_path(container.get(..=v.base + existing).unwrap_or(container))
                             ),
                             line,
                             column,
@@ -78,28 +95,29 @@ impl JsonDoc {
                 None => break,
             }
         }
-        let style = Style::detect(text, self.syntax);
+        let style = &v.style;
+        let depth = v.base + existing;
         let mut hints = Vec::new();
         let splices;
-        if existing == container.len() {
+        if existing == rel.len() {
             let Some(o) = tree.objs.get(obj) else {
                 return Err(internal("object index out of range"));
             };
             if let Some(m) = o.members.iter().find(|m| m.key == name) {
                 if value_at(text, m.value_start, m.value_end, self.syntax).as_ref() == Some(value) {
                     // Already there: leave the user's spelling of it alone.
-                    return Ok(hints);
+                    return Ok(None);
                 }
                 // Replace the value only.
-                let layout = Layout::for_object(text, &tree, obj);
+                let layout = Layout::for_object(text, &tree, obj, &style.outer);
                 let indent = own_line_indent(text.as_bytes(), m.key_start)
                     .map(str::to_owned)
                     .unwrap_or_else(|| format!("{}{}", line_indent(text, o.open), style.unit));
                 let mut out = String::new();
-                write_value(&mut out, value, &layout, &indent, &style)?;
+                write_value(&mut out, value, &layout, &indent, style)?;
                 splices = vec![Splice::new(m.value_start, m.value_end, out)];
             } else {
-                let (s, empty) = insert_member(text, &tree, obj, name, value, &style)?;
+                let (s, empty) = insert_member(text, &tree, obj, name, value, style)?;
                 if let Some(inner) = empty {
                     hints.push(UndoHint::EmptyInner {
                         path: container.to_vec(),
@@ -110,7 +128,7 @@ impl JsonDoc {
             }
         } else {
             // Build {missing2: {...: {name: value}}} and insert it as member `missing1`.
-            let (created, below) = container.split_at(existing);
+            let (created, below) = container.split_at(depth);
             let Some((first, rest)) = below.split_first() else {
                 return Err(internal("empty missing path"));
             };
@@ -122,7 +140,7 @@ impl JsonDoc {
                 m.insert(key.clone(), nested);
                 nested = Value::Object(m);
             }
-            let (s, empty) = insert_member(text, &tree, obj, first, &nested, &style)?;
+            let (s, empty) = insert_member(text, &tree, obj, first, &nested, style)?;
             if let Some(inner) = empty {
                 hints.push(UndoHint::EmptyInner {
                     path: created.to_vec(),
@@ -135,7 +153,7 @@ impl JsonDoc {
             splices = s;
         }
         let mut keys: Vec<&str> = container
-            .get(existing..)
+            .get(depth..)
             .unwrap_or(&[])
             .iter()
             .map(String::as_str)
@@ -145,24 +163,19 @@ impl JsonDoc {
             .objs
             .get(obj)
             .ok_or_else(|| internal("object index out of range"))?;
-        let (mid, root) = commit_local(
+        let c = commit_local(
             self.syntax,
             text,
-            &self.root,
+            &v.root,
             x,
             obj == 0,
-            existing,
+            depth,
             &splices,
             &keys,
             Expect::Set(value),
         )?;
-        // Kept as a splice over the bytes read (see `edit_members`).
-        let (lo, hi) = (self.start + x.open, self.start + x.close + 1);
-        self.buf = self.whole().clone();
-        self.spliced = Some(Arc::new(Spliced::new(lo, hi, mid)));
-        self.root = root;
-        self.cache = Arc::default();
-        Ok(hints)
+        let path = container.get(..depth).unwrap_or(&[]);
+        Ok(Some((Landing::new(v, &tree, obj, path, c), hints)))
     }
 
     /// Removes `name` from the object at `container`.
@@ -222,15 +235,25 @@ impl JsonDoc {
                 ));
             }
         }
-        let mut work = Work {
-            syntax: self.syntax,
-            start: self.start,
-            buf: std::borrow::Cow::Borrowed(self.whole().as_str()),
-            root: self.root.clone(),
-            changed: false,
-        };
-        work.remove_member(container, name)?;
+        // Each step below is proven against the one before; a failed later step puts the
+        // document back as it was (the first step changes nothing when it fails).
+        let saved = (!hints.is_empty()).then(|| self.clone());
+        let done = self.remove_steps(container, name, hints);
+        if done.is_err()
+            && let Some(saved) = saved
+        {
+            *self = saved;
+        }
+        done
+    }
 
+    fn remove_steps(
+        &mut self,
+        container: &[String],
+        name: &str,
+        hints: &[UndoHint],
+    ) -> Result<(), EditError> {
+        self.remove_member(container, name)?;
         // Delete objects the upsert created, deepest first, while they are empty.
         let created_top = hints
             .iter()
@@ -245,33 +268,178 @@ impl JsonDoc {
                 let Some(path) = container.get(..len) else {
                     break;
                 };
-                if !work.is_blank_object(path) {
+                if !self.is_blank_object(path) {
                     break;
                 }
                 let Some((last, parent)) = path.split_last() else {
                     break;
                 };
-                work.remove_member(parent, last)?;
+                self.remove_member(parent, last)?;
                 len -= 1;
             }
         }
         // Restore the inner whitespace of objects that were empty before.
         for h in hints {
             if let UndoHint::EmptyInner { path, inner } = h {
-                work.restore_inner(path, inner)?;
+                self.restore_inner(path, inner)?;
             }
         }
-        // Every step was verified (and cross-checked) against the previous one.
-        if !work.changed {
-            return Err(internal("nothing was removed"));
-        }
-        let Work { buf, root, .. } = work;
-        self.buf = Arc::new(buf.into_owned());
-        self.spliced = None;
-        self.root = root;
-        self.cache = Arc::default();
         Ok(())
     }
+
+    /// An object with no members and only whitespace inside.
+    fn is_blank_object(&self, path: &[String]) -> bool {
+        if self.holds_region(path) {
+            return false;
+        }
+        let v = self.view(path);
+        let rel = path.get(v.base..).unwrap_or(&[]);
+        let tree = spine(&v.text, &v.root, rel, self.syntax);
+        tree.objs.len() == rel.len() + 1
+            && tree.objs.last().is_some_and(|o| {
+                o.members.is_empty()
+                    && v.text
+                        .as_bytes()
+                        .get(o.open + 1..o.close)
+                        .is_some_and(|s| s.iter().all(|&c| is_ws(c)))
+            })
+    }
+
+    fn remove_member(&mut self, container: &[String], name: &str) -> Result<(), EditError> {
+        let v = self.view(container);
+        let rel = container.get(v.base..).unwrap_or(&[]);
+        let tree = spine(&v.text, &v.root, rel, self.syntax);
+        if tree.objs.len() != rel.len() + 1 {
+            return Err(internal("container not found"));
+        }
+        let obj = tree.objs.len() - 1;
+        let o = tree
+            .objs
+            .get(obj)
+            .ok_or_else(|| internal("object index out of range"))?;
+        let i = o
+            .members
+            .iter()
+            .position(|m| m.key == name)
+            .ok_or_else(|| internal("member not found"))?;
+        let m = o.members.get(i).ok_or_else(|| internal("member index"))?;
+        let prev = i.checked_sub(1).and_then(|j| o.members.get(j));
+        let next = o.members.get(i + 1);
+        let b = v.text.as_bytes();
+        let next_token = next.map_or(o.close, |n| n.key_start);
+        let mut splices = Vec::new();
+        let own = own_line_start(b, m.key_start).zip(own_line_end(b, m, next_token));
+        let is_last = next.is_none();
+        if let Some((start, end)) = own {
+            // The member owns whole lines: drop them (from the line break before it).
+            splices.push(Splice::new(start, end, String::new()));
+            if is_last
+                && m.comma.is_none()
+                && let Some(c) = prev.and_then(|p| p.comma)
+            {
+                splices.push(Splice::new(c, c + 1, String::new()));
+            }
+        } else if !is_last {
+            // `"a": 1, "b": 2` -> `"b": 2`: the member, its comma and the spaces after it.
+            let c = m.comma.ok_or_else(|| internal("missing separator comma"))?;
+            let mut end = c + 1;
+            while matches!(b.get(end), Some(b' ' | b'\t')) {
+                end += 1;
+            }
+            splices.push(Splice::new(m.key_start, end.min(next_token), String::new()));
+        } else {
+            // Last member on a shared line: the whitespace before it, the member, and either its
+            // own trailing comma or the previous member's separator comma.
+            let from = prev.map_or(o.open + 1, |p| p.value_end);
+            let start = if prev.is_some() {
+                ws_run_start(b, from, m.key_start)
+            } else {
+                ws_run_start(b, o.open + 1, m.key_start)
+            };
+            let end = m.comma.map_or(m.value_end, |c| c + 1);
+            splices.push(Splice::new(start, end, String::new()));
+            if m.comma.is_none()
+                && let Some(c) = prev.and_then(|p| p.comma)
+            {
+                splices.push(Splice::new(c, c + 1, String::new()));
+            }
+        }
+        let l = step(
+            self.syntax,
+            &v,
+            &splices,
+            &tree,
+            obj,
+            container,
+            &[name],
+            Expect::Removed,
+        )?;
+        drop(v);
+        self.land(l)
+    }
+
+    fn restore_inner(&mut self, path: &[String], inner: &str) -> Result<(), EditError> {
+        if !self.is_blank_object(path) {
+            return Ok(());
+        }
+        let v = self.view(path);
+        let rel = path.get(v.base..).unwrap_or(&[]);
+        let tree = spine(&v.text, &v.root, rel, self.syntax);
+        if tree.objs.len() != rel.len() + 1 {
+            return Ok(());
+        }
+        let obj = tree.objs.len() - 1;
+        let Some(o) = tree.objs.get(obj) else {
+            return Ok(());
+        };
+        if v.text.get(o.open + 1..o.close) == Some(inner) {
+            return Ok(());
+        }
+        let splices = [Splice::new(o.open + 1, o.close, inner.to_owned())];
+        let l = step(
+            self.syntax,
+            &v,
+            &splices,
+            &tree,
+            obj,
+            path,
+            &[],
+            Expect::Same,
+        )?;
+        drop(v);
+        self.land(l)
+    }
+}
+
+/// Applies `splices` inside object `obj` of `tree` (read from view `v`; the object at key path
+/// `path`) and proves the result (see [`commit_local`]): the landing of one step of a removal.
+#[allow(clippy::too_many_arguments)]
+fn step(
+    syntax: Syntax,
+    v: &View<'_>,
+    splices: &[Splice],
+    tree: &Tree,
+    obj: usize,
+    path: &[String],
+    keys: &[&str],
+    expect: Expect<'_>,
+) -> Result<Landing, EditError> {
+    let x = tree
+        .objs
+        .get(obj)
+        .ok_or_else(|| internal("object index out of range"))?;
+    let c = commit_local(
+        syntax,
+        &v.text,
+        &v.root,
+        x,
+        obj == 0,
+        path.len(),
+        splices,
+        keys,
+        expect,
+    )?;
+    Ok(Landing::new(v, tree, obj, path, c))
 }
 
 /// Sets `name` in the object at `container` inside `root`, creating objects as needed.
@@ -332,7 +500,7 @@ fn insert_member(
         .objs
         .get(obj)
         .ok_or_else(|| internal("object index out of range"))?;
-    let layout = Layout::for_object(text, tree, obj);
+    let layout = Layout::for_object(text, tree, obj, &style.outer);
     let obj_indent = line_indent(text, o.open);
     let member = |indent: &str| -> Result<String, EditError> {
         let mut s = json_string(key)?;
@@ -405,7 +573,7 @@ pub(super) fn append_splices(
         .members
         .last()
         .ok_or_else(|| internal("no member to append after"))?;
-    let layout = Layout::for_object(text, tree, obj);
+    let layout = Layout::for_object(text, tree, obj, &style.outer);
     let obj_indent = line_indent(text, o.open);
     let member = |key: &str, value: &Value, indent: &str| -> Result<String, EditError> {
         let mut s = json_string(key)?;
@@ -485,148 +653,5 @@ pub(super) fn append_splices(
             }
         };
         Ok(vec![s])
-    }
-}
-
-/// The state remove() edits step by step, verifying each step against the previous one.
-struct Work<'a> {
-    syntax: Syntax,
-    /// Where the text starts in `buf` (after a BOM).
-    start: usize,
-    buf: std::borrow::Cow<'a, str>,
-    root: ObjSpan,
-    changed: bool,
-}
-
-impl Work<'_> {
-    fn text(&self) -> &str {
-        self.buf.get(self.start..).unwrap_or("")
-    }
-
-    /// The objects along `path`, and the index of the last one if the whole path exists.
-    fn spine(&self, path: &[String]) -> (Tree, Option<usize>) {
-        let tree = spine(self.text(), &self.root, path, self.syntax);
-        let idx = (tree.objs.len() == path.len() + 1).then(|| tree.objs.len() - 1);
-        (tree, idx)
-    }
-
-    /// An object with no members and only whitespace inside.
-    fn is_blank_object(&self, path: &[String]) -> bool {
-        let (tree, idx) = self.spine(path);
-        idx.and_then(|i| tree.objs.get(i)).is_some_and(|o| {
-            o.members.is_empty()
-                && self
-                    .text()
-                    .as_bytes()
-                    .get(o.open + 1..o.close)
-                    .is_some_and(|s| s.iter().all(|&c| is_ws(c)))
-        })
-    }
-
-    /// Applies `splices` inside object `obj` of `tree` (at key path `path`), verifies the result
-    /// (see [`commit_edit`]) and makes it current.
-    fn commit(
-        &mut self,
-        splices: &[Splice],
-        tree: &Tree,
-        obj: usize,
-        path: &[String],
-        keys: &[&str],
-        expect: Expect<'_>,
-    ) -> Result<(), EditError> {
-        let x = tree
-            .objs
-            .get(obj)
-            .ok_or_else(|| internal("object index out of range"))?;
-        let prefix = self.buf.get(..self.start).unwrap_or("");
-        let (buf, root) = commit_edit(
-            self.syntax,
-            prefix,
-            self.text(),
-            &self.root,
-            x,
-            obj == 0,
-            path.len(),
-            splices,
-            keys,
-            expect,
-        )?;
-        self.buf = std::borrow::Cow::Owned(buf);
-        self.root = root;
-        self.changed = true;
-        Ok(())
-    }
-
-    fn remove_member(&mut self, container: &[String], name: &str) -> Result<(), EditError> {
-        let (tree, obj) = self.spine(container);
-        let obj = obj.ok_or_else(|| internal("container not found"))?;
-        let o = tree
-            .objs
-            .get(obj)
-            .ok_or_else(|| internal("object index out of range"))?;
-        let i = o
-            .members
-            .iter()
-            .position(|m| m.key == name)
-            .ok_or_else(|| internal("member not found"))?;
-        let m = o.members.get(i).ok_or_else(|| internal("member index"))?;
-        let prev = i.checked_sub(1).and_then(|j| o.members.get(j));
-        let next = o.members.get(i + 1);
-        let b = self.text().as_bytes();
-        let next_token = next.map_or(o.close, |n| n.key_start);
-        let mut splices = Vec::new();
-        let own = own_line_start(b, m.key_start).zip(own_line_end(b, m, next_token));
-        let is_last = next.is_none();
-        if let Some((start, end)) = own {
-            // The member owns whole lines: drop them (from the line break before it).
-            splices.push(Splice::new(start, end, String::new()));
-            if is_last
-                && m.comma.is_none()
-                && let Some(c) = prev.and_then(|p| p.comma)
-            {
-                splices.push(Splice::new(c, c + 1, String::new()));
-            }
-        } else if !is_last {
-            // `"a": 1, "b": 2` -> `"b": 2`: the member, its comma and the spaces after it.
-            let c = m.comma.ok_or_else(|| internal("missing separator comma"))?;
-            let mut end = c + 1;
-            while matches!(b.get(end), Some(b' ' | b'\t')) {
-                end += 1;
-            }
-            splices.push(Splice::new(m.key_start, end.min(next_token), String::new()));
-        } else {
-            // Last member on a shared line: the whitespace before it, the member, and either its
-            // own trailing comma or the previous member's separator comma.
-            let from = prev.map_or(o.open + 1, |p| p.value_end);
-            let start = if prev.is_some() {
-                ws_run_start(b, from, m.key_start)
-            } else {
-                ws_run_start(b, o.open + 1, m.key_start)
-            };
-            let end = m.comma.map_or(m.value_end, |c| c + 1);
-            splices.push(Splice::new(start, end, String::new()));
-            if m.comma.is_none()
-                && let Some(c) = prev.and_then(|p| p.comma)
-            {
-                splices.push(Splice::new(c, c + 1, String::new()));
-            }
-        }
-        self.commit(&splices, &tree, obj, container, &[name], Expect::Removed)
-    }
-
-    fn restore_inner(&mut self, path: &[String], inner: &str) -> Result<(), EditError> {
-        if !self.is_blank_object(path) {
-            return Ok(());
-        }
-        let (tree, idx) = self.spine(path);
-        let Some(obj) = idx else { return Ok(()) };
-        let Some(o) = tree.objs.get(obj) else {
-            return Ok(());
-        };
-        if self.text().get(o.open + 1..o.close) == Some(inner) {
-            return Ok(());
-        }
-        let splices = [Splice::new(o.open + 1, o.close, inner.to_owned())];
-        self.commit(&splices, &tree, obj, path, &[], Expect::Same)
     }
 }

@@ -147,9 +147,26 @@ pub(super) fn own_line_start(b: &[u8], pos: usize) -> Option<usize> {
 }
 
 /// Formatting conventions detected from the file.
+#[derive(Debug, Clone, Default)]
 pub(super) struct Style {
     pub(super) unit: String,
     pub(super) nl: &'static str,
+    /// What the objects above the edited text decide of the layout (nothing, when the text
+    /// is the whole document; see [`Outer`]).
+    pub(super) outer: Outer,
+    /// Every byte the detection read lies before this offset: a text that keeps those bytes
+    /// has the same style.
+    pub(super) decided: usize,
+}
+
+/// The layout facts that the ancestors of an object decide (what [`Layout::for_object`] reads
+/// above it): kept with an edited object, so that a later edit inside it lays new text out as
+/// one of the whole document would, without the document's other bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Outer {
+    pub(super) multiline: Option<bool>,
+    pub(super) colon: Option<String>,
+    pub(super) sep: Option<String>,
 }
 
 impl Style {
@@ -157,10 +174,12 @@ impl Style {
     /// document order) whose first key is on its own line, indented deeper than the object.
     /// Scans validated text without building anything; usually stops at the root.
     pub(super) fn detect(text: &str, syntax: Syntax) -> Style {
-        let nl = match text.find('\n') {
+        let first_nl = text.find('\n');
+        let nl = match first_nl {
             Some(i) if i > 0 && text.as_bytes().get(i - 1) == Some(&b'\r') => "\r\n",
             _ => "\n",
         };
+        let mut decided = first_nl.unwrap_or(text.len());
         let b = text.as_bytes();
         let comments = syntax.comments();
         let mut unit = None;
@@ -187,6 +206,7 @@ impl Style {
                         && !extra.is_empty()
                     {
                         unit = Some(extra.to_owned());
+                        decided = decided.max(k);
                         break;
                     }
                     i += 1;
@@ -194,9 +214,14 @@ impl Style {
                 _ => i += 1,
             }
         }
+        if unit.is_none() {
+            decided = text.len();
+        }
         Style {
             unit: unit.unwrap_or_else(|| "  ".to_owned()),
             nl,
+            outer: Outer::default(),
+            decided,
         }
     }
 }
@@ -229,16 +254,53 @@ fn object_multiline(b: &[u8], o: &ObjSpan) -> Option<bool> {
 }
 
 impl Layout {
-    pub(super) fn for_object(text: &str, tree: &Tree, obj: usize) -> Layout {
+    /// The layout of new text in object `obj`: decided by the object itself, else by its
+    /// nearest ancestor in `tree` that decides, else by `outer` (the ancestors above `tree`'s
+    /// top), else the defaults.
+    pub(super) fn for_object(text: &str, tree: &Tree, obj: usize, outer: &Outer) -> Layout {
+        let found = Outer::from(text, tree, Some(obj));
+        let multiline = found.multiline.or(outer.multiline).unwrap_or(true);
+        let colon = found
+            .colon
+            .or_else(|| outer.colon.clone())
+            .unwrap_or_else(|| ": ".to_owned());
+        let sep = found.sep.or_else(|| outer.sep.clone()).unwrap_or_else(|| {
+            if colon.ends_with([' ', '\t']) {
+                ", ".to_owned()
+            } else {
+                ",".to_owned()
+            }
+        });
+        Layout {
+            multiline,
+            colon,
+            sep,
+        }
+    }
+}
+
+impl Outer {
+    /// What object `from` and its ancestors in `tree` decide (each fact from the nearest
+    /// object that decides it), then what `outer` says above them.
+    pub(super) fn above(text: &str, tree: &Tree, from: Option<usize>, outer: &Outer) -> Outer {
+        let found = Outer::from(text, tree, from);
+        Outer {
+            multiline: found.multiline.or(outer.multiline),
+            colon: found.colon.or_else(|| outer.colon.clone()),
+            sep: found.sep.or_else(|| outer.sep.clone()),
+        }
+    }
+
+    fn from(text: &str, tree: &Tree, from: Option<usize>) -> Outer {
         let b = text.as_bytes();
-        // Decide one-line vs multi-line from this object, else the nearest ancestor that decides.
-        let mut multiline = true;
-        let mut cur = Some(obj);
+        // One-line vs multi-line from the nearest object that decides.
+        let mut multiline = None;
+        let mut cur = from;
         let mut guard = 0;
         while let Some(i) = cur {
             let Some(o) = tree.objs.get(i) else { break };
             if let Some(m) = object_multiline(b, o) {
-                multiline = m;
+                multiline = Some(m);
                 break;
             }
             cur = o.parent;
@@ -247,10 +309,10 @@ impl Layout {
                 break;
             }
         }
-        // Separators from this object's members, else the nearest ancestor with members.
+        // Separators from the nearest object with members.
         let mut colon = None;
         let mut sep = None;
-        let mut cur = Some(obj);
+        let mut cur = from;
         let mut guard = 0;
         while let Some(i) = cur {
             let Some(o) = tree.objs.get(i) else { break };
@@ -279,15 +341,7 @@ impl Layout {
                 break;
             }
         }
-        let colon = colon.unwrap_or_else(|| ": ".to_owned());
-        let sep = sep.unwrap_or_else(|| {
-            if colon.ends_with([' ', '\t']) {
-                ", ".to_owned()
-            } else {
-                ",".to_owned()
-            }
-        });
-        Layout {
+        Outer {
             multiline,
             colon,
             sep,

@@ -54,6 +54,11 @@
 //! * `edit` — [`JsonDoc::upsert`] and [`JsonDoc::remove`]: they plan splices and hand them to
 //!   `verify`, the only place that turns splices into a new text, so every edit is proven.
 //! * `verify` — applies splices and proves the result.
+//! * `proxy` — the proof of an edit of a big object on a stand-in of it (its big untouched
+//!   values replaced), whose result is the new text of the range the edit covers.
+//! * `view` — what an edit reads (the whole text, or an edited object's new text alone) and
+//!   how its result is spliced into the document, so that edits of an edited object never
+//!   build the whole file.
 //! * `array` — splice edits of string elements in an array (Kiro agent grants).
 
 mod api;
@@ -62,9 +67,11 @@ mod batch;
 mod edit;
 mod layout;
 mod parse;
+mod proxy;
 mod read;
 mod scan;
 mod verify;
+mod view;
 mod wide;
 
 #[cfg(test)]

@@ -625,6 +625,72 @@ proptest! {
         }
     }
 
+    /// 4d. a sequence of edits of one document (each one after the other, the later ones
+    /// reading the edited object alone) gives, edit by edit, exactly what the same edit
+    /// gives on the text parsed afresh: the same bytes, or the same refusal.
+    #[test]
+    fn prop_edits_of_an_edited_document_are_the_fresh_edits(
+        (bytes, f, container) in gen_doc(),
+        values in prop::collection::vec(entry_value(), 3),
+        ops in prop::collection::vec((0u8..8, 0usize..4, 0usize..3), 1..7),
+    ) {
+        let mut seq = JsonDoc::parse(&bytes, f.syntax).unwrap();
+        let mut hints: std::collections::HashMap<String, Vec<UndoHint>> = Default::default();
+        let mut below = container.clone();
+        below.push("mcpconf-a".into());
+        let mut parent = container.clone();
+        parent.pop();
+        let names = ["mcpconf-a", "mcpconf-b", "mcpconf-c", "mcpconf-d"];
+        for (op, n, v) in ops {
+            let name = names[n];
+            let value = &values[v];
+            let mut fresh = JsonDoc::parse(&seq.to_bytes(), f.syntax).unwrap();
+            let before = show(&seq.to_bytes());
+            let (a, b) = match op {
+                0 | 1 => {
+                    let a = seq.upsert(&container, name, value);
+                    let b = fresh.upsert(&container, name, value);
+                    if let Ok(h) = &a && !h.is_empty() {
+                        hints.insert(name.to_string(), h.clone());
+                    }
+                    (a.map(|_| ()), b.map(|_| ()))
+                }
+                2 | 3 => {
+                    let h = hints.get(name).cloned().unwrap_or_default();
+                    (seq.remove(&container, name, &h), fresh.remove(&container, name, &h))
+                }
+                4 => (
+                    seq.upsert(&below, name, value).map(|_| ()),
+                    fresh.upsert(&below, name, value).map(|_| ()),
+                ),
+                5 => (
+                    seq.upsert(&parent, name, value).map(|_| ()),
+                    fresh.upsert(&parent, name, value).map(|_| ()),
+                ),
+                6 => {
+                    let edits = vec![
+                        (name.to_string(), Some(value.clone())),
+                        (names[(n + 1) % 4].to_string(), None),
+                    ];
+                    (seq.edit_members(&container, &edits), fresh.edit_members(&container, &edits))
+                }
+                _ => {
+                    let edits = vec![
+                        (name.to_string(), Some(value.clone())),
+                        (names[(n + 1) % 4].to_string(), Some(values[(v + 1) % 3].clone())),
+                    ];
+                    (seq.edit_members(&container, &edits), fresh.edit_members(&container, &edits))
+                }
+            };
+            prop_assert_eq!(a.is_ok(), b.is_ok(), "op {} on:\n{}\n{:?} {:?}", op, before, a, b);
+            prop_assert_eq!(show(&seq.to_bytes()), show(&fresh.to_bytes()), "op {} on:\n{}", op, before);
+            // The edited document reads as its text does.
+            let again = JsonDoc::parse(&seq.to_bytes(), f.syntax).unwrap();
+            prop_assert_eq!(seq.get(&container), again.get(&container));
+            prop_assert_eq!(seq.get(&below), again.get(&below));
+        }
+    }
+
     /// 4c. a batch of member edits (new members appended, existing ones replaced or removed)
     /// gives exactly the bytes of the single edits one after the other, or is refused and
     /// leaves the document unchanged.

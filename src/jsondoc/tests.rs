@@ -518,3 +518,60 @@ fn a_batch_replaces_the_last_member_by_new_ones_in_one_pass() {
     assert!(b2.edit_members(&c, &edits).is_err());
     assert_eq!(b2.text(), t2);
 }
+
+#[test]
+fn edits_of_an_edited_object_never_build_the_whole_text() {
+    // A mode switch of a big file whose object holds only the old entry: the new one is added
+    // (the object is edited), the old one removed and the empty object's whitespace kept (the
+    // edited object is edited again). Each later edit reads the edited object alone: the text
+    // is never built, the bytes read stay shared, and the result is the fresh edits' result.
+    let history = "x".repeat(4096);
+    let text = format!(
+        "{{\n  \"mcpServers\": {{\n    \"old\": {{\"command\": \"y\"}}\n  }},\n  \"projects\": {{\"/p\": {{\"h\": \"{history}\"}}}}\n}}\n"
+    );
+    let c = p(&["mcpServers"]);
+    let d = JsonDoc::parse(text.as_bytes(), Syntax::Json).unwrap();
+    let read = d.buf.clone();
+    let new = json!({"command": "npx", "args": ["-y"]});
+    let mut seq = d.clone();
+    seq.upsert(&c, "new", &new).unwrap();
+    seq.remove(&c, "old", &[]).unwrap();
+    let mut hints = seq.upsert(&c, "other", &json!(1)).unwrap();
+    hints.push(UndoHint::EmptyInner {
+        path: c.clone(),
+        inner: "\n  ".into(),
+    });
+    seq.remove(&c, "new", &[]).unwrap();
+    seq.remove(&c, "other", &hints).unwrap();
+    let sp = seq.spliced.clone().expect("kept as a splice");
+    assert!(!sp.is_built(), "the whole text was built");
+    assert!(
+        std::sync::Arc::ptr_eq(&seq.buf, &read),
+        "the bytes read were copied"
+    );
+    assert_eq!(sp.mid, "{\n  }");
+    // The same edits, each on the text parsed afresh.
+    let mut fresh = d.clone();
+    for step in 0..5 {
+        let mut f = JsonDoc::parse(&fresh.to_bytes(), Syntax::Json).unwrap();
+        match step {
+            0 => drop(f.upsert(&c, "new", &new).unwrap()),
+            1 => f.remove(&c, "old", &[]).unwrap(),
+            2 => drop(f.upsert(&c, "other", &json!(1)).unwrap()),
+            3 => f.remove(&c, "new", &[]).unwrap(),
+            _ => f.remove(&c, "other", &hints).unwrap(),
+        }
+        fresh = f;
+    }
+    assert_eq!(text_of(&seq), text_of(&fresh));
+    assert!(text_of(&seq) == text.replace("\n    \"old\": {\"command\": \"y\"}", ""));
+    // An edit outside the edited object reads the whole text: still the fresh result.
+    seq.upsert(&p(&["projects"]), "/q", &json!({})).unwrap();
+    let mut f = JsonDoc::parse(&fresh.to_bytes(), Syntax::Json).unwrap();
+    f.upsert(&p(&["projects"]), "/q", &json!({})).unwrap();
+    assert_eq!(text_of(&seq), text_of(&f));
+}
+
+fn text_of(d: &JsonDoc) -> String {
+    String::from_utf8(d.to_bytes()).unwrap()
+}

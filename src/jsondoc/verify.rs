@@ -1,8 +1,9 @@
-//! The only place where splices become a new text: [`commit_edit`] applies them and proves the
+//! The only place where splices become a new text: [`commit_local`] applies them and proves the
 //! result before it is accepted.
 
 use super::api::{EditError, Syntax, internal};
-use super::parse::{Mode, ObjSpan, cross_check, parse_core, serde_accepts};
+use super::parse::{MemSpan, Mode, ObjSpan, cross_check, parse_core, serde_accepts};
+use super::proxy::{PROXY_MIN, Proxy, narrow};
 use super::scan::{shallow, value_at};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -23,12 +24,29 @@ pub const SERDE_WHOLE_FILE: usize = 8 << 20;
 /// above it serde_json only has to accept it.
 const CROSS_CHECK_VALUES: usize = 4 << 20;
 
+/// An edit's proven result: `old[lo..hi]` becomes `mid` (the whole edited object, from its
+/// `{` to its `}`, or, for a big object proven through a stand-in, the range its splices
+/// cover), and the root's spans become `top`.
+pub(super) struct Committed {
+    pub(super) lo: usize,
+    pub(super) hi: usize,
+    pub(super) mid: String,
+    pub(super) top: ObjSpan,
+}
+
+impl Committed {
+    /// Whether `mid` is the whole new text of object `x`.
+    pub(super) fn whole(&self, x: &ObjSpan) -> bool {
+        self.lo == x.open && self.hi == x.close + 1
+    }
+}
+
 /// Applies `splices` (all inside object `x`, at nesting level `level`, the root being level 0)
 /// and proves the result: the new text of `x` is valid on its own (so the whole document is,
 /// the bytes outside `x` being the old ones), serde_json agrees, and below `x` every member
 /// except the one on the key path `keys` is byte-identical while the last key holds what
-/// `expect` says. Returns `x`'s new text (from its `{` to its `}`, which replaces
-/// `old[x.open..=x.close]`: only that object is built) and the new root spans.
+/// `expect` says. Only that object is built, or, when it is big, a stand-in of it (see
+/// `proxy`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn commit_local(
     syntax: Syntax,
@@ -40,20 +58,86 @@ pub(super) fn commit_local(
     splices: &[Splice],
     keys: &[&str],
     expect: Expect<'_>,
-) -> Result<(String, ObjSpan), EditError> {
-    let (old_x_text, new_x_text, old_x, new_x) = splice_object(syntax, old, x, level, splices)?;
-    if !members_match(
-        syntax,
-        old_x_text,
-        &new_x_text,
-        old_x,
-        new_x.clone(),
-        keys,
-        expect,
-    ) {
-        return Err(internal("the result holds a different value than intended"));
+) -> Result<Committed, EditError> {
+    let first = keys.first().copied();
+    let keep = |k: &str| Some(k) == first;
+    let check = |o: &str, n: &str, ox: ObjSpan, nx: ObjSpan| {
+        if members_match(syntax, o, n, ox, nx, keys, expect) {
+            Ok(())
+        } else {
+            Err(internal("the result holds a different value than intended"))
+        }
+    };
+    commit_with(
+        syntax, old, old_root, x, x_is_root, level, splices, &keep, &check,
+    )
+}
+
+/// What a proof checks of an edited object: its old and new text, its old and new members.
+type Check<'c> = dyn Fn(&str, &str, ObjSpan, ObjSpan) -> Result<(), EditError> + 'c;
+
+/// The proof that `check` makes of an edit of object `x` (old and new text, old and new
+/// members), on the object's new text or on a stand-in of it; members `keep` names stay in
+/// the stand-in.
+#[allow(clippy::too_many_arguments)]
+fn commit_with(
+    syntax: Syntax,
+    old: &str,
+    old_root: &ObjSpan,
+    x: &ObjSpan,
+    x_is_root: bool,
+    level: usize,
+    splices: &[Splice],
+    keep: &dyn Fn(&str) -> bool,
+    check: &Check<'_>,
+) -> Result<Committed, EditError> {
+    let lo = splices.iter().map(|s| s.start).min().unwrap_or(x.close);
+    let hi = splices.iter().map(|s| s.end).max().unwrap_or(x.close);
+    if lo <= x.open || hi > x.close {
+        return Err(internal("an edit reaches outside its object"));
     }
-    let root = root_after(
+    let old_x_text = old
+        .get(x.open..=x.close)
+        .ok_or_else(|| internal("edit out of range"))?;
+    // The splices, relative to the object's text.
+    let local: Vec<Splice> = splices
+        .iter()
+        .map(|s| Splice::new(s.start - x.open, s.end - x.open, s.with.clone()))
+        .collect();
+    let read = |t: &str| {
+        shallow(t, 0, syntax, None).ok_or_else(|| internal("the edited object cannot be read"))
+    };
+    if old_x_text.len() >= PROXY_MIN && !local.is_empty() {
+        let old_x = read(old_x_text)?;
+        if let Some(p) = Proxy::build(old_x_text, &old_x, &local, keep) {
+            let new_p = apply_splices("", &p.text, &p.splices)?;
+            let new_x = parse_object(syntax, &new_p, level)?;
+            check(&p.text, &new_p, read(&p.text)?, new_x.clone())?;
+            let (a, z, mid) = narrow(old_x_text, &local)?;
+            // The stand-in's positions were mapped right: its range says the same.
+            let (pa, pz, pmid) = narrow(&p.text, &p.splices)?;
+            if pz - pa == z - a && pmid != mid {
+                return Err(internal("the stand-in of the object disagrees"));
+            }
+            let delta = mid.len() as isize - (z - a) as isize;
+            let top = if x_is_root {
+                moved(p.real_spans(new_x), 0, x.open as isize)
+            } else {
+                moved(old_root.clone(), x.close + 1, delta)
+            };
+            return Ok(Committed {
+                lo: x.open + a,
+                hi: x.open + z,
+                mid,
+                top,
+            });
+        }
+    }
+    let new_x_text = apply_splices("", old_x_text, &local)?;
+    let new_x = parse_object(syntax, &new_x_text, level)?;
+    // The old object read from its own text, so that both sides are counted alike.
+    check(old_x_text, &new_x_text, read(old_x_text)?, new_x.clone())?;
+    let top = root_after(
         old_root,
         x,
         x_is_root,
@@ -61,39 +145,12 @@ pub(super) fn commit_local(
         old_x_text.len(),
         new_x_text.len(),
     );
-    Ok((new_x_text, root))
-}
-
-/// [`commit_local`] with the whole new buffer built (`prefix`, the BOM, then the text with
-/// `x`'s bytes replaced): for the steps of a removal, which read the result whole.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn commit_edit(
-    syntax: Syntax,
-    prefix: &str,
-    old: &str,
-    old_root: &ObjSpan,
-    x: &ObjSpan,
-    x_is_root: bool,
-    level: usize,
-    splices: &[Splice],
-    keys: &[&str],
-    expect: Expect<'_>,
-) -> Result<(String, ObjSpan), EditError> {
-    let (mid, root) = commit_local(
-        syntax, old, old_root, x, x_is_root, level, splices, keys, expect,
-    )?;
-    let (before, after) = (
-        old.get(..x.open)
-            .ok_or_else(|| internal("edit out of range"))?,
-        old.get(x.close + 1..)
-            .ok_or_else(|| internal("edit out of range"))?,
-    );
-    let mut buf = String::with_capacity(prefix.len() + before.len() + mid.len() + after.len());
-    buf.push_str(prefix);
-    buf.push_str(before);
-    buf.push_str(&mid);
-    buf.push_str(after);
-    Ok((buf, root))
+    Ok(Committed {
+        lo: x.open,
+        hi: x.close + 1,
+        mid: new_x_text,
+        top,
+    })
 }
 
 /// The root's spans after object `x` (old length `old_len`) became `new_x` (relative to its
@@ -118,38 +175,7 @@ fn root_after(
     }
 }
 
-/// Applies `splices` (all strictly inside object `x`) to `x`'s text alone and parses the result
-/// on its own at nesting level `level` (serde_json agreeing). Returns the old and new texts of
-/// the object and their members, positions relative to those texts.
-fn splice_object<'o>(
-    syntax: Syntax,
-    old: &'o str,
-    x: &ObjSpan,
-    level: usize,
-    splices: &[Splice],
-) -> Result<(&'o str, String, ObjSpan, ObjSpan), EditError> {
-    let lo = splices.iter().map(|s| s.start).min().unwrap_or(x.close);
-    let hi = splices.iter().map(|s| s.end).max().unwrap_or(x.close);
-    if lo <= x.open || hi > x.close {
-        return Err(internal("an edit reaches outside its object"));
-    }
-    let old_x_text = old
-        .get(x.open..=x.close)
-        .ok_or_else(|| internal("edit out of range"))?;
-    // The splices, relative to the object's text.
-    let local: Vec<Splice> = splices
-        .iter()
-        .map(|s| Splice::new(s.start - x.open, s.end - x.open, s.with.clone()))
-        .collect();
-    let new_x_text = apply_splices("", old_x_text, &local)?;
-    let new_x = parse_object(syntax, &new_x_text, level)?;
-    // The old object read from its own text, so that both sides are counted alike.
-    let old_x = shallow(old_x_text, 0, syntax, None)
-        .ok_or_else(|| internal("the edited object cannot be read"))?;
-    Ok((old_x_text, new_x_text, old_x, new_x))
-}
-
-/// [`commit_edit`] for a batch of member edits of object `x` (see
+/// [`commit_local`] for a batch of member edits of object `x` (see
 /// [`super::JsonDoc::edit_members`]): below `x`, every member not named in `edits` is
 /// byte-identical and in the same order, each `Some` member holds its value and each `None`
 /// member is gone.
@@ -167,46 +193,63 @@ pub(super) fn commit_members(
     level: usize,
     splices: &[Splice],
     edits: &[(String, Option<Value>)],
-) -> Result<(String, ObjSpan), EditError> {
-    let (old_x_text, new_x_text, old_x, new_x) = splice_object(syntax, old, x, level, splices)?;
-    let (old, new) = (old_x_text, new_x_text.as_str());
+) -> Result<Committed, EditError> {
     let named: HashMap<&str, Option<&Value>> = edits
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_ref()))
         .collect();
-    let untouched = |text: &'_ str, o: &ObjSpan| -> Vec<(String, Option<String>)> {
-        o.members
-            .iter()
-            .filter(|m| !named.contains_key(m.key.as_str()))
-            .map(|m| {
-                (
-                    m.key.clone(),
-                    text.get(m.value_start..m.value_end).map(str::to_owned),
-                )
-            })
-            .collect()
-    };
-    if untouched(old, &old_x) != untouched(new, &new_x) {
-        return Err(internal("a member the batch does not name changed"));
-    }
-    let mut found = 0usize;
-    for m in &new_x.members {
-        match named.get(m.key.as_str()) {
-            None => {}
-            Some(None) => return Err(internal("a removed member is still there")),
-            Some(Some(v)) => {
-                if value_at(new, m.value_start, m.value_end, syntax).as_ref() != Some(*v) {
-                    return Err(internal("the result holds a different value than intended"));
+    let keep = |k: &str| named.contains_key(k);
+    let check = |old: &str, new: &str, old_x: ObjSpan, new_x: ObjSpan| {
+        let kept = |m: &&MemSpan| !named.contains_key(m.key.as_str());
+        if !same_members(
+            old,
+            old_x.members.iter().filter(kept),
+            new,
+            new_x.members.iter().filter(kept),
+        ) {
+            return Err(internal("a member the batch does not name changed"));
+        }
+        let mut found = 0usize;
+        for m in &new_x.members {
+            match named.get(m.key.as_str()) {
+                None => {}
+                Some(None) => return Err(internal("a removed member is still there")),
+                Some(Some(v)) => {
+                    if value_at(new, m.value_start, m.value_end, syntax).as_ref() != Some(*v) {
+                        return Err(internal("the result holds a different value than intended"));
+                    }
+                    found += 1;
                 }
-                found += 1;
             }
         }
+        if found != named.values().filter(|v| v.is_some()).count() {
+            return Err(internal("a set member is missing"));
+        }
+        Ok(())
+    };
+    commit_with(
+        syntax, old, old_root, x, x_is_root, level, splices, &keep, &check,
+    )
+}
+
+/// Whether two runs of members have the same keys in the same order and byte-identical values
+/// (compared in place: a big value is not copied).
+fn same_members<'m>(
+    old: &str,
+    a: impl Iterator<Item = &'m MemSpan>,
+    new: &str,
+    b: impl Iterator<Item = &'m MemSpan>,
+) -> bool {
+    let mut b = b;
+    for x in a {
+        let Some(y) = b.next() else { return false };
+        if x.key != y.key
+            || old.get(x.value_start..x.value_end) != new.get(y.value_start..y.value_end)
+        {
+            return false;
+        }
     }
-    if found != named.values().filter(|v| v.is_some()).count() {
-        return Err(internal("a set member is missing"));
-    }
-    let root = root_after(old_root, x, x_is_root, new_x, old.len(), new.len());
-    Ok((new_x_text, root))
+    b.next().is_none()
 }
 
 /// `o` with every position at or after `from` moved by `delta`.
@@ -253,7 +296,7 @@ fn parse_object(syntax: Syntax, span: &str, level: usize) -> Result<ObjSpan, Edi
     shallow(span, 0, syntax, None).ok_or_else(|| internal("the edited object cannot be read"))
 }
 
-/// Member-wise proof of an edit below object `old_obj` / `new_obj` (see [`commit_edit`]).
+/// Member-wise proof of an edit below object `old_obj` / `new_obj` (see [`commit_local`]).
 fn members_match(
     syntax: Syntax,
     old: &str,
@@ -263,20 +306,8 @@ fn members_match(
     keys: &[&str],
     expect: Expect<'_>,
 ) -> bool {
-    let others = |text: &str, o: &ObjSpan, skip: Option<&str>| -> Vec<(String, Option<String>)> {
-        o.members
-            .iter()
-            .filter(|m| Some(m.key.as_str()) != skip)
-            .map(|m| {
-                (
-                    m.key.clone(),
-                    text.get(m.value_start..m.value_end).map(str::to_owned),
-                )
-            })
-            .collect()
-    };
     if keys.is_empty() {
-        return others(old, &old_obj, None) == others(new, &new_obj, None);
+        return same_members(old, old_obj.members.iter(), new, new_obj.members.iter());
     }
     let mut old_obj = Some(old_obj);
     let mut new_obj = new_obj;
@@ -382,7 +413,11 @@ impl Splice {
 
 /// Applies non-overlapping splices (any order; equal positions keep their given order) to
 /// `text`, into one new buffer that starts with `prefix`.
-fn apply_splices(prefix: &str, text: &str, splices: &[Splice]) -> Result<String, EditError> {
+pub(super) fn apply_splices(
+    prefix: &str,
+    text: &str,
+    splices: &[Splice],
+) -> Result<String, EditError> {
     let mut sorted: Vec<&Splice> = splices.iter().collect();
     sorted.sort_by_key(|s| (s.start, s.end));
     let grow: usize = splices.iter().map(|s| s.with.len()).sum();
