@@ -54,30 +54,26 @@ pub fn diff(fp: &FilePlan) -> String {
     // is found from the edit's position (`diff_window_of`), not by comparing the whole files.
     let local = match new_c {
         Some(c) if big && (!whole || c.change_from(old_b).is_some()) => {
-            Some(crate::text::diff_window_of(old_b, c))
+            Some(crate::text::diff_windows_of(old_b, c))
         }
         _ => None,
     };
     // The whole new text is built only where the window is not found from the edit (a small
-    // file, or new text not made from the old buffer); a big file's diff reads the window and,
-    // to mask it, the text around it (`Side::masked`).
+    // file, or new text not made from the old buffer); a big file's diff reads the windows and,
+    // to mask them, the text around them (`Side::masked`).
     let spliced = local.is_some();
     let new_full: Vec<u8> = match new_c {
         Some(c) if !spliced => c.to_vec(),
         _ => Vec::new(),
     };
-    let (old_w, new_w, shift): (&[u8], Cow<'_, [u8]>, usize) = match local {
-        Some((o, n, shift)) => (o, n.into(), shift),
+    let windows: Vec<Window<'_>> = match local {
+        Some(ws) => ws.into_iter().map(|(o, n, s)| (o, n.into(), s)).collect(),
         None if big => {
             let (o, n, shift) = crate::text::diff_window(old_b, &new_full);
-            (o, n.into(), shift)
+            vec![(o, n.into(), shift)]
         }
-        None => (old_b, new_full.as_slice().into(), 0),
+        None => vec![(old_b, new_full.as_slice().into(), 0)],
     };
-    // Both windows start at the same offset (the bytes before them are the same).
-    let from = old_w.as_ptr() as usize - old_b.as_ptr() as usize;
-    let old = String::from_utf8_lossy(old_w).into_owned();
-    let new = String::from_utf8_lossy(&new_w).into_owned();
     let lang = match &fp.old {
         Some(Doc::Toml(_)) => Lang::Toml,
         Some(Doc::Json(_)) => Lang::Json,
@@ -92,29 +88,6 @@ pub fn diff(fp: &FilePlan) -> String {
         }
         None => Lang::Json,
     };
-    // The masked lines of each window: those of the whole file masked (judging only what
-    // reaches into the window), or, above [`MASK_WHOLE_FILE`], the window cleared line by line.
-    let side = Side {
-        lang,
-        whole,
-        from,
-        shift,
-    };
-    let old_m = side.masked(
-        old_b.len(),
-        &|n| Cow::Borrowed(&old_b[..n.min(old_b.len())]),
-        old_w.len(),
-        &old,
-    );
-    let new_m = side.masked(
-        new_len,
-        &|n| match new_c {
-            Some(c) if spliced => c.slice(0, n),
-            _ => Cow::Borrowed(&new_full[..n.min(new_full.len())]),
-        },
-        new_w.len(),
-        &new,
-    );
     let path = fp.path.display().to_string();
     let a = if fp.old.is_some() {
         path.as_str()
@@ -126,18 +99,68 @@ pub fn diff(fp: &FilePlan) -> String {
     } else {
         path.as_str()
     };
-    let text = mask::unified_diff(&old, &new, &old_m, &new_m, (a, b));
-    if shift == 0 {
-        return text;
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for line in text.split_inclusive('\n') {
-        match shift_hunk_header(line, shift) {
-            Some(h) => out.push_str(&h),
-            None => out.push_str(line),
+    let new_prefix = |n: usize| match new_c {
+        Some(c) if spliced => c.slice(0, n),
+        _ => Cow::Borrowed(&new_full[..n.min(new_full.len())]),
+    };
+    let mut out = String::new();
+    // Lines the windows before this one added to the new text.
+    let mut grown = 0isize;
+    for (k, (old_w, new_w, shift)) in windows.iter().enumerate() {
+        // The old window's offset; the new one's is moved by what the windows before added.
+        let from = old_w.as_ptr() as usize - old_b.as_ptr() as usize;
+        let new_from = from.saturating_add_signed(grown);
+        let new_shift = shift.saturating_add_signed(
+            windows
+                .iter()
+                .take(k)
+                .map(|(o, n, _)| lines(n) as isize - lines(o) as isize)
+                .sum::<isize>(),
+        );
+        grown += new_w.len() as isize - old_w.len() as isize;
+        let old = String::from_utf8_lossy(old_w).into_owned();
+        let new = String::from_utf8_lossy(new_w).into_owned();
+        // The masked lines of each window: those of the whole file masked (judging only what
+        // reaches into the window), or, above [`MASK_WHOLE_FILE`], the window cleared line by
+        // line.
+        let side = Side {
+            lang,
+            whole,
+            from,
+            shift: *shift,
+        };
+        let old_m = side.masked(
+            old_b.len(),
+            &|n| Cow::Borrowed(&old_b[..n.min(old_b.len())]),
+            old_w.len(),
+            &old,
+        );
+        let new_side = Side {
+            from: new_from,
+            shift: new_shift,
+            ..side
+        };
+        let new_m = new_side.masked(new_len, &new_prefix, new_w.len(), &new);
+        let text = mask::unified_diff(&old, &new, &old_m, &new_m, (a, b));
+        for line in text.split_inclusive('\n') {
+            if k > 0 && (line.starts_with("--- ") || line.starts_with("+++ ")) {
+                continue;
+            }
+            match shift_hunk_header(line, *shift, new_shift) {
+                Some(h) if *shift > 0 || new_shift > 0 => out.push_str(&h),
+                _ => out.push_str(line),
+            }
         }
     }
     out
+}
+
+/// A window of a diff: the old bytes, the new bytes, the lines before it.
+type Window<'a> = (&'a [u8], Cow<'a, [u8]>, usize);
+
+/// How many line breaks `b` holds.
+fn lines(b: &[u8]) -> usize {
+    b.iter().filter(|&&c| c == b'\n').count()
 }
 
 /// How far past a window [`Side::masked`] first reads: the text it lexes for the window's
@@ -204,11 +227,11 @@ impl Side {
 pub const MASK_WHOLE_FILE: usize = 8 << 20;
 
 /// `@@ -a,b +c,d @@` with `shift` added to `a` and `c`; `None` for any other line.
-fn shift_hunk_header(line: &str, shift: usize) -> Option<String> {
+fn shift_hunk_header(line: &str, shift: usize, new_shift: usize) -> Option<String> {
     let rest = line.strip_prefix("@@ -")?;
     let (ranges, tail) = rest.split_once(" @@")?;
     let (old, new) = ranges.split_once(" +")?;
-    let bump = |r: &str| -> Option<String> {
+    let bump = |r: &str, shift: usize| -> Option<String> {
         let (start, len) = match r.split_once(',') {
             Some((s, l)) => (s, Some(l)),
             None => (r, None),
@@ -219,7 +242,11 @@ fn shift_hunk_header(line: &str, shift: usize) -> Option<String> {
             None => format!("{}", start + shift),
         })
     };
-    Some(format!("@@ -{} +{} @@{tail}", bump(old)?, bump(new)?))
+    Some(format!(
+        "@@ -{} +{} @@{tail}",
+        bump(old, shift)?,
+        bump(new, new_shift)?
+    ))
 }
 
 #[derive(Serialize)]
@@ -657,6 +684,53 @@ mod tests {
             ledger: Vec::new(),
             restore: Vec::new(),
         }
+    }
+
+    /// Edits far apart in a big file are diffed in a window each (not one window holding
+    /// everything between them), with the same result as the diff of the whole file.
+    #[test]
+    fn edits_far_apart_are_diffed_in_a_window_each() {
+        let mut old = String::from("{\n  \"a\": {\n");
+        for i in 0..3000 {
+            old.push_str(&format!("    \"k{i}\": {i},\n"));
+        }
+        old.push_str("    \"end\": 0\n  },\n  \"b\": {\n");
+        for i in 0..3000 {
+            old.push_str(&format!("    \"k{i}\": {i},\n"));
+        }
+        old.push_str("    \"end\": 0\n  }\n}\n");
+        let Doc::Json(read) = Doc::parse(old.as_bytes(), Syntax::Json).unwrap() else {
+            panic!("json")
+        };
+        let mut doc = read.clone();
+        let key = |k: &str| vec![k.to_string()];
+        doc.upsert(&key("a"), "k10", &serde_json::json!("ten"))
+            .unwrap();
+        doc.upsert(&key("b"), "new", &serde_json::json!({"command": "npx"}))
+            .unwrap();
+        let content = doc.content();
+        let changes = content
+            .changes_from(read.bytes())
+            .expect("made from the bytes read");
+        assert_eq!(changes.len(), 2);
+        let windows = crate::text::diff_windows_of(read.bytes(), &content);
+        assert_eq!(windows.len(), 2);
+        assert!(
+            windows
+                .iter()
+                .all(|(o, n, _)| o.len() < 1000 && n.len() < 1000)
+        );
+        let mut fp = plan(old.as_bytes(), old.as_bytes());
+        fp.old = Some(Doc::Json(read));
+        fp.new = Some(content.clone());
+        let new = String::from_utf8(content.to_vec()).unwrap();
+        let whole = similar::TextDiff::from_lines(&old, &new)
+            .unified_diff()
+            .context_radius(3)
+            .header("/x/f.json", "/x/f.json")
+            .to_string();
+        assert!(old.len() > WINDOW_ABOVE);
+        assert_eq!(diff(&fp), whole);
     }
 
     /// A big file's diff is computed on a window around the change, with the same result as

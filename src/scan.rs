@@ -51,15 +51,23 @@ pub fn redactor_for_files(files: &[FilePlan], base: &Redactor) -> Redactor {
             if let Some(d) = &f.old {
                 scan_named(d.bytes(), &mut red);
             }
-            let (o, n, _) = match new_c {
-                Some(c) => crate::text::diff_window_of(old, c),
+            let windows = match new_c {
+                Some(c) => crate::text::diff_windows_of(old, c),
                 None => {
                     let (o, n, s) = crate::text::diff_window(old, &[]);
-                    (o, n.to_vec(), s)
+                    vec![(o, n.to_vec(), s)]
                 }
             };
-            window = n;
-            (o, window.as_slice())
+            // Every window but the last is scanned here; the last one below.
+            let mut windows = windows.into_iter();
+            let mut last = windows.next().unwrap_or((&[], Vec::new(), 0));
+            for next in windows {
+                scan_bytes(last.0, &mut red);
+                scan_bytes(&last.1, &mut red);
+                last = next;
+            }
+            window = last.1;
+            (last.0, window.as_slice())
         } else {
             window = new_c.map(crate::text::Content::to_vec).unwrap_or_default();
             (old, window.as_slice())

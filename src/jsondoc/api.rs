@@ -127,11 +127,10 @@ pub enum UndoHint {
 #[derive(Debug, Clone)]
 pub struct JsonDoc {
     pub(super) syntax: Syntax,
-    /// The whole file, BOM included; after an edit of an object below the root
-    /// ([`JsonDoc::edit_members`]), the file as it was before it, with `spliced` saying what
-    /// replaced that object's bytes.
+    /// The whole file, BOM included, as read; after edits, the file as it was before them,
+    /// with `spliced` saying what replaced which of its bytes.
     pub(super) buf: Arc<String>,
-    /// The edited object's new bytes over `buf`, when the whole text was not built.
+    /// The edits' new bytes over `buf`, when the whole text was not built.
     pub(super) spliced: Option<Arc<Spliced>>,
     /// Where the JSON text starts in `buf` (3 after a BOM, else 0).
     pub(super) start: usize,
@@ -141,33 +140,43 @@ pub struct JsonDoc {
     pub(super) cache: Arc<Cache>,
 }
 
-/// The text of a document after an edit below the root: `buf[lo..hi]` replaced by `mid`. The
-/// whole text is built only when a query needs it (`flat`), never to write the file.
-#[derive(Debug)]
-pub(super) struct Spliced {
+/// One edited range of the bytes read: `buf[lo..hi]` became `mid`.
+#[derive(Debug, Clone)]
+pub(super) struct Part {
     pub(super) lo: usize,
     pub(super) hi: usize,
     pub(super) mid: String,
-    /// What a later edit inside the replaced object needs of the text around it (see
-    /// `view`); `None`: a later edit reads the whole text.
+    /// What a later edit inside the object this part holds needs of the text around it (see
+    /// `view`); `None`: a later edit there reads the whole text.
     pub(super) region: Option<Region>,
+}
+
+/// The text of a document after edits: `buf` with disjoint ranges replaced (the parts, in
+/// order). The whole text is built only when a query needs it (`flat`), never to write the
+/// file.
+#[derive(Debug)]
+pub(super) struct Spliced {
+    pub(super) parts: Vec<Part>,
     flat: OnceLock<Arc<String>>,
 }
 
+/// Where a range of the whole text lies: in the bytes read or in a part's new bytes.
+pub(super) enum Seg {
+    Base,
+    Part(usize),
+}
+
 impl Spliced {
-    pub(super) fn new(lo: usize, hi: usize, mid: String, region: Option<Region>) -> Spliced {
+    pub(super) fn new(parts: Vec<Part>) -> Spliced {
         Spliced {
-            lo,
-            hi,
-            mid,
-            region,
+            parts,
             flat: OnceLock::new(),
         }
     }
 
-    /// A copy (of the replaced object's text, not of the file).
+    /// A copy (of the parts, not of the file).
     pub(super) fn copy(&self) -> Spliced {
-        Spliced::new(self.lo, self.hi, self.mid.clone(), self.region.clone())
+        Spliced::new(self.parts.clone())
     }
 
     /// Whether the whole text was built.
@@ -176,9 +185,73 @@ impl Spliced {
         self.flat.get().is_some()
     }
 
-    /// Forgets the whole text built from an earlier `mid`.
+    /// Forgets the whole text built from earlier parts.
     pub(super) fn reset(&mut self) {
         self.flat = OnceLock::new();
+    }
+
+    /// Where part `i` starts in the whole text.
+    pub(super) fn start_of(&self, i: usize) -> usize {
+        let mut grown = 0isize;
+        for p in self.parts.iter().take(i) {
+            grown += p.mid.len() as isize - (p.hi - p.lo) as isize;
+        }
+        self.parts
+            .get(i)
+            .map_or(0, |p| p.lo.saturating_add_signed(grown))
+    }
+
+    /// The segment that holds the whole-text range `a..z` and `d` such that whole-text
+    /// position `p` is `p + d` in it (in `buf` for [`Seg::Base`], in the part's `mid`).
+    pub(super) fn seg(&self, a: usize, z: usize) -> Option<(Seg, isize)> {
+        let mut grown = 0isize;
+        let mut base_from = 0usize;
+        for (i, p) in self.parts.iter().enumerate() {
+            let start = p.lo.saturating_add_signed(grown);
+            if z <= start {
+                return (a >= base_from.saturating_add_signed(grown))
+                    .then_some((Seg::Base, -grown));
+            }
+            let end = start + p.mid.len();
+            if a >= start && z <= end {
+                return Some((Seg::Part(i), -(start as isize)));
+            }
+            if a < end {
+                return None;
+            }
+            grown += p.mid.len() as isize - (p.hi - p.lo) as isize;
+            base_from = p.hi;
+        }
+        (a >= base_from.saturating_add_signed(grown)).then_some((Seg::Base, -grown))
+    }
+
+    /// The whole-text position of base position `p` outside every part.
+    pub(super) fn whole_of(&self, p: usize) -> usize {
+        let mut grown = 0isize;
+        for q in &self.parts {
+            if q.lo >= p {
+                break;
+            }
+            grown += q.mid.len() as isize - (q.hi - q.lo) as isize;
+        }
+        p.saturating_add_signed(grown)
+    }
+
+    /// The base position of whole-text position `p` outside every part (at a part's start
+    /// or end its `lo` or `hi`; `None` strictly inside one).
+    pub(super) fn to_base(&self, p: usize) -> Option<usize> {
+        let mut grown = 0isize;
+        for q in &self.parts {
+            let start = q.lo.saturating_add_signed(grown);
+            if p <= start {
+                break;
+            }
+            if p < start + q.mid.len() {
+                return None;
+            }
+            grown += q.mid.len() as isize - (q.hi - q.lo) as isize;
+        }
+        Some(p.saturating_add_signed(-grown))
     }
 }
 
@@ -282,10 +355,19 @@ impl JsonDoc {
         };
         sp.flat.get_or_init(|| {
             let b = self.buf.as_str();
-            let mut s = String::with_capacity(b.len() - (sp.hi - sp.lo) + sp.mid.len());
-            s.push_str(b.get(..sp.lo).unwrap_or(""));
-            s.push_str(&sp.mid);
-            s.push_str(b.get(sp.hi..).unwrap_or(""));
+            let grown: isize = sp
+                .parts
+                .iter()
+                .map(|p| p.mid.len() as isize - (p.hi - p.lo) as isize)
+                .sum();
+            let mut s = String::with_capacity(b.len().saturating_add_signed(grown));
+            let mut at = 0;
+            for p in &sp.parts {
+                s.push_str(b.get(at..p.lo).unwrap_or(""));
+                s.push_str(&p.mid);
+                at = p.hi;
+            }
+            s.push_str(b.get(at..).unwrap_or(""));
             Arc::new(s)
         })
     }
@@ -319,17 +401,12 @@ impl JsonDoc {
         let Some(sp) = self.spliced.as_ref().filter(|sp| sp.flat.get().is_none()) else {
             return Some((self.text(), 0));
         };
-        let (s, lo, hi, m) = (self.start, sp.lo, sp.hi, sp.mid.len());
+        let s = self.start;
         let (ba, bz) = (s.checked_add(a)?, s.checked_add(z)?);
-        let shift = |base: usize, minus: usize| base as isize - minus as isize;
-        Some(if bz <= lo {
-            (self.buf.as_str(), shift(s, 0))
-        } else if ba >= lo && bz <= lo + m {
-            (sp.mid.as_str(), shift(s, lo))
-        } else if ba >= lo + m {
-            (self.buf.as_str(), shift(s + hi, lo + m))
-        } else {
-            (self.text(), 0)
+        Some(match sp.seg(ba, bz) {
+            Some((Seg::Base, d)) => (self.buf.as_str(), s as isize + d),
+            Some((Seg::Part(i), d)) => (sp.parts.get(i)?.mid.as_str(), s as isize + d),
+            None => (self.text(), 0),
         })
     }
 
@@ -474,7 +551,12 @@ impl JsonDoc {
     pub fn content(&self) -> Content {
         match &self.spliced {
             Some(sp) => {
-                Content::spliced(self.buf.clone(), sp.lo, sp.hi, sp.mid.as_bytes().to_vec())
+                let parts = sp
+                    .parts
+                    .iter()
+                    .map(|p| (p.lo, p.hi, p.mid.as_bytes().to_vec()))
+                    .collect();
+                Content::replaced(self.buf.clone(), parts)
                     .unwrap_or_else(|| Content::shared(self.whole().clone()))
             }
             None => Content::shared(self.buf.clone()),
@@ -486,9 +568,10 @@ impl JsonDoc {
     pub fn same_bytes(&self, other: &JsonDoc) -> bool {
         match (&self.spliced, &other.spliced) {
             (None, None) => Arc::ptr_eq(&self.buf, &other.buf) || self.buf == other.buf,
-            (Some(sp), None) | (None, Some(sp)) if Arc::ptr_eq(&self.buf, &other.buf) => {
-                self.buf.get(sp.lo..sp.hi) == Some(sp.mid.as_str())
-            }
+            (Some(sp), None) | (None, Some(sp)) if Arc::ptr_eq(&self.buf, &other.buf) => sp
+                .parts
+                .iter()
+                .all(|p| self.buf.get(p.lo..p.hi) == Some(p.mid.as_str())),
             _ => self.whole() == other.whole(),
         }
     }

@@ -31,7 +31,8 @@ impl JsonDoc {
         container: &[String],
         edits: &[(String, Option<Value>)],
     ) -> Result<(), EditError> {
-        let v = self.view(container);
+        let names: Vec<&str> = edits.iter().map(|(n, _)| n.as_str()).collect();
+        let v = self.view_for(container, &names);
         let text: &str = &v.text;
         let b = text.as_bytes();
         let rel = container.get(v.base..).unwrap_or(&[]);
@@ -178,7 +179,7 @@ impl JsonDoc {
         )?;
         // The new text is the old one with the object's bytes replaced: kept as that splice
         // over the bytes read, not built (a big file's edit then holds one copy of the file).
-        let landing = Landing::new(&v, &tree, obj, container, c);
+        let landing = Landing::new(&v, &tree, obj, container, &[], c);
         drop(v);
         self.land(landing)
     }

@@ -12,7 +12,7 @@ use super::layout::{
     Gap, Layout, Style, gap_items, json_string, line_indent, own_line_end, own_line_indent,
     own_line_start, write_value, ws_run_start,
 };
-use super::parse::{Tree, is_ws};
+use super::parse::{ObjSpan, Tree, is_ws};
 use super::scan::{spine, value_at};
 use super::verify::{Expect, Splice, commit_local};
 use super::view::{Landing, View};
@@ -45,7 +45,7 @@ impl JsonDoc {
                 1,
             ));
         }
-        let v = self.view(container);
+        let v = self.view_for(container, &[name]);
         let Some((landing, hints)) = self.plan_upsert(&v, container, name, value)? else {
             return Ok(Vec::new());
         };
@@ -175,7 +175,8 @@ impl JsonDoc {
             Expect::Set(value),
         )?;
         let path = container.get(..depth).unwrap_or(&[]);
-        Ok(Some((Landing::new(v, &tree, obj, path, c), hints)))
+        let inner = container.get(depth..).unwrap_or(&[]);
+        Ok(Some((Landing::new(v, &tree, obj, path, inner, c), hints)))
     }
 
     /// Removes `name` from the object at `container`.
@@ -253,8 +254,9 @@ impl JsonDoc {
         name: &str,
         hints: &[UndoHint],
     ) -> Result<(), EditError> {
-        self.remove_member(container, name)?;
-        // Delete objects the upsert created, deepest first, while they are empty.
+        // The objects the upsert created that this removal leaves empty go with it: the
+        // removal is made at the highest of them (the member that holds it is removed from
+        // its parent), which gives the bytes of the removals deepest first.
         let created_top = hints
             .iter()
             .filter_map(|h| match h {
@@ -262,22 +264,20 @@ impl JsonDoc {
                 _ => None,
             })
             .min();
+        let (mut at, mut member) = (container.len(), name);
         if let Some(top) = created_top {
-            let mut len = container.len();
-            while len >= top.max(1) {
-                let Some(path) = container.get(..len) else {
+            while at >= top.max(1) {
+                let (Some(path), Some(last)) = (container.get(..at), container.get(at - 1)) else {
                     break;
                 };
-                if !self.is_blank_object(path) {
+                if !self.blank_without(path, member) {
                     break;
                 }
-                let Some((last, parent)) = path.split_last() else {
-                    break;
-                };
-                self.remove_member(parent, last)?;
-                len -= 1;
+                member = last.as_str();
+                at -= 1;
             }
         }
+        self.remove_member(container.get(..at).unwrap_or(&[]), member)?;
         // Restore the inner whitespace of objects that were empty before.
         for h in hints {
             if let UndoHint::EmptyInner { path, inner } = h {
@@ -305,8 +305,38 @@ impl JsonDoc {
             })
     }
 
+    /// Whether the object at `path` would be empty, with only whitespace inside, once its
+    /// member `name` is removed (read before anything is removed).
+    fn blank_without(&self, path: &[String], name: &str) -> bool {
+        if self.member_count(path) != Some(1) {
+            return false;
+        }
+        let v = self.view_for(path, &[name]);
+        let rel = path.get(v.base..).unwrap_or(&[]);
+        let tree = spine(&v.text, &v.root, rel, self.syntax);
+        let Some(o) = tree
+            .objs
+            .last()
+            .filter(|_| tree.objs.len() == rel.len() + 1)
+        else {
+            return false;
+        };
+        let Ok(splices) = removal_splices(v.text.as_bytes(), o, name) else {
+            return false;
+        };
+        let Some(x) = v.text.get(o.open..=o.close) else {
+            return false;
+        };
+        let local: Vec<Splice> = splices
+            .iter()
+            .map(|s| Splice::new(s.start - o.open, s.end - o.open, s.with.clone()))
+            .collect();
+        super::verify::apply_splices("", x, &local)
+            .is_ok_and(|t| t.len() >= 2 && t.bytes().skip(1).take(t.len() - 2).all(is_ws))
+    }
+
     fn remove_member(&mut self, container: &[String], name: &str) -> Result<(), EditError> {
-        let v = self.view(container);
+        let v = self.view_for(container, &[name]);
         let rel = container.get(v.base..).unwrap_or(&[]);
         let tree = spine(&v.text, &v.root, rel, self.syntax);
         if tree.objs.len() != rel.len() + 1 {
@@ -317,53 +347,7 @@ impl JsonDoc {
             .objs
             .get(obj)
             .ok_or_else(|| internal("object index out of range"))?;
-        let i = o
-            .members
-            .iter()
-            .position(|m| m.key == name)
-            .ok_or_else(|| internal("member not found"))?;
-        let m = o.members.get(i).ok_or_else(|| internal("member index"))?;
-        let prev = i.checked_sub(1).and_then(|j| o.members.get(j));
-        let next = o.members.get(i + 1);
-        let b = v.text.as_bytes();
-        let next_token = next.map_or(o.close, |n| n.key_start);
-        let mut splices = Vec::new();
-        let own = own_line_start(b, m.key_start).zip(own_line_end(b, m, next_token));
-        let is_last = next.is_none();
-        if let Some((start, end)) = own {
-            // The member owns whole lines: drop them (from the line break before it).
-            splices.push(Splice::new(start, end, String::new()));
-            if is_last
-                && m.comma.is_none()
-                && let Some(c) = prev.and_then(|p| p.comma)
-            {
-                splices.push(Splice::new(c, c + 1, String::new()));
-            }
-        } else if !is_last {
-            // `"a": 1, "b": 2` -> `"b": 2`: the member, its comma and the spaces after it.
-            let c = m.comma.ok_or_else(|| internal("missing separator comma"))?;
-            let mut end = c + 1;
-            while matches!(b.get(end), Some(b' ' | b'\t')) {
-                end += 1;
-            }
-            splices.push(Splice::new(m.key_start, end.min(next_token), String::new()));
-        } else {
-            // Last member on a shared line: the whitespace before it, the member, and either its
-            // own trailing comma or the previous member's separator comma.
-            let from = prev.map_or(o.open + 1, |p| p.value_end);
-            let start = if prev.is_some() {
-                ws_run_start(b, from, m.key_start)
-            } else {
-                ws_run_start(b, o.open + 1, m.key_start)
-            };
-            let end = m.comma.map_or(m.value_end, |c| c + 1);
-            splices.push(Splice::new(start, end, String::new()));
-            if m.comma.is_none()
-                && let Some(c) = prev.and_then(|p| p.comma)
-            {
-                splices.push(Splice::new(c, c + 1, String::new()));
-            }
-        }
+        let splices = removal_splices(v.text.as_bytes(), o, name)?;
         let l = step(
             self.syntax,
             &v,
@@ -439,7 +423,7 @@ fn step(
         keys,
         expect,
     )?;
-    Ok(Landing::new(v, tree, obj, path, c))
+    Ok(Landing::new(v, tree, obj, path, &[], c))
 }
 
 /// Sets `name` in the object at `container` inside `root`, creating objects as needed.
@@ -654,4 +638,56 @@ pub(super) fn append_splices(
         };
         Ok(vec![s])
     }
+}
+
+/// The splices that remove member `name` of object `o` (positions in `b`): its own lines when
+/// it has them, else the member and one separator comma.
+fn removal_splices(b: &[u8], o: &ObjSpan, name: &str) -> Result<Vec<Splice>, EditError> {
+    let i = o
+        .members
+        .iter()
+        .position(|m| m.key == name)
+        .ok_or_else(|| internal("member not found"))?;
+    let m = o.members.get(i).ok_or_else(|| internal("member index"))?;
+    let prev = i.checked_sub(1).and_then(|j| o.members.get(j));
+    let next = o.members.get(i + 1);
+    let next_token = next.map_or(o.close, |n| n.key_start);
+    let mut splices = Vec::new();
+    let own = own_line_start(b, m.key_start).zip(own_line_end(b, m, next_token));
+    let is_last = next.is_none();
+    if let Some((start, end)) = own {
+        // The member owns whole lines: drop them (from the line break before it).
+        splices.push(Splice::new(start, end, String::new()));
+        if is_last
+            && m.comma.is_none()
+            && let Some(c) = prev.and_then(|p| p.comma)
+        {
+            splices.push(Splice::new(c, c + 1, String::new()));
+        }
+    } else if !is_last {
+        // `"a": 1, "b": 2` -> `"b": 2`: the member, its comma and the spaces after it.
+        let c = m.comma.ok_or_else(|| internal("missing separator comma"))?;
+        let mut end = c + 1;
+        while matches!(b.get(end), Some(b' ' | b'\t')) {
+            end += 1;
+        }
+        splices.push(Splice::new(m.key_start, end.min(next_token), String::new()));
+    } else {
+        // Last member on a shared line: the whitespace before it, the member, and either its
+        // own trailing comma or the previous member's separator comma.
+        let from = prev.map_or(o.open + 1, |p| p.value_end);
+        let start = if prev.is_some() {
+            ws_run_start(b, from, m.key_start)
+        } else {
+            ws_run_start(b, o.open + 1, m.key_start)
+        };
+        let end = m.comma.map_or(m.value_end, |c| c + 1);
+        splices.push(Splice::new(start, end, String::new()));
+        if m.comma.is_none()
+            && let Some(c) = prev.and_then(|p| p.comma)
+        {
+            splices.push(Splice::new(c, c + 1, String::new()));
+        }
+    }
+    Ok(splices)
 }

@@ -632,7 +632,7 @@ proptest! {
     fn prop_edits_of_an_edited_document_are_the_fresh_edits(
         (bytes, f, container) in gen_doc(),
         values in prop::collection::vec(entry_value(), 3),
-        ops in prop::collection::vec((0u8..8, 0usize..4, 0usize..3), 1..7),
+        ops in prop::collection::vec((0u8..10, 0usize..4, 0usize..3), 1..9),
     ) {
         let mut seq = JsonDoc::parse(&bytes, f.syntax).unwrap();
         let mut hints: std::collections::HashMap<String, Vec<UndoHint>> = Default::default();
@@ -640,6 +640,8 @@ proptest! {
         below.push("mcpconf-a".into());
         let mut parent = container.clone();
         parent.pop();
+        // An object beside the container (created by the first edit there).
+        let side = vec!["mcpconf-side".to_string()];
         let names = ["mcpconf-a", "mcpconf-b", "mcpconf-c", "mcpconf-d"];
         for (op, n, v) in ops {
             let name = names[n];
@@ -674,13 +676,18 @@ proptest! {
                     ];
                     (seq.edit_members(&container, &edits), fresh.edit_members(&container, &edits))
                 }
-                _ => {
+                7 => {
                     let edits = vec![
                         (name.to_string(), Some(value.clone())),
                         (names[(n + 1) % 4].to_string(), Some(values[(v + 1) % 3].clone())),
                     ];
                     (seq.edit_members(&container, &edits), fresh.edit_members(&container, &edits))
                 }
+                8 => (
+                    seq.upsert(&side, name, value).map(|_| ()),
+                    fresh.upsert(&side, name, value).map(|_| ()),
+                ),
+                _ => (seq.remove(&side, name, &[]), fresh.remove(&side, name, &[])),
             };
             prop_assert_eq!(a.is_ok(), b.is_ok(), "op {} on:\n{}\n{:?} {:?}", op, before, a, b);
             prop_assert_eq!(show(&seq.to_bytes()), show(&fresh.to_bytes()), "op {} on:\n{}", op, before);
@@ -688,6 +695,8 @@ proptest! {
             let again = JsonDoc::parse(&seq.to_bytes(), f.syntax).unwrap();
             prop_assert_eq!(seq.get(&container), again.get(&container));
             prop_assert_eq!(seq.get(&below), again.get(&below));
+            prop_assert_eq!(seq.get(&side), again.get(&side));
+            prop_assert_eq!(seq.get(&[]), again.get(&[]));
         }
     }
 

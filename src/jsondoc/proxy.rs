@@ -28,9 +28,9 @@ pub(super) const PROXY_MIN: usize = 48;
 
 /// Values at least this big are replaced in the stand-in.
 #[cfg(not(test))]
-const HOLE_MIN: usize = 256;
+pub(super) const HOLE_MIN: usize = 256;
 #[cfg(test)]
-const HOLE_MIN: usize = 6;
+pub(super) const HOLE_MIN: usize = 6;
 
 /// An object's stand-in: its text with big untouched values replaced by `0`.
 pub(super) struct Proxy {

@@ -549,7 +549,8 @@ fn edits_of_an_edited_object_never_build_the_whole_text() {
         std::sync::Arc::ptr_eq(&seq.buf, &read),
         "the bytes read were copied"
     );
-    assert_eq!(sp.mid, "{\n  }");
+    assert_eq!(sp.parts.len(), 1);
+    assert_eq!(sp.parts[0].mid, "{\n  }");
     // The same edits, each on the text parsed afresh.
     let mut fresh = d.clone();
     for step in 0..5 {
@@ -574,4 +575,72 @@ fn edits_of_an_edited_object_never_build_the_whole_text() {
 
 fn text_of(d: &JsonDoc) -> String {
     String::from_utf8(d.to_bytes()).unwrap()
+}
+
+#[test]
+fn a_container_created_in_a_big_object_is_edited_and_removed_without_the_whole_text() {
+    // The root is big (its history is proven through a stand-in): the upsert that creates
+    // `mcpServers` lands as the few bytes it adds, later edits read that new object alone, and
+    // the removal with the upsert's hints deletes it again, giving back the bytes read.
+    let history = "x".repeat(4096);
+    let text = format!("{{\n  \"history\": \"{history}\",\n  \"n\": 1\n}}\n");
+    let c = p(&["mcpServers"]);
+    let mut d = JsonDoc::parse(text.as_bytes(), Syntax::Json).unwrap();
+    let read = d.buf.clone();
+    let built = |d: &JsonDoc| d.spliced.as_ref().is_some_and(|s| s.is_built());
+    let ha = d.upsert(&c, "a", &json!({"command": "npx"})).unwrap();
+    assert!(ha.iter().any(|h| matches!(h, UndoHint::Created { .. })));
+    let sp = d.spliced.clone().unwrap();
+    assert!(sp.parts[0].mid.len() < 100, "the root was rebuilt");
+    d.upsert(&c, "b", &json!(2)).unwrap();
+    d.remove(&c, "b", &[]).unwrap();
+    assert!(!built(&d) && std::sync::Arc::ptr_eq(&d.buf, &read));
+    assert_eq!(d.get(&c), Some(json!({"a": {"command": "npx"}})));
+    let fresh = JsonDoc::parse(&d.to_bytes(), Syntax::Json).unwrap();
+    assert_eq!(fresh.get(&c), d.get(&c));
+    d.remove(&c, "a", &ha).unwrap();
+    assert!(!built(&d) && std::sync::Arc::ptr_eq(&d.buf, &read));
+    assert!(text_of(&d) == text, "not given back byte for byte");
+    // Removed from the text read afresh, the same bytes.
+    let mut again = JsonDoc::parse(text.as_bytes(), Syntax::Json).unwrap();
+    again.upsert(&c, "a", &json!({"command": "npx"})).unwrap();
+    let mut again = JsonDoc::parse(&again.to_bytes(), Syntax::Json).unwrap();
+    again.remove(&c, "a", &ha).unwrap();
+    assert!(text_of(&again) == text);
+}
+
+#[test]
+fn an_edit_beside_an_edited_object_reads_its_object_alone_in_the_documents_layout() {
+    // Two objects edited one after the other (a mode switch between two scopes of one file):
+    // the second is read from the bytes read, laid out as the whole document decides (here
+    // the root's `":"` without a space, which the empty object cannot tell), and the edits
+    // are kept as two parts over the bytes read.
+    let text =
+        "{\n  \"mcpServers\":{\n    \"a\":1\n  },\n  \"other\":{},\n  \"h\":\"0123456789\"\n}\n";
+    let mut d = JsonDoc::parse(text.as_bytes(), Syntax::Json).unwrap();
+    let read = d.buf.clone();
+    d.remove(&p(&["mcpServers"]), "a", &[]).unwrap();
+    d.upsert(&p(&["other"]), "y", &json!(2)).unwrap();
+    let sp = d.spliced.clone().unwrap();
+    assert_eq!(sp.parts.len(), 2);
+    assert!(!sp.is_built() && std::sync::Arc::ptr_eq(&d.buf, &read));
+    let want = "{\n  \"mcpServers\":{\n  },\n  \"other\":{\n    \"y\":2\n  },\n  \"h\":\"0123456789\"\n}\n";
+    assert_eq!(text_of(&d), want);
+    let mut f = JsonDoc::parse(text.as_bytes(), Syntax::Json).unwrap();
+    f.remove(&p(&["mcpServers"]), "a", &[]).unwrap();
+    let mut f = JsonDoc::parse(&f.to_bytes(), Syntax::Json).unwrap();
+    f.upsert(&p(&["other"]), "y", &json!(2)).unwrap();
+    assert_eq!(text_of(&d), text_of(&f));
+    // Later edits of either object go to its own part.
+    d.upsert(&p(&["mcpServers"]), "b", &json!(3)).unwrap();
+    d.upsert(&p(&["other"]), "x", &json!(1)).unwrap();
+    d.remove(&p(&["other"]), "y", &[]).unwrap();
+    let sp = d.spliced.clone().unwrap();
+    assert!(sp.parts.len() == 2 && !sp.is_built());
+    assert_eq!(
+        text_of(&d),
+        "{\n  \"mcpServers\":{\n    \"b\":3\n  },\n  \"other\":{\n    \"x\":1\n  },\n  \"h\":\"0123456789\"\n}\n"
+    );
+    assert_eq!(d.get(&p(&["other", "x"])), Some(json!(1)));
+    assert_eq!(d.location(&p(&["h"])), Some((8, 3)));
 }

@@ -32,6 +32,9 @@ pub(super) struct Committed {
     pub(super) hi: usize,
     pub(super) mid: String,
     pub(super) top: ObjSpan,
+    /// For a result proven on a stand-in: the stand-in's new text, the edited object's spans
+    /// in it, and where `mid` starts in it (what a later edit inside the new text needs).
+    pub(super) stand_in: Option<(String, ObjSpan, usize)>,
 }
 
 impl Committed {
@@ -120,6 +123,7 @@ fn commit_with(
                 return Err(internal("the stand-in of the object disagrees"));
             }
             let delta = mid.len() as isize - (z - a) as isize;
+            let new_x_p = new_x.clone();
             let top = if x_is_root {
                 moved(p.real_spans(new_x), 0, x.open as isize)
             } else {
@@ -130,6 +134,7 @@ fn commit_with(
                 hi: x.open + z,
                 mid,
                 top,
+                stand_in: Some((new_p, new_x_p, pa)),
             });
         }
     }
@@ -150,6 +155,7 @@ fn commit_with(
         hi: x.close + 1,
         mid: new_x_text,
         top,
+        stand_in: None,
     })
 }
 

@@ -1,4 +1,4 @@
-//! [`Content`]: the bytes a plan writes, kept as the bytes read plus the one range an edit
+//! [`Content`]: the bytes a plan writes, kept as the bytes read plus the ranges the edits
 //! replaced, so that an edit of a big file holds one copy of it, not two.
 
 use std::borrow::Cow;
@@ -7,9 +7,9 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 /// The bytes of a file to write: a base (the bytes read, shared with the document they were
-/// parsed into, or bytes of their own) with the range `lo..hi` replaced by `mid`. Writing,
-/// hashing and comparing go over the three pieces; nothing builds the whole text unless asked
-/// ([`Content::to_vec`]).
+/// parsed into, or bytes of their own) with disjoint ranges replaced (`lo..hi` by `mid`).
+/// Writing, hashing and comparing go over the pieces; nothing builds the whole text unless
+/// asked ([`Content::to_vec`]).
 ///
 /// ```
 /// use mcpconf::text::Content;
@@ -28,6 +28,12 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Content {
     base: Base,
+    /// The replaced ranges of the base, in order, disjoint.
+    parts: Vec<Part>,
+}
+
+#[derive(Clone)]
+struct Part {
     lo: usize,
     hi: usize,
     mid: Vec<u8>,
@@ -64,39 +70,56 @@ impl Content {
     /// `base` with `base[lo..hi]` replaced by `mid`; `None` when the range is not inside
     /// `base` (`lo <= hi <= base.len()`).
     pub fn spliced(base: Arc<String>, lo: usize, hi: usize, mid: Vec<u8>) -> Option<Content> {
-        (lo <= hi && hi <= base.len()).then_some(Content {
+        Content::replaced(base, vec![(lo, hi, mid)])
+    }
+
+    /// `base` with each range `lo..hi` replaced by its bytes; `None` unless the ranges lie in
+    /// `base`, in order and disjoint.
+    pub fn replaced(base: Arc<String>, parts: Vec<(usize, usize, Vec<u8>)>) -> Option<Content> {
+        let mut at = 0;
+        for (lo, hi, _) in &parts {
+            if *lo < at || hi < lo || *hi > base.len() {
+                return None;
+            }
+            at = *hi;
+        }
+        Some(Content {
             base: Base::Shared(base),
-            lo,
-            hi,
-            mid,
+            parts: parts
+                .into_iter()
+                .map(|(lo, hi, mid)| Part { lo, hi, mid })
+                .collect(),
         })
     }
 
     /// `base` unchanged, shared (no copy).
     pub fn shared(base: Arc<String>) -> Content {
-        let n = base.len();
         Content {
             base: Base::Shared(base),
-            lo: n,
-            hi: n,
-            mid: Vec::new(),
+            parts: Vec::new(),
         }
     }
 
-    /// The three pieces, in order: the base before the replaced range, the replacement, the
-    /// base after it.
-    pub fn pieces(&self) -> [&[u8]; 3] {
+    /// The pieces, in order: the base before the first replaced range, its replacement, the
+    /// base up to the next one, … and the base after the last.
+    pub fn pieces(&self) -> Vec<&[u8]> {
         let b = self.base.bytes();
-        [
-            b.get(..self.lo).unwrap_or_default(),
-            &self.mid,
-            b.get(self.hi..).unwrap_or_default(),
-        ]
+        let mut out = Vec::with_capacity(2 * self.parts.len() + 1);
+        let mut at = 0;
+        for p in &self.parts {
+            out.push(b.get(at..p.lo).unwrap_or_default());
+            out.push(p.mid.as_slice());
+            at = p.hi;
+        }
+        out.push(b.get(at..).unwrap_or_default());
+        out
     }
 
     /// Length in bytes.
     pub fn len(&self) -> usize {
-        self.base.bytes().len() - (self.hi - self.lo) + self.mid.len()
+        let replaced: usize = self.parts.iter().map(|p| p.hi - p.lo).sum();
+        let added: usize = self.parts.iter().map(|p| p.mid.len()).sum();
+        self.base.bytes().len() - replaced + added
     }
 
     /// Whether there are no bytes.
@@ -121,6 +144,23 @@ impl Content {
         out
     }
 
+    /// The byte at `i`.
+    pub fn byte_at(&self, i: usize) -> Option<u8> {
+        let b = self.base.bytes();
+        let mut grown = 0isize;
+        for p in &self.parts {
+            let start = p.lo.saturating_add_signed(grown);
+            if i < start {
+                break;
+            }
+            if i < start + p.mid.len() {
+                return p.mid.get(i - start).copied();
+            }
+            grown += p.mid.len() as isize - (p.hi - p.lo) as isize;
+        }
+        b.get(i.checked_add_signed(-grown)?).copied()
+    }
+
     /// The bytes `a..z` (clamped to the length), borrowed when they lie in one piece.
     pub fn slice(&self, a: usize, z: usize) -> Cow<'_, [u8]> {
         let z = z.min(self.len());
@@ -142,26 +182,54 @@ impl Content {
         Cow::Owned(out)
     }
 
-    /// The range that differs from `old`, when these bytes were made from exactly `old` (the
-    /// same buffer, not a copy of it): then nothing outside it needs to be compared.
-    pub fn change_from(&self, old: &[u8]) -> Option<Change> {
+    /// The ranges that differ from `old`, in order, when these bytes were made from exactly
+    /// `old` (the same buffer, not a copy of it): then nothing outside them needs to be
+    /// compared.
+    pub fn changes_from(&self, old: &[u8]) -> Option<Vec<Change>> {
         let b = self.base.bytes();
-        (b.as_ptr() == old.as_ptr() && b.len() == old.len()).then_some(Change {
-            start: self.lo,
-            old_end: self.hi,
-            new_end: self.lo + self.mid.len(),
+        if b.as_ptr() != old.as_ptr() || b.len() != old.len() {
+            return None;
+        }
+        let mut grown = 0isize;
+        let mut out = Vec::with_capacity(self.parts.len().max(1));
+        for p in &self.parts {
+            let start = p.lo.saturating_add_signed(grown);
+            out.push(Change {
+                start,
+                old_end: p.hi,
+                new_end: start + p.mid.len(),
+            });
+            grown += p.mid.len() as isize - (p.hi - p.lo) as isize;
+        }
+        if out.is_empty() {
+            let n = b.len();
+            out.push(Change {
+                start: n,
+                old_end: n,
+                new_end: n,
+            });
+        }
+        Some(out)
+    }
+
+    /// The one range that holds every change from `old` (see [`Content::changes_from`]):
+    /// `start` and `new_end` in the new bytes, `old_end` in `old`.
+    pub fn change_from(&self, old: &[u8]) -> Option<Change> {
+        let all = self.changes_from(old)?;
+        let (first, last) = (all.first()?, all.last()?);
+        Some(Change {
+            start: first.start,
+            old_end: last.old_end,
+            new_end: last.new_end,
         })
     }
 }
 
 impl From<Vec<u8>> for Content {
     fn from(bytes: Vec<u8>) -> Content {
-        let n = bytes.len();
         Content {
             base: Base::Owned(Arc::new(bytes)),
-            lo: n,
-            hi: n,
-            mid: Vec::new(),
+            parts: Vec::new(),
         }
     }
 }
@@ -213,8 +281,10 @@ impl fmt::Debug for Content {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Content")
             .field("len", &self.len())
-            .field("replaced", &(self.lo..self.hi))
-            .field("with", &self.mid.len())
+            .field(
+                "replaced",
+                &self.parts.iter().map(|p| p.lo..p.hi).collect::<Vec<_>>(),
+            )
             .finish()
     }
 }

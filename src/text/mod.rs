@@ -96,28 +96,18 @@ pub fn diff_window<'o, 'n>(old: &'o [u8], new: &'n [u8]) -> (&'o [u8], &'n [u8],
 }
 
 /// [`diff_window`] of `old` and content made from it: when `new` shares `old`'s buffer
-/// ([`Content::change_from`]) only the replaced range and what matches around it is compared
-/// (the cost of the edit, not of the file) and the new window is copied out of the pieces;
-/// otherwise the whole new text is built and compared. The windows are the same either way.
+/// ([`Content::change_from`]) only the replaced ranges and what matches around them is
+/// compared (the cost of the edit, not of the file) and the new window is copied out of the
+/// pieces; otherwise the whole new text is built and compared. The windows are the same
+/// either way.
 pub fn diff_window_of<'a>(old: &'a [u8], new: &Content) -> (&'a [u8], Vec<u8>, usize) {
     let Some(ch) = new.change_from(old) else {
         let whole = new.to_vec();
         let (o, n, shift) = diff_window(old, &whole);
         return (o, n.to_vec(), shift);
     };
-    let [_, mid, _] = new.pieces();
     let new_len = new.len();
-    // The new byte at `i`: before the change the old byte, in it the replacement, after it the
-    // old byte that many bytes on.
-    let at = |i: usize| -> u8 {
-        if i < ch.start {
-            old[i]
-        } else if i < ch.new_end {
-            mid[i - ch.start]
-        } else {
-            old[i - ch.new_end + ch.old_end]
-        }
-    };
+    let at = |i: usize| -> u8 { new.byte_at(i).unwrap_or(0) };
     let max = old.len().min(new_len);
     // Common prefix: at least everything before the change.
     let mut p = ch.start.min(max);
@@ -132,6 +122,88 @@ pub fn diff_window_of<'a>(old: &'a [u8], new: &Content) -> (&'a [u8], Vec<u8>, u
     }
     let (s, e, ne, shift) = widen(old, new_len, p, q);
     (&old[s..e], new.slice(s, ne).into_owned(), shift)
+}
+
+/// The windows of [`diff_window_of`], one per place the content changed `old` (those whose
+/// context lines meet are one window), so that edits far apart in a big file are compared and
+/// copied out as what they changed, not as everything between them. Each window is the old
+/// bytes, the new bytes and the number of lines before it; both start at the same offset plus,
+/// for the new bytes, what the windows before it added.
+pub fn diff_windows_of<'a>(old: &'a [u8], new: &Content) -> Vec<(&'a [u8], Vec<u8>, usize)> {
+    let Some(changes) = new.changes_from(old).filter(|c| c.len() > 1) else {
+        return vec![diff_window_of(old, new)];
+    };
+    // Each change's lines plus four lines of context, in the old bytes (merged when they
+    // meet), and what the changes before each window added.
+    let mut spans: Vec<(usize, usize, isize, isize)> = Vec::new();
+    let mut grown = 0isize;
+    for ch in &changes {
+        let lo = ch.start.saturating_add_signed(-grown);
+        let hi = ch.old_end;
+        let after = grown + (ch.new_end - ch.start) as isize - (ch.old_end - lo) as isize;
+        // Only the bytes that differ (a part holds a whole object, most of it unchanged).
+        let was = &old[lo..hi];
+        let now = new.slice(ch.start, ch.new_end);
+        let p = was
+            .iter()
+            .zip(now.iter())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let room = was.len().min(now.len()) - p;
+        let q = was
+            .iter()
+            .rev()
+            .zip(now.iter().rev())
+            .take(room)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let (s, e) = context(old, lo + p, hi - q);
+        match spans.last_mut() {
+            Some(last) if s <= last.1 => {
+                last.1 = last.1.max(e);
+                last.3 = after;
+            }
+            _ => spans.push((s, e, grown, after)),
+        }
+        grown = after;
+    }
+    spans
+        .into_iter()
+        .map(|(s, e, before, after)| {
+            let shift = old[..s].iter().filter(|&&c| c == b'\n').count();
+            let (ns, ne) = (
+                s.saturating_add_signed(before),
+                e.saturating_add_signed(after),
+            );
+            (&old[s..e], new.slice(ns, ne).into_owned(), shift)
+        })
+        .collect()
+}
+
+/// The lines of `old[lo..hi]` and four more on each side.
+fn context(old: &[u8], lo: usize, hi: usize) -> (usize, usize) {
+    let mut s = lo.min(old.len());
+    for i in 0..5 {
+        if i > 0 {
+            if s == 0 {
+                break;
+            }
+            s -= 1;
+        }
+        while s > 0 && old[s - 1] != b'\n' {
+            s -= 1;
+        }
+    }
+    let mut e = hi.min(old.len());
+    for _ in 0..5 {
+        while e < old.len() && old[e] != b'\n' {
+            e += 1;
+        }
+        if e < old.len() {
+            e += 1;
+        }
+    }
+    (s, e)
 }
 
 /// The window around the bytes that differ between `old` and a new text of `new_len` bytes,
@@ -182,6 +254,45 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The windows of content with several replaced ranges hold every change: the old
+        /// bytes with each window's old bytes replaced by its new bytes are the new bytes.
+        #[test]
+        fn diff_windows_of_content_hold_every_change(
+            base in "[ab\n]{0,300}",
+            cuts in proptest::collection::vec(0usize..310, 0..6),
+            mids in proptest::collection::vec("[ab\n]{0,12}", 3),
+        ) {
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(base.len())).collect();
+            cuts.sort_unstable();
+            let parts: Vec<(usize, usize, Vec<u8>)> = cuts
+                .chunks(2)
+                .filter(|c| c.len() == 2)
+                .zip(&mids)
+                .map(|(c, m)| (c[0], c[1], m.clone().into_bytes()))
+                .collect();
+            let shared = std::sync::Arc::new(base.clone());
+            let c = Content::replaced(shared.clone(), parts).unwrap();
+            let whole = c.to_vec();
+            let old = shared.as_bytes();
+            let windows = diff_windows_of(old, &c);
+            let mut rebuilt = Vec::new();
+            let mut at = 0usize;
+            for (o, n, shift) in &windows {
+                let from = o.as_ptr() as usize - old.as_ptr() as usize;
+                proptest::prop_assert!(from >= at);
+                proptest::prop_assert_eq!(*shift, old[..from].iter().filter(|&&b| b == b'\n').count());
+                rebuilt.extend_from_slice(&old[at..from]);
+                rebuilt.extend_from_slice(n);
+                at = from + o.len();
+            }
+            rebuilt.extend_from_slice(&old[at..]);
+            proptest::prop_assert_eq!(rebuilt, whole.clone());
+            for (i, b) in whole.iter().enumerate() {
+                proptest::prop_assert_eq!(c.byte_at(i), Some(*b));
+            }
+            proptest::prop_assert_eq!(c.byte_at(whole.len()), None);
+        }
+
         /// The window of a spliced content is the window of its materialised bytes, however
         /// the replaced range sits among equal bytes.
         #[test]
