@@ -359,6 +359,7 @@ fn run_command(mut cli: Cli) -> u8 {
                 && let Ok((_, records)) =
                     engine::status(&settings, manifest.as_ref(), &owner, false)
                 && records.is_empty()
+                && !engine::holds_restore_copies(&settings, &owner)
             {
                 println!(
                     "Owner `{owner}` has nothing recorded in `{}`: there is nothing to prune.",

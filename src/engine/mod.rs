@@ -720,6 +720,7 @@ pub fn plan(settings: &Settings, manifest: Option<&Manifest>, owner: &str, mode:
 mod apply;
 mod takeover;
 pub use apply::{ApplyOptions, apply};
+pub use takeover::holds_restore_copies;
 
 fn fs_entry(e: &FsError) -> ErrorEntry {
     ErrorEntry {

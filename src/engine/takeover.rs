@@ -1,8 +1,17 @@
 //! The restore copies of `apply --take-over` around a run's writes: which to keep before the
 //! files are written, which to drop after the ledger commit (see `ledger::RestoreCopy`).
 
-use crate::ledger::{Ledger, Restores};
+use crate::ledger::{self, Ledger, Restores};
 use crate::plan::{FilePlan, RestoreOp, Status};
+use crate::settings::Settings;
+
+/// Whether `owner` has restore copies in the state directory (or a restore file that cannot be
+/// read): a run killed after its ledger commit can leave a copy that no record needs, which
+/// only a run that goes through the writes drops. `prune` with nothing recorded runs them
+/// when this says so, instead of stopping at "nothing to prune".
+pub fn holds_restore_copies(settings: &Settings, owner: &str) -> bool {
+    ledger::load_restores(&settings.state_dir, owner).map_or(true, |r| !r.copies.is_empty())
+}
 
 /// Put the copies the plans keep into `restores`, and drop copies that no record (a pending
 /// one included: call this after journaling) needs; whether anything changed.

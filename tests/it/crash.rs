@@ -837,3 +837,36 @@ fn sigkill_at_random_instants_during_take_over_and_give_back() {
         assert_no_temps(&dir, &ctx);
     }
 }
+
+/// A prune killed after its ledger commit and before it dropped the restore copy leaves a copy
+/// (holding the user's original entry, secrets and all) that no record needs; with nothing
+/// recorded, the next `prune` must still drop it, not stop at "nothing to prune" (found by
+/// the random-instant kills above, about one run in eighty).
+#[test]
+fn a_copy_left_by_a_prune_killed_after_its_commit_is_dropped_by_the_next_prune() {
+    let take = ["--take-over", "smallsrv"];
+    let (scratch, m, target, _dir) = small_scratch();
+    let original = user_owned_file();
+    fs::write(&target, &original).unwrap();
+    assert_eq!(
+        run_clean(&scratch, "apply", &m, &["--yes", take[0], take[1]]).0,
+        0
+    );
+    assert!(has_copy(&scratch));
+    // The state such a kill leaves: the file given back, the ledger committed without the
+    // record, the copy still there.
+    fs::write(&target, &original).unwrap();
+    let ledger = scratch.state().join("ledger/crashy.json");
+    let mut v: Value = serde_json::from_str(&fs::read_to_string(&ledger).unwrap()).unwrap();
+    v["records"] = Value::Array(Vec::new());
+    fs::write(&ledger, serde_json::to_string(&v).unwrap()).unwrap();
+    assert!(has_copy(&scratch));
+    let (rc, _) = run_clean(&scratch, "prune", &m, &["--yes"]);
+    assert_eq!(rc, 0);
+    assert!(!has_copy(&scratch), "the copy outlived the give-back");
+    assert_eq!(fs::read(&target).unwrap(), original);
+    // Nothing recorded and no copy: the next prune says there is nothing to prune.
+    let out = run_bounded(scratch.cmd("prune", &m, &["--yes"]), PROCESS_TIMEOUT);
+    assert_eq!(code(&out.status, "prune"), 0);
+    assert!(show(&out).contains("nothing to prune"), "{}", show(&out));
+}
