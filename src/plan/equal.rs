@@ -36,6 +36,35 @@ pub fn semantic_eq(a: &Value, b: &Value) -> bool {
     a == b || normalized(a) == normalized(b)
 }
 
+/// Whether two entries mean the same once the keys the client manages in them (`client`, see
+/// `dialect::ClientManaged`) are set aside, and which of those keys differ (empty when the
+/// entries are [`semantic_eq`] as they are).
+pub fn eq_but_client_keys(a: &Value, b: &Value, client: &[String]) -> Option<Vec<String>> {
+    if semantic_eq(a, b) {
+        return Some(Vec::new());
+    }
+    let (Some(x), Some(y)) = (a.as_object(), b.as_object()) else {
+        return None;
+    };
+    let strip = |m: &serde_json::Map<String, Value>| {
+        Value::Object(
+            m.iter()
+                .filter(|(k, _)| !client.contains(k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        )
+    };
+    if !semantic_eq(&strip(x), &strip(y)) {
+        return None;
+    }
+    let differ: Vec<String> = client
+        .iter()
+        .filter(|k| x.get(k.as_str()) != y.get(k.as_str()))
+        .cloned()
+        .collect();
+    Some(differ)
+}
+
 /// The first field (dotted path) where two entries differ once defaults are removed.
 pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
     fn walk(a: &Value, b: &Value, path: &mut Vec<String>) -> Option<String> {

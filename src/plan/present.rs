@@ -284,12 +284,19 @@ pub(super) fn plan_present(
                         }
                         Err(e) => fp.errors.push(e.into()),
                     }
-                } else if semantic_eq(&v, &w.value) {
+                } else if let Some(client_keys) =
+                    super::equal::eq_but_client_keys(&v, &w.value, &w.client_state)
+                {
                     if opts.adopt {
                         fp.actions.push(Action {
                             op: Op::Adopt,
                             server: w.server.clone(),
-                            detail: if v == w.value {
+                            detail: if !client_keys.is_empty() {
+                                format!(
+                                    "equal to the manifest but for what the client keeps in it ({}); recorded as ours, left as it is",
+                                    client_keys.join(", ")
+                                )
+                            } else if v == w.value {
                                 "equal to the manifest; recorded as ours".into()
                             } else {
                                 "equal to the manifest in this client's dialect (defaults written out, key order); recorded as ours, left as it is".into()

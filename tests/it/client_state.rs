@@ -182,6 +182,58 @@ fn every_client_key_keeps_the_entry_ours_and_every_other_edit_is_drift() {
     assert!(checked >= 15, "only {checked} client keys checked");
 }
 
+/// An entry nobody recorded (written by hand, or by an earlier tool) that equals the manifest
+/// but for a key the client keeps in it (an approval, a switch) is the manifest's entry: `apply`
+/// leaves it alone instead of refusing a conflict, `apply --adopt` records it as ours with the
+/// client's key kept byte for byte, and `prune` then removes it with that key.
+#[test]
+fn an_unrecorded_entry_that_differs_only_by_client_keys_is_adopted() {
+    let mut checked = 0;
+    for d in mcpconf::dialect::ALL {
+        let keys = d.client_managed().keys;
+        let Some(&key) = keys.first() else {
+            continue;
+        };
+        let client = d.id();
+        let key = if client == "codex" { "tools" } else { key };
+        let ctx = format!("{client} `{key}`");
+        let e = Env::new();
+        e.manifest(&manifest(client, "a", ""));
+        let out = e.run(&["apply", "--yes"]);
+        assert_eq!(out.status.code(), Some(0), "{ctx}: {}", show(&out));
+        let path = target_path(&e);
+        let (text, member) = add_client_key(&std::fs::read_to_string(&path).unwrap(), client, key);
+        std::fs::write(&path, &text).unwrap();
+        // Nobody recorded it.
+        std::fs::remove_dir_all(e.state()).unwrap();
+        std::fs::create_dir_all(e.state()).unwrap();
+
+        let (code, doc) = e.json(&["apply", "--yes"]);
+        assert_eq!(code, 0, "{ctx}: {doc:#}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{ctx}");
+        let (code, doc) = e.json(&["apply", "--yes", "--adopt"]);
+        assert_eq!(code, 0, "{ctx}: {doc:#}");
+        let detail = doc.to_string();
+        assert!(
+            detail.contains(key),
+            "{ctx}: the client's key is not named: {doc:#}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{ctx}");
+        let recs = status(&e);
+        assert_eq!(recs[0]["state"], "intact", "{ctx}: {recs:#?}");
+
+        let out = e.run(&["prune", "--yes"]);
+        assert_eq!(out.status.code(), Some(0), "{ctx}: {}", show(&out));
+        let left = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            !left.contains(NAME) && !left.contains(&member),
+            "{ctx}: left:\n{left}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} clients checked");
+}
+
 /// A ledger written before client state was known (no member digests) still proves an entry
 /// whose only change is a client key, and prune removes it.
 #[test]
