@@ -168,24 +168,16 @@ impl Secrets {
     }
 }
 
-/// Text from a server made safe for a terminal: control characters (ESC, BEL, CR, …) and the
-/// bidirectional overrides written as `\u{1b}`; with `lines`, `\n` and `\t` are kept.
+/// Text from a server made safe for a terminal ([`crate::redact::escape_controls_in`]):
+/// control characters (ESC, BEL, CR, …) and the bidirectional controls written visibly; with
+/// `lines`, `\n` and `\t` are kept.
 ///
 /// ```
-/// assert_eq!(mcpconf::probe::printable("a\u{1b}[31mb\u{7}", false), "a\\u{1b}[31mb\\u{7}");
+/// assert_eq!(mcpconf::probe::printable("a\u{1b}[31mb\u{7}", false), "a\\x1b[31mb\\x07");
 /// assert_eq!(mcpconf::probe::printable("x\ny", true), "x\ny");
 /// ```
 pub fn printable(text: &str, lines: bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-        if (c.is_control() && !(lines && (c == '\n' || c == '\t'))) || bidi {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::redact::escape_controls_in(text, lines).into_owned()
 }
 
 impl Secrets {

@@ -430,11 +430,28 @@ fn replace_ranges(text: &str, mut hide: Vec<std::ops::Range<usize>>) -> String {
     out
 }
 
-/// Terminal control characters (C0 except tab and newline, DEL, C1) written visibly, so
-/// that text quoted from a file cannot move the cursor, recolour or retitle a terminal:
-/// `\x1b` for ESC, `\u{9b}` for a C1 character.
+/// Terminal control characters (C0 except tab and newline, DEL, C1) and the bidirectional
+/// embeddings, overrides and isolates written visibly, so that text quoted from a file or a
+/// server cannot move the cursor, recolour or retitle a terminal, or show its characters in an
+/// order other than the bytes' ("Trojan Source"): `\x1b` for ESC, `\u{9b}` for a C1
+/// character, `\u{202e}` for RIGHT-TO-LEFT OVERRIDE.
+///
+/// ```
+/// use mcpconf::redact::escape_controls;
+/// assert_eq!(escape_controls("a\x1b[2Jb\tc\n"), "a\\x1b[2Jb\tc\n");
+/// assert_eq!(escape_controls("ab\u{202e}cd"), "ab\\u{202e}cd");
+/// ```
 pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
-    let bad = |c: char| c.is_control() && c != '\n' && c != '\t';
+    escape_controls_in(text, true)
+}
+
+/// [`escape_controls`], with `lines` whether tab and newline are kept (a one-line field, a
+/// name, escapes them too). The one escaper of every output that quotes text it does not own.
+pub fn escape_controls_in(text: &str, lines: bool) -> std::borrow::Cow<'_, str> {
+    let bad = |c: char| {
+        let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+        (c.is_control() && !(lines && (c == '\n' || c == '\t'))) || bidi
+    };
     if !text.contains(bad) {
         return std::borrow::Cow::Borrowed(text);
     }

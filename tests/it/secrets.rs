@@ -371,7 +371,7 @@ fn terminal_control_bytes_from_a_file_are_escaped_in_text_output() {
     let e = Env::new();
     e.write(
         ".vscode/mcp.json",
-        "{\n  // \u{1b}]0;pwned\u{7}\u{1b}[2J note\n  \"servers\": {\n  }\n}\n",
+        "{\n  // \u{1b}]0;pwned\u{7}\u{1b}[2J note\n  // admin\u{202e} \u{2066}// check\u{2069}\n  \"servers\": {\n  }\n}\n",
     );
     e.manifest(
         "owner = \"o\"\n[servers.api]\ncommand = \"api-mcp\"\n[[targets]]\nclient = \"vscode\"\n",
@@ -385,6 +385,15 @@ fn terminal_control_bytes_from_a_file_are_escaped_in_text_output() {
             "{s:?}"
         );
         assert!(s.contains("\\x1b]0;pwned\\x07\\x1b[2J note"), "{s}");
+        // Bidirectional controls ("Trojan Source") are shown, not obeyed.
+        assert!(
+            !s.contains('\u{202e}') && !s.contains('\u{2066}') && !s.contains('\u{2069}'),
+            "{s:?}"
+        );
+        assert!(
+            s.contains("admin\\u{202e} \\u{2066}// check\\u{2069}"),
+            "{s}"
+        );
     }
     // The file keeps its bytes.
     assert!(e.text(".vscode/mcp.json").contains("\u{1b}]0;pwned\u{7}"));
