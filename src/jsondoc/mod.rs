@@ -56,9 +56,9 @@
 //! * `verify` — applies splices and proves the result.
 //! * `proxy` — the proof of an edit of a big object on a stand-in of it (its big untouched
 //!   values replaced), whose result is the new text of the range the edit covers.
-//! * `view` — what an edit reads (the whole text, or an edited object's new text alone) and
-//!   how its result is spliced into the document, so that edits of an edited object never
-//!   build the whole file.
+//! * `view` — what an edit reads (an edited object's new text, an object of the bytes read,
+//!   a skeleton of the root, or the whole text) and how its result becomes a part over the
+//!   bytes read, so that no edit of a big file builds the whole of it.
 //! * `array` — splice edits of string elements in an array (Kiro agent grants).
 
 mod api;

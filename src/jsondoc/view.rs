@@ -1,13 +1,22 @@
 //! Where an edit reads, and how its result becomes the document's text.
 //!
 //! An edit changes one object (the deepest one that exists on its key path). Its result is
-//! kept as a splice over the bytes read: the file as read, with that object's bytes replaced
-//! by its new text ([`Spliced`]). A later edit at or below that object reads a [`View`] of the
-//! object's new text alone, with what the rest of the document decides of its layout (the
-//! [`Region`]), and its result is spliced into that text: a second, third, … edit of the same
-//! object (a mode switch removes one entry and adds another; a removal then restores the
-//! object's inner whitespace) costs the object, never a copy of the file. Only an edit
-//! outside the edited object builds the whole text first.
+//! kept as a *part* over the bytes read: a range of them and what replaced it ([`Spliced`]).
+//! What the next edit reads is a [`View`] ([`Into`] says which):
+//!
+//! * inside an edited object, that object's new text alone, with what the rest of the
+//!   document decides of its layout kept beside it (the [`Region`]);
+//! * elsewhere, the deepest object on its path read from the bytes read, when no part lies in
+//!   it, on its first line or in a gap of the objects above it (what the root decides of the
+//!   layout comes from the root's skeleton);
+//! * at the root of a document with parts, the root's *skeleton*: its text read from the
+//!   pieces with every big value replaced by `0`;
+//! * otherwise the whole text, built once.
+//!
+//! A landing puts the result where it belongs: into the part it read, as a new part, or (from
+//! a skeleton) as the bytes that changed, taking in the parts it reaches. So a mode switch, a
+//! removal and its restore of an object's whitespace, the next server of a manifest, edits of
+//! two scopes of one file: each costs the objects it reads, never a copy of the file.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -113,7 +122,13 @@ impl Landing {
                 let y = t2.objs.len().checked_sub(1).filter(|&i| i == inner.len())?;
                 let mut full = path.to_vec();
                 full.extend(inner.iter().cloned());
-                let r = region_for(t, &t2, y, &v.style, &full)?;
+                // What the objects above the stand-in's object decide, from the view.
+                let parent = tree.objs.get(obj).and_then(|o| o.parent);
+                let style = Style {
+                    outer: Outer::above(&v.text, tree, parent, &v.style.outer),
+                    ..v.style.clone()
+                };
+                let r = region_for(t, &t2, y, &style, &full)?;
                 let o = t2.objs.get(y)?;
                 // Inside the new part, and the style decided before it.
                 let end = pa + c.mid.len();
