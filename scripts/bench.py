@@ -213,7 +213,7 @@ for mb in SIZES:
         only_prep = (f"cp {d}/only.json {d}/home/big.json && rm -rf {d}/upd-state && "
                      f"{BIN} apply --yes -m {d}/m.toml --home {d}/home --state-dir {d}/upd-state >/dev/null")
         row["rss_update_only"] = peak_rss_kb(upd_cmd, prepare=only_prep) * 1024
-        prune_cmd = f"{BIN} prune --yes --owner bench --home {d}/home --state-dir {d}/upd-state"
+        prune_cmd = f"{BIN} prune --yes -m {d}/m.toml --home {d}/home --state-dir {d}/upd-state"
         row["rss_prune_only"] = peak_rss_kb(prune_cmd, prepare=only_prep) * 1024
         os.remove(f"{d}/only.json")
     print(f"big: {row}", file=sys.stderr)

@@ -497,6 +497,13 @@ impl JsonDoc {
         self.member_at(parents, last, |m| (m.value_start, m.value_end))
     }
 
+    /// The text of the value of the member at `path` (a non-empty key path), as written,
+    /// without building the whole text of an edited document.
+    pub fn value_text(&self, path: &[String]) -> Option<std::borrow::Cow<'_, str>> {
+        let (a, z) = self.value_span(path)?;
+        self.read(a, z)
+    }
+
     /// 1-based line and column of the key of the member at `path` (a non-empty key path), if it
     /// exists; used to point errors such as a conflict at the entry itself.
     pub fn location(&self, path: &[String]) -> Option<(usize, usize)> {

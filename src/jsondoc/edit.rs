@@ -179,6 +179,50 @@ impl JsonDoc {
         Ok(Some((Landing::new(v, &tree, obj, path, inner, c), hints)))
     }
 
+    /// Replaces the value of member `name` of the object at `container` by `text` (a JSON
+    /// value in this document's syntax, written as the caller wants it: a grant array with one
+    /// element more, in its own layout), proven like every edit: the member then holds `want`
+    /// and every other byte is the old one. Errors: `not-found`, `internal-edit-error`; the
+    /// document is unchanged then.
+    pub fn replace_value(
+        &mut self,
+        container: &[String],
+        name: &str,
+        text: &str,
+        want: &Value,
+    ) -> Result<(), EditError> {
+        let v = self.view_for(container, &[name]);
+        let rel = container.get(v.base..).unwrap_or(&[]);
+        let tree = spine(&v.text, &v.root, rel, self.syntax);
+        let found = (tree.objs.len() == rel.len() + 1)
+            .then(|| tree.objs.len() - 1)
+            .and_then(|obj| {
+                let m = tree.objs.get(obj)?.members.iter().find(|m| m.key == name)?;
+                Some((obj, m.value_start, m.value_end))
+            });
+        let Some((obj, start, end)) = found else {
+            return Err(edit_err_at(
+                Code::NotFound,
+                format!("there is no entry `{name}` in `{}`", show_path(container)),
+                1,
+                1,
+            ));
+        };
+        let splices = [Splice::new(start, end, text.to_owned())];
+        let l = step(
+            self.syntax,
+            &v,
+            &splices,
+            &tree,
+            obj,
+            container,
+            &[name],
+            Expect::Set(want),
+        )?;
+        drop(v);
+        self.land(l)
+    }
+
     /// Removes `name` from the object at `container`.
     ///
     /// `hints` are the ones returned by the upsert that added the entry (passing the union of the hints

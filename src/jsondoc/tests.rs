@@ -644,3 +644,40 @@ fn an_edit_beside_an_edited_object_reads_its_object_alone_in_the_documents_layou
     assert_eq!(d.get(&p(&["other", "x"])), Some(json!(1)));
     assert_eq!(d.location(&p(&["h"])), Some((8, 3)));
 }
+
+#[test]
+fn a_value_is_replaced_by_text_as_written_and_proven() {
+    let text = "{\n  \"agent\": {\n    \"tools\": [\"a\",  \"b\"],\n    \"x\": 1\n  }\n}\n";
+    let c = p(&["agent"]);
+    let mut d = JsonDoc::parse(text.as_bytes(), Syntax::Json).unwrap();
+    let read = d.buf.clone();
+    d.replace_value(
+        &c,
+        "tools",
+        "[\"a\",  \"b\", \"c\"]",
+        &json!(["a", "b", "c"]),
+    )
+    .unwrap();
+    assert_eq!(
+        text_of(&d),
+        text.replace("[\"a\",  \"b\"]", "[\"a\",  \"b\", \"c\"]")
+    );
+    assert!(std::sync::Arc::ptr_eq(&d.buf, &read));
+    // Text that does not hold what the caller says: refused, nothing changed.
+    let before = text_of(&d);
+    assert!(
+        d.replace_value(&c, "tools", "[\"a\"]", &json!(["a", "b"]))
+            .is_err()
+    );
+    assert!(
+        d.replace_value(&c, "tools", "[\"a\"", &json!(["a"]))
+            .is_err()
+    );
+    assert_eq!(
+        d.replace_value(&c, "nope", "1", &json!(1))
+            .unwrap_err()
+            .code,
+        crate::diag::Code::NotFound
+    );
+    assert_eq!(text_of(&d), before);
+}
