@@ -119,7 +119,7 @@ impl YamlDoc {
 
     fn locate(&self, container: &[String], key: Option<&str>) -> Result<Place<'_>, ReadError> {
         let list = key.is_some();
-        let mut cur = &self.root;
+        let mut cur: &Node = &self.root;
         for (i, k) in container.iter().enumerate() {
             let Kind::Map(entries) = &cur.kind else {
                 return Err(self.at_error(
@@ -328,7 +328,7 @@ impl YamlDoc {
         if let Some(text) = self.empty_flow_root() {
             // `{}` is an empty document: the entry goes into a block-style one.
             let mut fresh = YamlDoc {
-                text: self.text[..self.bom].to_string(),
+                text: self.text[..self.bom].to_string().into(),
                 bom: self.bom,
                 root: YamlDoc::empty().root,
             };
@@ -457,9 +457,10 @@ impl YamlDoc {
                 }
             }
         }
-        let mut want = self.value();
+        let top = container.first().map(String::as_str);
+        let mut want = self.want_of(top);
         expect_upsert(&mut want, container, name, value, list);
-        self.commit(splices, &want)?;
+        self.commit(splices, &want, top)?;
         Ok(hints)
     }
 
@@ -522,7 +523,8 @@ impl YamlDoc {
             ));
         }
         let mut splices = Vec::new();
-        let mut want = self.value();
+        let top = container.first().map(String::as_str);
+        let mut want = self.want_of(top);
         let last = kids.len() == 1;
         let created = hints.iter().find_map(|h| match h {
             UndoHint::Created { levels } => Some(*levels),
@@ -588,11 +590,11 @@ impl YamlDoc {
                 expect_remove(&mut want, container, name, list);
             }
         }
-        self.commit(splices, &want)
+        self.commit(splices, &want, top)
     }
 
     fn entry_at(&self, parent: &[String], key: &str) -> Option<&Entry> {
-        let mut cur = &self.root;
+        let mut cur: &Node = &self.root;
         for k in parent {
             let Kind::Map(es) = &cur.kind else {
                 return None;
@@ -605,45 +607,99 @@ impl YamlDoc {
         es.iter().find(|e| e.key == key)
     }
 
-    /// Apply splices (non-overlapping) to the text, parse the result, and keep it only if its
-    /// value is `want`.
+    /// What the document should read as after an edit below the top-level key `top`: only
+    /// that key's value (the rest is proven unchanged by its bytes, see [`YamlDoc::commit`]).
+    fn want_of(&self, top: Option<&str>) -> Value {
+        let Some(top) = top else {
+            return self.value();
+        };
+        let mut m = Map::new();
+        if let Kind::Map(es) = &self.root.kind
+            && let Some(e) = es.iter().find(|e| e.key == top)
+        {
+            m.insert(top.to_string(), super::to_value(&e.value));
+        }
+        Value::Object(m)
+    }
+
+    /// Apply splices (non-overlapping) to the text, parse the result, and keep it only if it
+    /// reads as `want`. With `top` (the top-level key the edit is below), `want` holds only
+    /// that key's value ([`YamlDoc::want_of`]): every other top-level entry must then be the
+    /// same key with the same bytes, in the same order, which proves its value unchanged
+    /// without building the values of the whole document.
     fn commit(
         &mut self,
         mut splices: Vec<(usize, usize, String)>,
         want: &Value,
+        top: Option<&str>,
     ) -> Result<(), ReadError> {
         splices.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
-        let mut text = self.text().to_string();
+        let bom = self.bom;
+        let mut whole = self.text.as_str().to_owned();
         let mut prev = usize::MAX;
         for (s, e, t) in &splices {
+            let (s, e) = (s + bom, e + bom);
             if s > e
-                || *e > text.len()
-                || *e > prev
-                || !text.is_char_boundary(*s)
-                || !text.is_char_boundary(*e)
+                || e > whole.len()
+                || e > prev
+                || !whole.is_char_boundary(s)
+                || !whole.is_char_boundary(e)
             {
                 return Err(self.internal("the edit's splices overlap; this is a bug"));
             }
-            text.replace_range(*s..*e, t);
-            prev = *s;
+            whole.replace_range(s..e, t);
+            prev = s;
         }
-        let root = Parser::parse(&text).map_err(|e| {
+        let text = whole.get(bom..).unwrap_or("");
+        let root = Parser::parse(text).map_err(|e| {
             self.internal(format!(
                 "the edited text does not parse ({}); this is a bug, nothing was written",
                 e.message
             ))
         })?;
-        if super::to_value(&root) != *want {
+        let verified = match top {
+            None => super::to_value(&root) == *want,
+            Some(top) => {
+                let others = |n: &Node| -> Option<Vec<(String, usize, usize)>> {
+                    match &n.kind {
+                        Kind::Map(es) => Some(
+                            es.iter()
+                                .filter(|e| e.key != top)
+                                .map(|e| (e.key.clone(), e.line_start, e.end))
+                                .collect(),
+                        ),
+                        _ => None,
+                    }
+                };
+                let old_text = self.text();
+                let same_others = match (others(&self.root), others(&root)) {
+                    (Some(a), Some(b)) => {
+                        a.len() == b.len()
+                            && a.iter().zip(&b).all(|((ka, sa, ea), (kb, sb, eb))| {
+                                ka == kb && old_text.get(*sa..*ea) == text.get(*sb..*eb)
+                            })
+                    }
+                    _ => false,
+                };
+                let got = match &root.kind {
+                    Kind::Map(es) => es
+                        .iter()
+                        .find(|e| e.key == top)
+                        .map(|e| super::to_value(&e.value)),
+                    _ => None,
+                };
+                same_others && got.as_ref() == want.get(top)
+            }
+        };
+        if !verified {
             return Err(self.internal(
                 "the edit did not verify (the new text does not read as the intended value); this is a bug, nothing was written",
             ));
         }
-        let mut whole = self.text[..self.bom].to_string();
-        whole.push_str(&text);
         *self = YamlDoc {
-            text: whole,
-            bom: self.bom,
-            root,
+            text: whole.into(),
+            bom,
+            root: root.into(),
         };
         Ok(())
     }

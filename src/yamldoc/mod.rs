@@ -76,15 +76,16 @@ pub enum UndoHint {
     },
 }
 
-/// A parsed YAML document.
+/// A parsed YAML document. The text and the tree are shared by its clones (a plan keeps the
+/// document read beside the edited one): a clone copies neither.
 #[derive(Debug, Clone)]
 pub struct YamlDoc {
     /// The whole file (valid UTF-8, checked once when parsed: [`YamlDoc::text`] is called for
     /// every position looked up).
-    text: String,
+    text: std::sync::Arc<String>,
     /// Length of a leading BOM (0 or 3).
     bom: usize,
-    root: Node,
+    root: std::sync::Arc<Node>,
 }
 
 fn err(code: Code, message: impl Into<String>, line: usize, column: usize) -> ReadError {
@@ -150,23 +151,23 @@ impl YamlDoc {
         }
         let root = Parser::parse(body)?;
         Ok(YamlDoc {
-            text: whole,
+            text: std::sync::Arc::new(whole),
             bom,
-            root,
+            root: std::sync::Arc::new(root),
         })
     }
 
     /// A new, empty document (for a new file).
     pub fn empty() -> YamlDoc {
         YamlDoc {
-            text: String::new(),
+            text: std::sync::Arc::new(String::new()),
             bom: 0,
-            root: Node {
+            root: std::sync::Arc::new(Node {
                 kind: Kind::Map(Vec::new()),
                 start: 0,
                 end: 0,
                 flow: false,
-            },
+            }),
         }
     }
 
@@ -212,7 +213,7 @@ impl YamlDoc {
     /// Follow a path; a keyed segment `key[field]` (see [`crate::keyed`]) enters the list at
     /// `key`, whose items the next segment names by their `field`.
     fn at(&self, path: &[String]) -> Option<At<'_>> {
-        let mut cur = At::Node(&self.root, None);
+        let mut cur = At::Node(&*self.root, None);
         for seg in path {
             cur = match cur {
                 At::Node(n, _) => {
