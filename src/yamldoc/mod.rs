@@ -213,7 +213,7 @@ impl YamlDoc {
     /// Follow a path; a keyed segment `key[field]` (see [`crate::keyed`]) enters the list at
     /// `key`, whose items the next segment names by their `field`.
     fn at(&self, path: &[String]) -> Option<At<'_>> {
-        let mut cur = At::Node(&*self.root, None);
+        let mut cur = At::Node(&self.root, None);
         for seg in path {
             cur = match cur {
                 At::Node(n, _) => {
