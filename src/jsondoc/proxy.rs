@@ -120,18 +120,8 @@ impl Proxy {
     }
 
     /// `o` (spans in the stand-in's new text) in the real new text's positions.
-    pub(super) fn real_spans(&self, mut o: ObjSpan) -> ObjSpan {
-        let f = |p: usize| self.to_real(p);
-        o.open = f(o.open);
-        o.close = f(o.close);
-        for m in &mut o.members {
-            m.key_start = f(m.key_start);
-            m.key_end = f(m.key_end);
-            m.value_start = f(m.value_start);
-            m.value_end = f(m.value_end);
-            m.comma = m.comma.map(f);
-        }
-        o
+    pub(super) fn real_spans(&self, o: ObjSpan) -> ObjSpan {
+        super::verify::moved_by(o, |p| self.to_real(p))
     }
 }
 

@@ -259,22 +259,26 @@ fn same_members<'m>(
 }
 
 /// `o` with every position at or after `from` moved by `delta`.
-pub(super) fn moved(mut o: ObjSpan, from: usize, delta: isize) -> ObjSpan {
-    let mv = |p: usize| {
+pub(super) fn moved(o: ObjSpan, from: usize, delta: isize) -> ObjSpan {
+    moved_by(o, |p| {
         if p >= from {
             p.saturating_add_signed(delta)
         } else {
             p
         }
-    };
-    o.open = mv(o.open);
-    o.close = mv(o.close);
+    })
+}
+
+/// `o` with every position mapped by `f`.
+pub(super) fn moved_by(mut o: ObjSpan, mut f: impl FnMut(usize) -> usize) -> ObjSpan {
+    o.open = f(o.open);
+    o.close = f(o.close);
     for m in &mut o.members {
-        m.key_start = mv(m.key_start);
-        m.key_end = mv(m.key_end);
-        m.value_start = mv(m.value_start);
-        m.value_end = mv(m.value_end);
-        m.comma = m.comma.map(mv);
+        m.key_start = f(m.key_start);
+        m.key_end = f(m.key_end);
+        m.value_start = f(m.value_start);
+        m.value_end = f(m.value_end);
+        m.comma = m.comma.map(&mut f);
     }
     o
 }

@@ -25,7 +25,7 @@ use super::api::{EditError, JsonDoc, Part, Spliced, Syntax, internal};
 use super::layout::{Outer, Style, line_indent};
 use super::parse::{ObjSpan, Tree};
 use super::scan::{shallow, spine};
-use super::verify::{Committed, moved};
+use super::verify::{Committed, moved, moved_by};
 
 /// What a later edit inside an edited object needs of the text around it.
 #[derive(Debug, Clone)]
@@ -614,20 +614,6 @@ fn grown_by(holes: &[(usize, usize)], p: usize) -> usize {
         .take_while(|&&(h, _)| h < p)
         .map(|&(_, len)| len - 1)
         .sum()
-}
-
-/// `o` with every position mapped by `f`.
-fn moved_by(mut o: ObjSpan, mut f: impl FnMut(usize) -> usize) -> ObjSpan {
-    o.open = f(o.open);
-    o.close = f(o.close);
-    for m in &mut o.members {
-        m.key_start = f(m.key_start);
-        m.key_end = f(m.key_end);
-        m.value_start = f(m.value_start);
-        m.value_end = f(m.value_end);
-        m.comma = m.comma.map(&mut f);
-    }
-    o
 }
 
 /// What a later edit inside object `obj` (at key path `path`) of a view of the whole text

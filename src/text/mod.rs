@@ -211,30 +211,9 @@ fn context(old: &[u8], lo: usize, hi: usize) -> (usize, usize) {
 /// `old[s..e]`, `new[s..ne]` and the number of lines before `s`.
 fn widen(old: &[u8], new_len: usize, p: usize, q: usize) -> (usize, usize, usize, usize) {
     let oe = old.len() - q;
-    // Back to the start of p's line, then four more lines.
-    let mut s = p;
-    for i in 0..5 {
-        if i > 0 {
-            if s == 0 {
-                break;
-            }
-            s -= 1;
-        }
-        while s > 0 && old[s - 1] != b'\n' {
-            s -= 1;
-        }
-    }
-    // Forward past the end of the last differing line, then four more lines (in the common
-    // suffix, so by the same number of bytes in both).
-    let mut e = oe;
-    for _ in 0..5 {
-        while e < old.len() && old[e] != b'\n' {
-            e += 1;
-        }
-        if e < old.len() {
-            e += 1;
-        }
-    }
+    // The lines of the change and four more on each side; the end is in the common suffix,
+    // so it is the same number of bytes from the end in both.
+    let (s, e) = context(old, p, oe);
     let shift = old[..s].iter().filter(|&&c| c == b'\n').count();
     // The suffix after `e` is common: the new window ends as many bytes before the end.
     let ne = (new_len - q + (e - oe)).min(new_len);
