@@ -13,6 +13,8 @@
 //! they are someone else's): above the table that follows, or at the end. Pure: no I/O.
 
 use crate::diag::Code;
+use std::sync::Arc;
+
 use serde_json::Value;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike};
 
@@ -21,16 +23,17 @@ use crate::keyed::keyed_segment;
 
 const BOM: &str = "\u{feff}";
 
-/// A parsed TOML document.
+/// A parsed TOML document. Its clones share the document, the bytes and the value until one
+/// of them is edited (a plan keeps the document read beside the edited one).
 #[derive(Debug, Clone)]
 pub struct TomlDoc {
-    doc: DocumentMut,
+    doc: Arc<DocumentMut>,
     /// The bytes as they are now (as read, or after the last edit).
-    bytes: Vec<u8>,
+    bytes: Arc<Vec<u8>>,
     bom: bool,
     crlf: bool,
     final_newline: bool,
-    root: Value,
+    root: Arc<Value>,
 }
 
 fn err(code: Code, message: String, line: usize, column: usize) -> ReadError {
@@ -92,12 +95,12 @@ impl TomlDoc {
         let final_newline = lf.ends_with('\n') || lf.is_empty();
         let root = table_to_json(doc.as_table());
         let parsed = TomlDoc {
-            doc,
-            bytes: bytes.to_vec(),
+            doc: Arc::new(doc),
+            bytes: Arc::new(bytes.to_vec()),
             bom,
             crlf,
             final_newline,
-            root,
+            root: Arc::new(root),
         };
         if parsed.render() != lf {
             return Err(err(
@@ -113,12 +116,12 @@ impl TomlDoc {
     /// An empty document (for a new file).
     pub fn empty() -> TomlDoc {
         TomlDoc {
-            doc: DocumentMut::new(),
-            bytes: Vec::new(),
+            doc: Arc::new(DocumentMut::new()),
+            bytes: Arc::new(Vec::new()),
             bom: false,
             crlf: false,
             final_newline: true,
-            root: Value::Object(Default::default()),
+            root: Arc::new(Value::Object(Default::default())),
         }
     }
 
@@ -388,7 +391,7 @@ impl TomlDoc {
         let earlier = positions.iter().any(|&p| p < at);
         match positions.into_iter().filter(|&p| p > at).min() {
             Some(next) => {
-                if let Some(t) = table_at(self.doc.as_table_mut(), next) {
+                if let Some(t) = table_at(Arc::make_mut(&mut self.doc).as_table_mut(), next) {
                     let own = t
                         .decor()
                         .prefix()
@@ -400,13 +403,13 @@ impl TomlDoc {
             }
             None => {
                 let trailing = self.doc.trailing().as_str().unwrap_or("").to_string();
-                self.doc.set_trailing(format!("{prefix}{trailing}"));
+                Arc::make_mut(&mut self.doc).set_trailing(format!("{prefix}{trailing}"));
             }
         }
     }
 
     fn container_mut(&mut self, container: &[String]) -> Result<&mut Item, ReadError> {
-        let mut item: &mut Item = self.doc.as_item_mut();
+        let mut item: &mut Item = Arc::make_mut(&mut self.doc).as_item_mut();
         for seg in container {
             let Some(t) = item.as_table_like_mut() else {
                 return Err(not_a_table(container));
@@ -427,7 +430,7 @@ impl TomlDoc {
     /// Re-render, re-parse and check the result is exactly the old value plus the change.
     fn verify(
         &mut self,
-        before: Value,
+        before: Arc<Value>,
         container: &[String],
         name: &str,
         value: Option<&Value>,
@@ -445,7 +448,7 @@ impl TomlDoc {
             )
         })?;
         let now = table_to_json(reparsed.as_table());
-        let mut expected = before;
+        let mut expected = Arc::unwrap_or_clone(before);
         set_json(&mut expected, container, name, value.cloned());
         if !json_eq(&now, &expected) {
             return Err(err(
@@ -455,8 +458,8 @@ impl TomlDoc {
                 1,
             ));
         }
-        self.root = now;
-        self.bytes = self.to_bytes();
+        self.root = Arc::new(now);
+        self.bytes = Arc::new(self.to_bytes());
         Ok(())
     }
 }
