@@ -88,7 +88,7 @@ pub struct RecordStatus {
     pub client_state: Vec<String>,
 }
 
-/// The state of a recorded entry ([`status`]); its text form is the `state` of
+/// The state of a recorded entry ([`status()`]); its text form is the `state` of
 /// `mcpconf status --format json`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
