@@ -74,6 +74,7 @@ pub fn facts_json(d: &dyn Dialect) -> Value {
         "references": {
             "forms": e.forms.iter().map(|f| f.spelling()).collect::<Vec<_>>(),
             "in": places_name(e.places),
+            "file_unloaded_in": d.references_unloaded_in().0,
         },
         "client_lock": d.scopes().iter().filter(|s| d.client_lock(s.name)).map(|s| s.name).collect::<Vec<_>>(),
         "tool_pin": match d.pin_support() { PinSupport::None => "not expressible".to_string(), PinSupport::Field(f) => f.to_string() },
@@ -156,6 +157,15 @@ pub fn facts_markdown(d: &dyn Dialect) -> String {
         .collect();
     let _ = writeln!(s);
     let _ = writeln!(s, "- Syntax: {}.", d.syntax().describe());
+    let (unloaded, why) = d.references_unloaded_in();
+    if !unloaded.is_empty() {
+        let scopes: Vec<String> = unloaded.iter().map(|n| format!("`{n}`")).collect();
+        let _ = writeln!(
+            s,
+            "- A server with a reference is refused for the {} scope (`cannot-express`): {why}.",
+            scopes.join(", ")
+        );
+    }
     let _ = writeln!(
         s,
         "- mcpconf writes references (for a target without `client_version`): {}.",

@@ -312,6 +312,13 @@ pub trait Dialect: Sync {
         self.render(server)
     }
 
+    /// The scopes whose file this client does not load at all when it holds a reference, and
+    /// where that was found: a server with a reference is refused there (`cannot-express`),
+    /// since writing it would make the client drop every server of that file.
+    fn references_unloaded_in(&self) -> (&'static [&'static str], &'static str) {
+        (&[], "")
+    }
+
     /// The keys this client itself writes into a server entry, with their source.
     fn client_managed(&self) -> ClientManaged {
         UNCHECKED

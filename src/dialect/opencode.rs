@@ -31,6 +31,9 @@ pub struct Opencode {
     source: &'static str,
     /// The release they were checked against.
     checked: &'static str,
+    /// The scopes whose file the client does not load when it holds a reference, and where
+    /// that was found (see [`Dialect::references_unloaded_in`]).
+    unloaded: (&'static [&'static str], &'static str),
 }
 
 /// opencode.
@@ -64,6 +67,7 @@ pub static OPENCODE: Opencode = Opencode {
     ],
     source: "https://github.com/anomalyco/opencode config schema (`McpLocal`, `McpRemote`), docs config.mdx, mcp-servers.mdx",
     checked: "opencode 1.18.33",
+    unloaded: (&[], ""),
 };
 
 /// Kilo Code (CLI 1.0 and the extension built on it): `kilo.jsonc` files, key `mcp`, opencode's
@@ -88,11 +92,18 @@ pub static KILO: Opencode = Opencode {
     ],
     source: "https://kilo.ai/docs/automate/mcp/using-in-kilo-code",
     checked: "docs (2026-09)",
+    unloaded: (
+        &["project"],
+        "Kilo CLI 7.7.9 lists no server at all from a project `.kilo/kilo.jsonc` that holds a `{env:…}` reference, while it loads the same entries from the user file (checked with the real CLI: tests/it/real_clients/kilo.rs)",
+    ),
 };
 
 impl Dialect for Opencode {
     fn id(&self) -> &'static str {
         self.spell.id
+    }
+    fn references_unloaded_in(&self) -> (&'static [&'static str], &'static str) {
+        self.unloaded
     }
     fn description(&self) -> &'static str {
         self.description

@@ -419,7 +419,21 @@ fn add_target_file(
             wanted.entry(w.server.clone()).or_insert(i);
         }
     }
+    let (unloaded, why) = d.references_unloaded_in();
     for s in m.servers_for(t) {
+        // A reference where the client drops the whole file for it: refused, not written.
+        if unloaded.contains(&scope.name) && s.expanded(|_| Some(String::new())).is_some() {
+            spec.refusal = Some(PlanError::file(
+                Code::CannotExpress,
+                format!(
+                    "server `{}` uses a `${{VAR}}` reference, and {} does not load a {} file that holds one ({why}): nothing is written there; target the `user` scope for it, or declare it without references",
+                    s.name,
+                    d.id(),
+                    scope.name
+                ),
+            ));
+            continue;
+        }
         // `enabled = false` on the server or on the target: the client's off form.
         let enabled = s.enabled.unwrap_or(true) && t.enabled.unwrap_or(true);
         let enabled_declared = s.enabled.is_some() || t.enabled.is_some();

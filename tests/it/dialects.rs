@@ -168,6 +168,49 @@ fn clients_without_references_refuse_instead_of_writing_literals() {
     }
 }
 
+/// A client that does not load a file at all once it holds a reference (Kilo's project
+/// `.kilo/kilo.jsonc`, found with the real CLI): a server with a reference is refused for that
+/// scope, naming the way out, and nothing is written, where the same server goes into the
+/// user file and a literal-only one into the project file.
+#[test]
+fn a_reference_is_refused_where_the_client_would_drop_the_whole_file() {
+    let e = Env::new();
+    e.manifest(&target("kilo", "scope = \"project\""));
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 3, "{doc}");
+    assert_eq!(codes(&doc), vec!["cannot-express"], "{doc}");
+    let msg = doc["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("kilo") && msg.contains("project") && msg.contains("`user` scope"),
+        "{msg}"
+    );
+    assert!(!e.path(".kilo/kilo.jsonc").exists(), "written anyway");
+    // The user file loads references: written there.
+    let v = applied_json(&e, "kilo", "scope = \"user\"", "~/.config/kilo/kilo.jsonc");
+    assert_eq!(
+        v["mcp"]["browser"]["environment"]["GITHUB_TOKEN"],
+        json!("{env:GITHUB_TOKEN}")
+    );
+    // A server without references still goes into the project file.
+    e.manifest(
+        "owner = \"o\"\n[servers.plain]\ncommand = \"run\"\nargs = [\"--fast\"]\n[[targets]]\nclient = \"kilo\"\nscope = \"project\"\n",
+    );
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    assert!(e.text(".kilo/kilo.jsonc").contains("plain"));
+    // The fact is in the client table.
+    let out = mcpconf_cmd()
+        .args(["clients", "--format", "json"])
+        .output()
+        .unwrap();
+    let all: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kilo = all["clients"]
+        .as_array()
+        .and_then(|a| a.iter().find(|c| c["id"] == "kilo"))
+        .expect("kilo in the client table");
+    assert_eq!(kilo["references"]["file_unloaded_in"], json!(["project"]));
+}
+
 #[test]
 fn codex_uses_its_own_mechanisms_or_refuses() {
     let e = Env::new();

@@ -5,7 +5,9 @@
 //!
 //! Found with it (Kilo CLI 7.7.9): a project file `.kilo/kilo.jsonc` that holds any
 //! `{env:…}` reference is not loaded at all (Kilo lists no server from it), while the same
-//! entries in the user file are. Project targets therefore get literal-only servers here.
+//! entries in the user file are. mcpconf therefore refuses a server with a reference for
+//! Kilo's project scope (`cannot-express`, the dialect's `references_unloaded_in`); the test
+//! below pins Kilo's behaviour with a reference written by hand.
 
 use super::*;
 
@@ -79,19 +81,34 @@ fn kilo_project_scope() {
         w.status(),
         vec![("kilo".into(), "local-tool".into(), "intact".into())]
     );
-    // With a reference in it, Kilo 7.7.9 ignores the whole project file (docs/clients/kilo.md).
+    // A server with a reference is refused for the project file, which stays as it was.
+    let file = w.root().join(".kilo/kilo.jsonc");
+    let before = fs::read_to_string(&file).unwrap();
     fs::write(
         w.base.join("mcpconf.toml"),
         manifest(", API_KEY = \"${API_KEY}\""),
     )
     .unwrap();
-    w.mcpconf_ok(&["apply", "--yes"]);
+    let out = w.mcpconf(&["apply", "--yes"]);
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    assert!(show(&out).contains("cannot-express"), "{}", show(&out));
+    assert_eq!(fs::read_to_string(&file).unwrap(), before);
+    // Why: with a reference in it, Kilo 7.7.9 ignores the whole project file (written by hand
+    // here: docs/clients/kilo.md).
+    fs::write(
+        &file,
+        before.replace("\"fast\"", "\"fast\", \"API_KEY\": \"{env:API_KEY}\""),
+    )
+    .unwrap();
+    assert!(fs::read_to_string(&file).unwrap().contains("{env:API_KEY}"));
     let out = w.client("kilo", &["mcp", "list"]);
     assert!(
         kilo_names(&out).is_empty(),
-        "Kilo now loads a project file with a reference: update docs/clients/kilo.md\n{out}"
+        "Kilo now loads a project file with a reference: drop `references_unloaded_in` for kilo and update docs/clients/kilo.md\n{out}"
     );
+    fs::write(&file, &before).unwrap();
+    fs::write(w.base.join("mcpconf.toml"), manifest("")).unwrap();
     w.mcpconf_ok(&["prune", "--yes"]);
-    let after = fs::read_to_string(w.root().join(".kilo/kilo.jsonc")).unwrap();
+    let after = fs::read_to_string(&file).unwrap();
     assert!(!after.contains("local-tool"), "{after}");
 }
