@@ -132,6 +132,11 @@ pub static RULES: &[RuleInfo] = &[
         "an environment reference in a syntax this client does not expand"
     ),
     rule!(
+        "reference-drops-file",
+        Error,
+        "a reference in a file that its client does not load at all while it holds one"
+    ),
+    rule!(
         "dangling-grant",
         Warning,
         "a grant for a server that the agent cannot see"

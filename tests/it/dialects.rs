@@ -211,6 +211,59 @@ fn a_reference_is_refused_where_the_client_would_drop_the_whole_file() {
     assert_eq!(kilo["references"]["file_unloaded_in"], json!(["project"]));
 }
 
+/// `lint` finds a reference in such a file (once per file: the file is what the client
+/// drops), and nothing in the user file or in a project file without references.
+#[test]
+fn lint_finds_a_reference_in_a_file_the_client_drops() {
+    let e = Env::new();
+    let with_refs = "{\n  \"mcp\": {\n    \"a\": { \"type\": \"local\", \"command\": [\"run\"], \"environment\": { \"K\": \"{env:K}\" } },\n    \"b\": { \"type\": \"remote\", \"url\": \"https://h.example/mcp\", \"headers\": { \"Authorization\": \"Bearer {env:T}\" } }\n  }\n}\n";
+    let project = e.write(".kilo/kilo.jsonc", with_refs);
+    let user = e.base.join("home/.config/kilo/kilo.jsonc");
+    fs::create_dir_all(user.parent().unwrap()).unwrap();
+    fs::write(&user, with_refs).unwrap();
+    let plain = e.write(
+        "other/.kilo/kilo.jsonc",
+        "{ \"mcp\": { \"p\": { \"type\": \"local\", \"command\": [\"run\", \"--fast\"] } } }\n",
+    );
+    let rules = |path: &std::path::Path| -> Vec<(String, i64)> {
+        let out = mcpconf_cmd()
+            .args(["lint", path.to_str().unwrap(), "--format", "json"])
+            .output()
+            .unwrap();
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["findings"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}: {doc}", path.display()))
+            .iter()
+            .map(|f| {
+                (
+                    f["rule"].as_str().unwrap_or("").to_string(),
+                    f["line"].as_i64().unwrap_or(0),
+                )
+            })
+            .collect()
+    };
+    let found = rules(&project);
+    let dropped: Vec<_> = found
+        .iter()
+        .filter(|(r, _)| r == "reference-drops-file")
+        .collect();
+    assert_eq!(dropped.len(), 1, "{found:?}");
+    assert_eq!(dropped[0].1, 3, "at the first reference: {found:?}");
+    assert!(
+        !rules(&user)
+            .iter()
+            .any(|(r, _)| r == "reference-drops-file"),
+        "the user file is loaded"
+    );
+    assert!(
+        !rules(&plain)
+            .iter()
+            .any(|(r, _)| r == "reference-drops-file"),
+        "no reference"
+    );
+}
+
 #[test]
 fn codex_uses_its_own_mechanisms_or_refuses() {
     let e = Env::new();

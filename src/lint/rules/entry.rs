@@ -181,6 +181,35 @@ impl Run<'_> {
                 }
                 let ex = ex.get_or_insert_with(|| expands(d));
                 let Some(why) = ex.problem(d, kind, place) else {
+                    // reference-drops-file: an expanded reference in a file the client does
+                    // not load at all while it holds one.
+                    let (unloaded, source) = d.references_unloaded_in();
+                    let scopes = &self.input(file).scopes;
+                    if !scratch.dropped
+                        && !scopes.is_empty()
+                        && scopes.iter().all(|sc| unloaded.contains(sc))
+                    {
+                        scratch.dropped = true;
+                        let rel: Vec<String> =
+                            strings.rel(f).iter().map(|k| k.to_string()).collect();
+                        let mut p = path.to_vec();
+                        p.extend(rel.iter().cloned());
+                        let at = match element {
+                            true => src.locate_element(&p, s),
+                            false => src.locate(&p),
+                        };
+                        self.push(
+                            "reference-drops-file",
+                            file,
+                            at,
+                            format!(
+                                "`{tok}` in `{}` of server `{name}`: {} does not load this {} file at all while it holds a reference ({source}), so none of its servers start; move the servers with references to the user file, or write them without references",
+                                dotted(&rel),
+                                d.id(),
+                                scopes.join("/")
+                            ),
+                        );
+                    }
                     continue;
                 };
                 let rel: Vec<String> = strings.rel(f).iter().map(|k| k.to_string()).collect();
@@ -242,6 +271,9 @@ pub(in crate::lint) struct Scratch<'s> {
     path: Vec<&'s str>,
     /// What the file's client expands, once a reference needs it.
     expands: Option<Expands>,
+    /// `reference-drops-file` was reported for this file (once is enough: the whole file is
+    /// what the client drops).
+    dropped: bool,
 }
 
 /// The strings found in an entry by [`walk_strings`], and the steps of their paths.
