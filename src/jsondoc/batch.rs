@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::api::{EditError, JsonDoc, MAX_DEPTH, internal};
 use super::edit::value_depth;
 use super::layout::{line_indent, own_line_end, own_line_indent, own_line_start, write_value};
-use super::scan::{spine, value_at};
+use super::scan::value_at;
 use super::verify::{Splice, commit_members};
 use super::view::Landing;
 
@@ -35,12 +35,9 @@ impl JsonDoc {
         let v = self.view_for(container, &names);
         let text: &str = &v.text;
         let b = text.as_bytes();
-        let rel = container.get(v.base..).unwrap_or(&[]);
-        let tree = spine(text, &v.root, rel, self.syntax);
-        if tree.objs.len() != rel.len() + 1 {
-            return Err(internal("the object of a batch is missing"));
-        }
-        let obj = tree.objs.len() - 1;
+        let (tree, obj) = v
+            .object(container)
+            .ok_or_else(|| internal("the object of a batch is missing"))?;
         let o = tree
             .objs
             .get(obj)

@@ -13,7 +13,7 @@ use super::layout::{
     own_line_start, write_value, ws_run_start,
 };
 use super::parse::{ObjSpan, Tree, is_ws};
-use super::scan::{spine, value_at};
+use super::scan::value_at;
 use super::verify::{Expect, Splice, commit_local};
 use super::view::{Landing, View};
 
@@ -65,7 +65,7 @@ impl JsonDoc {
     ) -> Result<Option<(Landing, Vec<UndoHint>)>, EditError> {
         let text: &str = &v.text;
         let rel = container.get(v.base..).unwrap_or(&[]);
-        let tree = spine(text, &v.root, rel, self.syntax);
+        let tree = v.spine(container);
         // Walk the existing part of the container path.
         let mut obj = 0usize;
         let mut existing = 0usize;
@@ -191,24 +191,51 @@ impl JsonDoc {
         text: &str,
         want: &Value,
     ) -> Result<(), EditError> {
-        let v = self.view_for(container, &[name]);
-        let rel = container.get(v.base..).unwrap_or(&[]);
-        let tree = spine(&v.text, &v.root, rel, self.syntax);
-        let found = (tree.objs.len() == rel.len() + 1)
-            .then(|| tree.objs.len() - 1)
-            .and_then(|obj| {
-                let m = tree.objs.get(obj)?.members.iter().find(|m| m.key == name)?;
-                Some((obj, m.value_start, m.value_end))
-            });
-        let Some((obj, start, end)) = found else {
-            return Err(edit_err_at(
+        let missing = || {
+            edit_err_at(
                 Code::NotFound,
                 format!("there is no entry `{name}` in `{}`", show_path(container)),
                 1,
                 1,
-            ));
+            )
         };
-        let splices = [Splice::new(start, end, text.to_owned())];
+        self.edit_object(container, &[name], Expect::Set(want), missing, |_, o| {
+            let m = o
+                .members
+                .iter()
+                .find(|m| m.key == name)
+                .ok_or_else(missing)?;
+            Ok(Some(vec![Splice::new(
+                m.value_start,
+                m.value_end,
+                text.to_owned(),
+            )]))
+        })
+    }
+
+    /// An edit of the existing object at `container`, read through the view for its members
+    /// `keys`: `plan` gives its splices (`None`: nothing to do) from the view's text and the
+    /// object, which are proven ([`commit_local`] with `keys` and `expect`) and landed.
+    /// `missing` is the error when there is no such object.
+    fn edit_object(
+        &mut self,
+        container: &[String],
+        keys: &[&str],
+        expect: Expect<'_>,
+        missing: impl FnOnce() -> EditError,
+        plan: impl FnOnce(&str, &ObjSpan) -> Result<Option<Vec<Splice>>, EditError>,
+    ) -> Result<(), EditError> {
+        let v = self.view_for(container, keys);
+        let Some((tree, obj)) = v.object(container) else {
+            return Err(missing());
+        };
+        let o = tree
+            .objs
+            .get(obj)
+            .ok_or_else(|| internal("object index out of range"))?;
+        let Some(splices) = plan(&v.text, o)? else {
+            return Ok(());
+        };
         let l = step(
             self.syntax,
             &v,
@@ -216,8 +243,8 @@ impl JsonDoc {
             &tree,
             obj,
             container,
-            &[name],
-            Expect::Set(want),
+            keys,
+            expect,
         )?;
         drop(v);
         self.land(l)
@@ -337,16 +364,15 @@ impl JsonDoc {
             return false;
         }
         let v = self.view(path);
-        let rel = path.get(v.base..).unwrap_or(&[]);
-        let tree = spine(&v.text, &v.root, rel, self.syntax);
-        tree.objs.len() == rel.len() + 1
-            && tree.objs.last().is_some_and(|o| {
+        v.object(path).is_some_and(|(tree, i)| {
+            tree.objs.get(i).is_some_and(|o| {
                 o.members.is_empty()
                     && v.text
                         .as_bytes()
                         .get(o.open + 1..o.close)
                         .is_some_and(|s| s.iter().all(|&c| is_ws(c)))
             })
+        })
     }
 
     /// Whether the object at `path` would be empty, with only whitespace inside, once its
@@ -356,13 +382,10 @@ impl JsonDoc {
             return false;
         }
         let v = self.view_for(path, &[name]);
-        let rel = path.get(v.base..).unwrap_or(&[]);
-        let tree = spine(&v.text, &v.root, rel, self.syntax);
-        let Some(o) = tree
-            .objs
-            .last()
-            .filter(|_| tree.objs.len() == rel.len() + 1)
-        else {
+        let Some((tree, i)) = v.object(path) else {
+            return false;
+        };
+        let Some(o) = tree.objs.get(i) else {
             return false;
         };
         let Ok(splices) = removal_splices(v.text.as_bytes(), o, name) else {
@@ -380,62 +403,21 @@ impl JsonDoc {
     }
 
     fn remove_member(&mut self, container: &[String], name: &str) -> Result<(), EditError> {
-        let v = self.view_for(container, &[name]);
-        let rel = container.get(v.base..).unwrap_or(&[]);
-        let tree = spine(&v.text, &v.root, rel, self.syntax);
-        if tree.objs.len() != rel.len() + 1 {
-            return Err(internal("container not found"));
-        }
-        let obj = tree.objs.len() - 1;
-        let o = tree
-            .objs
-            .get(obj)
-            .ok_or_else(|| internal("object index out of range"))?;
-        let splices = removal_splices(v.text.as_bytes(), o, name)?;
-        let l = step(
-            self.syntax,
-            &v,
-            &splices,
-            &tree,
-            obj,
-            container,
-            &[name],
-            Expect::Removed,
-        )?;
-        drop(v);
-        self.land(l)
+        let missing = || internal("container not found");
+        self.edit_object(container, &[name], Expect::Removed, missing, |text, o| {
+            removal_splices(text.as_bytes(), o, name).map(Some)
+        })
     }
 
     fn restore_inner(&mut self, path: &[String], inner: &str) -> Result<(), EditError> {
         if !self.is_blank_object(path) {
             return Ok(());
         }
-        let v = self.view(path);
-        let rel = path.get(v.base..).unwrap_or(&[]);
-        let tree = spine(&v.text, &v.root, rel, self.syntax);
-        if tree.objs.len() != rel.len() + 1 {
-            return Ok(());
-        }
-        let obj = tree.objs.len() - 1;
-        let Some(o) = tree.objs.get(obj) else {
-            return Ok(());
-        };
-        if v.text.get(o.open + 1..o.close) == Some(inner) {
-            return Ok(());
-        }
-        let splices = [Splice::new(o.open + 1, o.close, inner.to_owned())];
-        let l = step(
-            self.syntax,
-            &v,
-            &splices,
-            &tree,
-            obj,
-            path,
-            &[],
-            Expect::Same,
-        )?;
-        drop(v);
-        self.land(l)
+        let missing = || internal("object not found");
+        self.edit_object(path, &[], Expect::Same, missing, |text, o| {
+            Ok((text.get(o.open + 1..o.close) != Some(inner))
+                .then(|| vec![Splice::new(o.open + 1, o.close, inner.to_owned())]))
+        })
     }
 }
 

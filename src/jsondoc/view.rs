@@ -61,6 +61,25 @@ pub(super) struct View<'a> {
     pub(super) holes: Vec<(usize, usize)>,
 }
 
+impl View<'_> {
+    /// The objects on the way to key path `path` (a document path at or below the view's top
+    /// object), as far as they exist.
+    pub(super) fn spine(&self, path: &[String]) -> Tree {
+        let rel = path.get(self.base..).unwrap_or(&[]);
+        spine(&self.text, &self.root, rel, self.syntax)
+    }
+
+    /// The object at key path `path` when every step exists: the spine and its index.
+    pub(super) fn object(&self, path: &[String]) -> Option<(Tree, usize)> {
+        let tree = self.spine(path);
+        let rel = path.get(self.base..).unwrap_or(&[]);
+        (tree.objs.len() == rel.len() + 1).then(|| {
+            let i = tree.objs.len() - 1;
+            (tree, i)
+        })
+    }
+}
+
 /// What a view's text is, so that an edit's result can be put where it belongs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Into {
