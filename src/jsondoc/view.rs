@@ -175,18 +175,10 @@ impl Landing {
     fn of_skeleton(v: &View<'_>, c: Committed) -> Landing {
         let old = v.text.get(c.lo..c.hi).unwrap_or("").as_bytes();
         let new = c.mid.as_bytes();
-        let mut p = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+        let (mut p, mut q) = crate::text::common_ends(old, new);
         while !c.mid.is_char_boundary(p) {
             p -= 1;
         }
-        let max_q = old.len().min(new.len()) - p;
-        let mut q = old
-            .iter()
-            .rev()
-            .zip(new.iter().rev())
-            .take(max_q)
-            .take_while(|(a, b)| a == b)
-            .count();
         while !c.mid.is_char_boundary(new.len() - q) {
             q -= 1;
         }

@@ -39,18 +39,10 @@ pub(super) fn copy_of(
 /// The lines that differ between `old` and `new` (common whole-line prefix and suffix left
 /// out), as text.
 fn changed_lines(old: &[u8], new: &[u8]) -> Option<(String, String)> {
-    let mut lo = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let (mut lo, mut tail) = crate::text::common_ends(old, new);
     while lo > 0 && old[lo - 1] != b'\n' {
         lo -= 1;
     }
-    let max_tail = old.len().min(new.len()) - lo;
-    let mut tail = old
-        .iter()
-        .rev()
-        .zip(new.iter().rev())
-        .take(max_tail)
-        .take_while(|(a, b)| a == b)
-        .count();
     // End on a line end: keep the partial line in the changed region.
     while tail > 0 && old[old.len() - tail - 1] != b'\n' {
         tail -= 1;

@@ -52,6 +52,26 @@ pub fn hex(bytes: &[u8]) -> String {
     })
 }
 
+/// The lengths of the common prefix of `a` and `b`, and of their common suffix in what the
+/// prefix leaves (so the two never overlap): the bytes outside `p..len - q` are the same.
+///
+/// ```
+/// assert_eq!(mcpconf::text::common_ends(b"abXcd", b"abYYcd"), (2, 2));
+/// assert_eq!(mcpconf::text::common_ends(b"aa", b"aaa"), (2, 0));
+/// ```
+pub fn common_ends(a: &[u8], b: &[u8]) -> (usize, usize) {
+    let p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let room = a.len().min(b.len()) - p;
+    let q = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(room)
+        .take_while(|(x, y)| x == y)
+        .count();
+    (p, q)
+}
+
 /// The parts of `old` and `new` that differ, widened to whole lines plus four lines of context
 /// on each side, and the number of lines before them: what a diff of a big file with one change
 /// needs to look at (bytes outside the window are identical).
@@ -144,19 +164,7 @@ pub fn diff_windows_of<'a>(old: &'a [u8], new: &Content) -> Vec<(&'a [u8], Vec<u
         // Only the bytes that differ (a part holds a whole object, most of it unchanged).
         let was = &old[lo..hi];
         let now = new.slice(ch.start, ch.new_end);
-        let p = was
-            .iter()
-            .zip(now.iter())
-            .take_while(|(a, b)| a == b)
-            .count();
-        let room = was.len().min(now.len()) - p;
-        let q = was
-            .iter()
-            .rev()
-            .zip(now.iter().rev())
-            .take(room)
-            .take_while(|(a, b)| a == b)
-            .count();
+        let (p, q) = common_ends(was, &now);
         let (s, e) = context(old, lo + p, hi - q);
         match spans.last_mut() {
             Some(last) if s <= last.1 => {

@@ -365,15 +365,7 @@ fn entry() -> impl Strategy<Value = Value> {
 
 /// The single region in which two texts differ: (start, old end, new end).
 fn changed(old: &[u8], new: &[u8]) -> (usize, usize, usize) {
-    let p = old.iter().zip(new).take_while(|(a, b)| a == b).count();
-    let max = old.len().min(new.len()) - p;
-    let s = old
-        .iter()
-        .rev()
-        .zip(new.iter().rev())
-        .take(max)
-        .take_while(|(a, b)| a == b)
-        .count();
+    let (p, s) = crate::text::common_ends(old, new);
     (p, old.len() - s, new.len() - s)
 }
 
