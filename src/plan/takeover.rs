@@ -149,3 +149,22 @@ pub(super) fn given_back(server: &str) -> Action {
         detail: "given back as it was before `--take-over`".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::changed_lines;
+
+    #[test]
+    fn changed_lines_are_whole_lines_even_when_the_old_text_ends_the_new_one() {
+        // The common suffix of `ab\n` and `aab\n` is all of the old text; the prefix `a` moves
+        // back to its line start: the changed region is both whole texts.
+        assert_eq!(
+            changed_lines(b"ab\n", b"aab\n"),
+            Some(("ab\n".into(), "aab\n".into()))
+        );
+        assert_eq!(
+            changed_lines(b"x\n  \"a\": 1\ny\n", b"x\n  \"a\": 2\ny\n"),
+            Some(("  \"a\": 1\n".into(), "  \"a\": 2\n".into()))
+        );
+    }
+}
