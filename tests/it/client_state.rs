@@ -57,6 +57,21 @@ fn add_client_key(text: &str, client: &str, key: &str) -> (String, String) {
     )
 }
 
+/// A project where mcpconf applied the test's entry for `client` and the client then wrote
+/// `key` into it: the environment, the file, its text and the member as it stands.
+fn applied_with_client_key(client: &str, key: &str) -> (Env, std::path::PathBuf, String, String) {
+    let e = Env::new();
+    e.manifest(&manifest(client, "a", ""));
+    let out = e.run(&["apply", "--yes"]);
+    assert_eq!(out.status.code(), Some(0), "{client}: {}", show(&out));
+    let path = target_path(&e);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(NAME), "{client}: {text}");
+    let (text, member) = add_client_key(&text, client, key);
+    std::fs::write(&path, &text).unwrap();
+    (e, path, text, member)
+}
+
 /// A member nobody but a user would add, in the client's syntax.
 fn add_foreign_key(text: &str, client: &str) -> String {
     if client == "codex" {
@@ -103,17 +118,8 @@ fn every_client_key_keeps_the_entry_ours_and_every_other_edit_is_drift() {
         };
         for key in keys {
             let ctx = format!("{client} `{key}`");
-            let e = Env::new();
-            e.manifest(&manifest(client, "a", ""));
-            let out = e.run(&["apply", "--yes"]);
-            assert_eq!(out.status.code(), Some(0), "{ctx}: {}", show(&out));
-            let path = target_path(&e);
-            let text = std::fs::read_to_string(&path).unwrap();
-            assert!(text.contains(NAME), "{ctx}: {text}");
-
-            // The client writes its key.
-            let (text, member) = add_client_key(&text, client, key);
-            std::fs::write(&path, &text).unwrap();
+            // Our entry, and the client's key written into it.
+            let (e, path, text, member) = applied_with_client_key(client, key);
 
             let recs = status(&e);
             assert_eq!(recs[0]["state"], "intact", "{ctx}: {recs:#?}");
@@ -197,13 +203,7 @@ fn an_unrecorded_entry_that_differs_only_by_client_keys_is_adopted() {
         let client = d.id();
         let key = if client == "codex" { "tools" } else { key };
         let ctx = format!("{client} `{key}`");
-        let e = Env::new();
-        e.manifest(&manifest(client, "a", ""));
-        let out = e.run(&["apply", "--yes"]);
-        assert_eq!(out.status.code(), Some(0), "{ctx}: {}", show(&out));
-        let path = target_path(&e);
-        let (text, member) = add_client_key(&std::fs::read_to_string(&path).unwrap(), client, key);
-        std::fs::write(&path, &text).unwrap();
+        let (e, path, text, member) = applied_with_client_key(client, key);
         // Nobody recorded it.
         std::fs::remove_dir_all(e.state()).unwrap();
         std::fs::create_dir_all(e.state()).unwrap();
