@@ -724,7 +724,24 @@ fn server_table(
         }
         used.push(k);
     }
-    let dropped: Vec<&String> = e.keys().filter(|k| !used.contains(&k.as_str())).collect();
+    // Keys the client writes into its entries itself (approvals, switches) stay in the file,
+    // outside the manifest and outside the ownership proof: `--adopt` takes the entry with them.
+    let client_keys = crate::dialect::client_keys(id);
+    let (kept, dropped): (Vec<&String>, Vec<&String>) = e
+        .keys()
+        .filter(|k| !used.contains(&k.as_str()))
+        .partition(|k| client_keys.contains(&k.as_str()));
+    if !kept.is_empty() {
+        notes.say(format!(
+            "server `{name}`: {} {} what {id} keeps in its entries itself; left in the file, outside the manifest (`apply --adopt` takes the entry with {})",
+            kept.iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if kept.len() == 1 { "is" } else { "are" },
+            if kept.len() == 1 { "it" } else { "them" }
+        ));
+    }
     if !dropped.is_empty() {
         notes.say(format!(
             "server `{name}`: {} not part of the manifest and dropped{ADOPT_REFUSED}",

@@ -211,6 +211,20 @@ fn an_unrecorded_entry_that_differs_only_by_client_keys_is_adopted() {
         let (code, doc) = e.json(&["apply", "--yes"]);
         assert_eq!(code, 0, "{ctx}: {doc:#}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "{ctx}");
+        // `import` says the client's key stays in the file, not that adopting is refused.
+        let out = crate::common::mcpconf_cmd()
+            .args(["import", "--client", client, "--root"])
+            .arg(e.root())
+            .arg("--home")
+            .arg(e.base.join("home"))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{ctx}: {said}");
+        assert!(
+            !said.contains("refused as a conflict"),
+            "{ctx}: import says adopting is refused: {said}"
+        );
         let (code, doc) = e.json(&["apply", "--yes", "--adopt"]);
         assert_eq!(code, 0, "{ctx}: {doc:#}");
         let detail = doc.to_string();
