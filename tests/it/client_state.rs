@@ -119,7 +119,7 @@ fn every_client_key_keeps_the_entry_ours_and_every_other_edit_is_drift() {
         for key in keys {
             let ctx = format!("{client} `{key}`");
             // Our entry, and the client's key written into it.
-            let (e, path, text, member) = applied_with_client_key(client, key);
+            let (e, path, _text, member) = applied_with_client_key(client, key);
 
             let recs = status(&e);
             assert_eq!(recs[0]["state"], "intact", "{ctx}: {recs:#?}");
