@@ -176,7 +176,7 @@ impl JsonDoc {
         )?;
         // The new text is the old one with the object's bytes replaced: kept as that splice
         // over the bytes read, not built (a big file's edit then holds one copy of the file).
-        let landing = Landing::new(&v, &tree, obj, container, &[], c);
+        let landing = Landing::new(&v, &tree, obj, container, &[], c)?;
         drop(v);
         self.land(landing)
     }

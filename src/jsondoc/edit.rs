@@ -176,7 +176,7 @@ impl JsonDoc {
         )?;
         let path = container.get(..depth).unwrap_or(&[]);
         let inner = container.get(depth..).unwrap_or(&[]);
-        Ok(Some((Landing::new(v, &tree, obj, path, inner, c), hints)))
+        Ok(Some((Landing::new(v, &tree, obj, path, inner, c)?, hints)))
     }
 
     /// Replaces the value of member `name` of the object at `container` by `text` (a JSON
@@ -449,7 +449,7 @@ fn step(
         keys,
         expect,
     )?;
-    Ok(Landing::new(v, tree, obj, path, &[], c))
+    Landing::new(v, tree, obj, path, &[], c)
 }
 
 /// Sets `name` in the object at `container` inside `root`, creating objects as needed.

@@ -126,7 +126,7 @@ impl Landing {
         path: &[String],
         inner: &[String],
         c: Committed,
-    ) -> Landing {
+    ) -> Result<Landing, EditError> {
         if v.into == Into::Skeleton {
             return Landing::of_skeleton(v, c);
         }
@@ -158,7 +158,7 @@ impl Landing {
                 })
             })
         };
-        Landing {
+        Ok(Landing {
             shift: v.shift,
             into: v.into,
             holes: Vec::new(),
@@ -167,12 +167,12 @@ impl Landing {
             mid: c.mid,
             top: c.top,
             region,
-        }
+        })
     }
 
     /// The landing of an edit of a skeleton view: only the bytes that changed, which must not
-    /// hold a replaced value (else the landing is refused when it lands).
-    fn of_skeleton(v: &View<'_>, c: Committed) -> Landing {
+    /// hold a replaced value (else the edit is refused).
+    fn of_skeleton(v: &View<'_>, c: Committed) -> Result<Landing, EditError> {
         let old = v.text.get(c.lo..c.hi).unwrap_or("").as_bytes();
         let new = c.mid.as_bytes();
         let (mut p, mut q) = crate::text::common_ends(old, new);
@@ -183,17 +183,21 @@ impl Landing {
             q -= 1;
         }
         let (lo, hi) = (c.lo + p, c.hi - q);
-        let reaches = v.holes.iter().any(|&(h, _)| lo <= h && h < hi);
-        Landing {
+        if v.holes.iter().any(|&(h, _)| lo <= h && h < hi) {
+            return Err(internal(
+                "an edit of the root reaches a value it stood in for",
+            ));
+        }
+        Ok(Landing {
             shift: None,
             into: Into::Skeleton,
-            holes: if reaches { Vec::new() } else { v.holes.clone() },
+            holes: v.holes.clone(),
             lo,
-            hi: if reaches { usize::MAX } else { hi },
+            hi,
             mid: c.mid.get(p..new.len() - q).unwrap_or("").to_owned(),
             top: c.top,
             region: None,
-        }
+        })
     }
 }
 
@@ -482,11 +486,6 @@ impl JsonDoc {
                 self.spliced = Some(Arc::new(sp));
             }
             Into::Skeleton => {
-                if hi == usize::MAX {
-                    return Err(internal(
-                        "an edit of the root reaches a value it stood in for",
-                    ));
-                }
                 let real = |p: usize| p + grown_by(&holes, p);
                 let s = self.start;
                 let (a, z) = (real(lo) + s, real(hi) + s);
