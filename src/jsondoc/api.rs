@@ -190,27 +190,38 @@ impl Spliced {
         self.flat = OnceLock::new();
     }
 
+    /// Each part with its index, where it starts in the whole text, and how much the parts
+    /// before it grew the text (a whole-text position between parts is its position in `buf`
+    /// plus that).
+    pub(super) fn placed(&self) -> impl Iterator<Item = (usize, &Part, usize, isize)> {
+        self.parts.iter().enumerate().scan(0isize, |grown, (i, p)| {
+            let before = *grown;
+            *grown += p.mid.len() as isize - (p.hi - p.lo) as isize;
+            Some((i, p, p.lo.saturating_add_signed(before), before))
+        })
+    }
+
+    /// How much all the parts grew the text (negative: shrank it).
+    pub(super) fn grown(&self) -> isize {
+        self.parts
+            .iter()
+            .map(|p| p.mid.len() as isize - (p.hi - p.lo) as isize)
+            .sum()
+    }
+
     /// Where part `i` starts in the whole text.
     pub(super) fn start_of(&self, i: usize) -> usize {
-        let mut grown = 0isize;
-        for p in self.parts.iter().take(i) {
-            grown += p.mid.len() as isize - (p.hi - p.lo) as isize;
-        }
-        self.parts
-            .get(i)
-            .map_or(0, |p| p.lo.saturating_add_signed(grown))
+        self.placed().nth(i).map_or(0, |(_, _, start, _)| start)
     }
 
     /// The segment that holds the whole-text range `a..z` and `d` such that whole-text
     /// position `p` is `p + d` in it (in `buf` for [`Seg::Base`], in the part's `mid`).
     pub(super) fn seg(&self, a: usize, z: usize) -> Option<(Seg, isize)> {
-        let mut grown = 0isize;
         let mut base_from = 0usize;
-        for (i, p) in self.parts.iter().enumerate() {
-            let start = p.lo.saturating_add_signed(grown);
+        for (i, p, start, before) in self.placed() {
             if z <= start {
-                return (a >= base_from.saturating_add_signed(grown))
-                    .then_some((Seg::Base, -grown));
+                return (a >= base_from.saturating_add_signed(before))
+                    .then_some((Seg::Base, -before));
             }
             let end = start + p.mid.len();
             if a >= start && z <= end {
@@ -219,39 +230,33 @@ impl Spliced {
             if a < end {
                 return None;
             }
-            grown += p.mid.len() as isize - (p.hi - p.lo) as isize;
             base_from = p.hi;
         }
+        let grown = self.grown();
         (a >= base_from.saturating_add_signed(grown)).then_some((Seg::Base, -grown))
     }
 
     /// The whole-text position of base position `p` outside every part.
     pub(super) fn whole_of(&self, p: usize) -> usize {
-        let mut grown = 0isize;
-        for q in &self.parts {
-            if q.lo >= p {
-                break;
-            }
-            grown += q.mid.len() as isize - (q.hi - q.lo) as isize;
-        }
-        p.saturating_add_signed(grown)
+        let before = self
+            .placed()
+            .find(|(_, q, _, _)| q.lo >= p)
+            .map_or_else(|| self.grown(), |(_, _, _, before)| before);
+        p.saturating_add_signed(before)
     }
 
     /// The base position of whole-text position `p` outside every part (at a part's start
     /// or end its `lo` or `hi`; `None` strictly inside one).
     pub(super) fn to_base(&self, p: usize) -> Option<usize> {
-        let mut grown = 0isize;
-        for q in &self.parts {
-            let start = q.lo.saturating_add_signed(grown);
+        for (_, q, start, before) in self.placed() {
             if p <= start {
-                break;
+                return Some(p.saturating_add_signed(-before));
             }
             if p < start + q.mid.len() {
                 return None;
             }
-            grown += q.mid.len() as isize - (q.hi - q.lo) as isize;
         }
-        Some(p.saturating_add_signed(-grown))
+        Some(p.saturating_add_signed(-self.grown()))
     }
 }
 
@@ -355,12 +360,7 @@ impl JsonDoc {
         };
         sp.flat.get_or_init(|| {
             let b = self.buf.as_str();
-            let grown: isize = sp
-                .parts
-                .iter()
-                .map(|p| p.mid.len() as isize - (p.hi - p.lo) as isize)
-                .sum();
-            let mut s = String::with_capacity(b.len().saturating_add_signed(grown));
+            let mut s = String::with_capacity(b.len().saturating_add_signed(sp.grown()));
             let mut at = 0;
             for p in &sp.parts {
                 s.push_str(b.get(at..p.lo).unwrap_or(""));

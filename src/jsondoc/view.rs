@@ -296,12 +296,7 @@ impl JsonDoc {
     /// those of `keep` replaced by `0`, read from the pieces, and where those `0`s stand with
     /// the length of what they stand for.
     fn skeleton(&self, keep: &[&str]) -> Option<(String, Vec<(usize, usize)>)> {
-        let grown: isize = self.spliced.as_ref().map_or(0, |sp| {
-            sp.parts
-                .iter()
-                .map(|p| p.mid.len() as isize - (p.hi - p.lo) as isize)
-                .sum()
-        });
+        let grown = self.spliced.as_ref().map_or(0, |sp| sp.grown());
         let len = (self.buf.len() - self.start).saturating_add_signed(grown);
         let mut text = String::new();
         let mut holes = Vec::new();
@@ -499,13 +494,10 @@ impl JsonDoc {
                 let (mut a2, mut z2) = (a, z);
                 let mut head = "";
                 let mut tail = "";
-                let mut grown = 0isize;
                 let mut reached = vec![false; sp.parts.len()];
                 let (mut lo_r, mut hi_r) = (usize::MAX, 0usize);
-                for (k, p) in sp.parts.iter().enumerate() {
-                    let start = p.lo.saturating_add_signed(grown);
+                for (k, p, start, _) in sp.placed() {
                     let end = start + p.mid.len();
-                    grown += p.mid.len() as isize - (p.hi - p.lo) as isize;
                     if start > z || end < a {
                         continue;
                     }
@@ -531,17 +523,10 @@ impl JsonDoc {
                 // position of the bytes read keep their order).
                 let i = match reached.iter().position(|&r| r) {
                     Some(i) => i,
-                    None => {
-                        let mut grown = 0isize;
-                        sp.parts
-                            .iter()
-                            .take_while(|p| {
-                                let end = p.lo.saturating_add_signed(grown) + p.mid.len();
-                                grown += p.mid.len() as isize - (p.hi - p.lo) as isize;
-                                end <= a2
-                            })
-                            .count()
-                    }
+                    None => sp
+                        .placed()
+                        .take_while(|(_, p, start, _)| start + p.mid.len() <= a2)
+                        .count(),
                 };
                 let mut k = 0;
                 sp.parts.retain(|_| {
