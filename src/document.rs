@@ -127,7 +127,7 @@ impl Doc {
     pub fn root(&self) -> Value {
         match self {
             Doc::Json(d) => d.value(),
-            Doc::Toml(d) => d.value().clone(),
+            Doc::Toml(d) => d.value(),
             Doc::Yaml(d) => d.value(),
         }
     }
@@ -145,7 +145,7 @@ impl Doc {
     pub fn kind(&self, path: &[String]) -> Option<&'static str> {
         match self {
             Doc::Json(d) => d.kind(path),
-            Doc::Toml(d) => match get_path(d.value(), path)? {
+            Doc::Toml(d) => match d.lookup(path)? {
                 Ok(v) => Some(kind_of(&v)),
                 Err(bad) => Some(bad),
             },
