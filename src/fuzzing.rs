@@ -189,6 +189,84 @@ pub fn yaml_edit(data: &[u8]) {
     }
 }
 
+/// The TOML editor: `data[0]` picks the container (`mcp_servers`, Codex's tables, or
+/// `mcp_servers[name]`, Mistral Vibe's `[[mcp_servers]]`), `data[1]` the entry name,
+/// `data[2]` the value, the rest is the document. Read through its windows, a document is
+/// accepted or refused exactly as read whole, with the same values; for an accepted one an
+/// upsert either fails without `internal-edit-error` and leaves the bytes unchanged, or its
+/// output parses, holds exactly the value and reads as the same edit of the whole text does;
+/// when the entry was new, removing it restores the input byte for byte.
+pub fn toml_edit(data: &[u8]) {
+    use crate::tomldoc::TomlDoc;
+    let [cx, nx, vx, doc @ ..] = data else {
+        return;
+    };
+    let container = vec![["mcp_servers", "mcp_servers[name]"][usize::from(*cx) % 2].to_owned()];
+    let name = ["srv", "a", "s0", "é: #\"", ""][usize::from(*nx) % 5];
+    let value = [
+        json!({"command": "npx", "args": ["-y", "x"], "env": {"K": "${K}"}}),
+        json!({}),
+        json!({"url": "http://h/mcp", "headers": {"Authorization": "Bearer ${T}"}, "n": 1.5}),
+        json!({"s": "a\nb\u{1}\"'", "t": [[], {}, true, "no"]}),
+    ][usize::from(*vx) % 4]
+        .clone();
+    let read = TomlDoc::parse(doc);
+    let whole = TomlDoc::parse_whole(doc);
+    assert_eq!(
+        read.as_ref().err().map(|e| e.code),
+        whole.as_ref().err().map(|e| e.code),
+        "the windows and the whole text disagree on the document"
+    );
+    let (Ok(mut d), Ok(mut w)) = (read, whole) else {
+        return;
+    };
+    assert_eq!(d.bytes(), doc, "parsing changed the bytes");
+    assert_eq!(d.value(), w.value(), "the windows read another value");
+    let mut path = container.clone();
+    path.push(name.to_owned());
+    assert_eq!(
+        d.get(&container),
+        w.get(&container),
+        "the container reads alike"
+    );
+    let existed = d.get(&path).is_some();
+    let (a, b) = (
+        d.upsert(&container, name, &value),
+        w.upsert(&container, name, &value),
+    );
+    assert_eq!(
+        a.as_ref().err().map(|e| e.code),
+        b.as_ref().err().map(|e| e.code),
+        "the window and the whole text edit alike"
+    );
+    match a {
+        Err(e) => {
+            assert_ne!(e.code, "internal-edit-error", "{e:?}");
+            assert_eq!(d.bytes(), doc, "a failed upsert changed the document");
+        }
+        Ok(()) => {
+            let re = TomlDoc::parse(d.bytes()).expect("the edited document parses");
+            // An empty table is as good as none (the edit's proof ignores empty tables).
+            if value != json!({}) {
+                assert_eq!(
+                    re.get(&path).as_ref(),
+                    Some(&value),
+                    "the entry holds the value"
+                );
+            }
+            assert_eq!(
+                re.value(),
+                w.value(),
+                "the window's edit reads as the whole text's"
+            );
+            if !existed {
+                d.remove(&container, name).expect("remove after upsert");
+                assert_eq!(d.bytes(), doc, "upsert then remove restores the input");
+            }
+        }
+    }
+}
+
 /// The manifest parser: never panics, on any text; nor does reading its registry servers, or
 /// reading the same text as a lock file (which, when it parses, renders to a lock that reads
 /// back the same) and parsing the manifest with that lock.

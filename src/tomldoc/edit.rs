@@ -533,3 +533,14 @@ fn strip_empty(v: &Value) -> Value {
         other => other.clone(),
     }
 }
+
+/// Whether `text` parses and `toml_edit` gives it back byte for byte (without building its
+/// value).
+pub(super) fn roundtrips(text: &str) -> Result<bool, toml_edit::TomlError> {
+    let doc: DocumentMut = text.parse()?;
+    let mut s = doc.to_string();
+    if !(text.ends_with('\n') || text.is_empty()) && s.ends_with('\n') {
+        s.pop();
+    }
+    Ok(s == text)
+}

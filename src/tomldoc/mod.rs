@@ -26,24 +26,27 @@
 
 mod convert;
 mod edit;
+mod layout;
 #[cfg(test)]
 mod proptests;
+mod scan;
 #[cfg(test)]
 mod tests;
 
 pub use convert::{item_to_json, json_to_value, table_to_json, value_to_json};
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
-use toml_edit::{Document, Item};
+use toml_edit::Document;
 
 use crate::diag::{Code, ReadError};
 use crate::keyed::keyed_segment;
 use crate::text::line_col;
 use edit::Editor;
+use layout::{Layout, STUB};
 
 const BOM: &str = "\u{feff}";
 
@@ -53,215 +56,24 @@ thread_local! {
     static WINDOWED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// The name that stand-in tables start with (a file holding it anywhere is edited whole).
-const STUB: &str = "__mcpconf_stub_";
-
-/// A parsed TOML document. Its clones share the bytes, the values and the layout until one of
-/// them is edited (a plan keeps the document read beside the edited one).
+/// A parsed TOML document. Its clones share the bytes, the layout and the values read until
+/// one of them is edited (a plan keeps the document read beside the edited one).
 #[derive(Debug, Clone)]
 pub struct TomlDoc {
     /// The bytes as they are now (as read, or after the last edit).
     bytes: Arc<Vec<u8>>,
     bom: bool,
     crlf: bool,
-    top: Arc<Top>,
-    /// Where the table headers are in the text (`None`: not known, edits read the whole text).
+    /// Where the table headers are in the text (`None`: not known, the text is read whole).
     layout: Option<Arc<Layout>>,
+    /// The values of the top-level keys read so far (`None`: no such key).
+    values: Arc<Mutex<Values>>,
+    /// Whether every edit reads the whole text ([`TomlDoc::parse_whole`]).
+    whole: bool,
 }
 
-/// The document's value, by top-level key (in document order): an edit below one key replaces
-/// that key's value and shares the others.
-#[derive(Debug, Default, Clone)]
-struct Top {
-    keys: Vec<(String, Arc<Value>)>,
-    at: FxHashMap<String, usize>,
-}
-
-impl Top {
-    fn of(root: Value) -> Top {
-        let mut top = Top::default();
-        if let Value::Object(m) = root {
-            for (k, v) in m {
-                top.at.insert(k.clone(), top.keys.len());
-                top.keys.push((k, Arc::new(v)));
-            }
-        }
-        top
-    }
-
-    fn get(&self, key: &str) -> Option<&Value> {
-        self.at.get(key).map(|&i| &*self.keys[i].1)
-    }
-
-    /// This value with `key`'s value replaced (`None`: removed; a new key comes last).
-    fn with(&self, key: &str, value: Option<Value>) -> Top {
-        let mut keys = self.keys.clone();
-        match (self.at.get(key), value) {
-            (Some(&i), Some(v)) => keys[i].1 = Arc::new(v),
-            (Some(&i), None) => {
-                keys.remove(i);
-            }
-            (None, Some(v)) => keys.push((key.to_string(), Arc::new(v))),
-            (None, None) => {}
-        }
-        let at = keys
-            .iter()
-            .enumerate()
-            .map(|(i, (k, _))| (k.clone(), i))
-            .collect();
-        Top { keys, at }
-    }
-}
-
-/// Where each table header's part of the text lies, in document order. A part runs from the
-/// comments and blank lines above its header (`begin`) to the next part's `begin`, the last
-/// one to `tail` (the comments after the last table). The text before the first part holds
-/// the top-level keys.
-#[derive(Debug, Clone, PartialEq)]
-struct Layout {
-    sections: Vec<Section>,
-    tail: usize,
-    /// Whether the header `toml_edit` visits last (in key order, where it places a new
-    /// container's first table) is the last in the text (`None`: not known).
-    last_is_last: Option<bool>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-struct Section {
-    /// The top-level key the header starts with.
-    top: String,
-    begin: usize,
-    /// Where the header's `[` is.
-    header: usize,
-}
-
-impl Layout {
-    /// The layout of a parsed text; `None` when a span is missing or out of order.
-    fn of<S: AsRef<str>>(doc: &Document<S>) -> Option<Layout> {
-        fn header(top: &str, t: &toml_edit::Table, out: &mut Vec<Section>) -> Option<()> {
-            let header = t.span()?.start;
-            let begin = match t.decor().prefix() {
-                Some(p) => match p.span() {
-                    Some(r) => r.start,
-                    None if p.as_str().is_some_and(str::is_empty) => header,
-                    None => return None,
-                },
-                None => header,
-            };
-            out.push(Section {
-                top: top.to_string(),
-                begin,
-                header,
-            });
-            Some(())
-        }
-        fn walk(top: &str, item: &Item, out: &mut Vec<Section>) -> Option<()> {
-            match item {
-                Item::Table(t) => {
-                    if !t.is_implicit() && !t.is_dotted() {
-                        header(top, t, out)?;
-                    }
-                    for (_, i) in t.iter() {
-                        walk(top, i, out)?;
-                    }
-                }
-                Item::ArrayOfTables(a) => {
-                    for t in a.iter() {
-                        header(top, t, out)?;
-                        for (_, i) in t.iter() {
-                            walk(top, i, out)?;
-                        }
-                    }
-                }
-                Item::Value(_) | Item::None => {}
-            }
-            Some(())
-        }
-        let text = doc.raw();
-        let mut sections = Vec::new();
-        for (k, item) in doc.as_table().iter() {
-            walk(k, item, &mut sections)?;
-        }
-        let visited_last = sections.last().map(|s| s.header);
-        sections.sort_by_key(|s| s.header);
-        let trailing = doc.trailing();
-        let tail = match trailing.span() {
-            Some(r) => r.start,
-            None if trailing.as_str().is_some_and(str::is_empty) => text.len(),
-            None => return None,
-        };
-        let mut at = 0;
-        for s in &sections {
-            if s.begin < at || s.header < s.begin {
-                return None;
-            }
-            at = s.header + 1;
-        }
-        let last_is_last = Some(visited_last == sections.last().map(|s| s.header));
-        (at <= tail && tail <= text.len()).then_some(Layout {
-            sections,
-            tail,
-            last_is_last,
-        })
-    }
-
-    /// Whether an edit below the top-level key `key` (`present`: in the document) may read
-    /// only its window: `toml_edit` then places what it adds among the window's tables as it
-    /// would in the whole text. A new table goes after the one visited before it in key order:
-    /// one of `key`'s own tables when `key` has one; for a new `key`, the table visited last,
-    /// which must be the last in the text (a key that only the top-level keys define has no
-    /// table of its own and is edited whole).
-    fn windowed(&self, key: &str, present: bool) -> bool {
-        self.sections.iter().any(|s| s.top == key) || (!present && self.last_is_last == Some(true))
-    }
-}
-
-/// A run of tables outside an edit's window: the bytes its stand-in replaces, and its
-/// sections in the layout.
-#[derive(Debug)]
-struct Run {
-    start: usize,
-    end: usize,
-    sections: std::ops::Range<usize>,
-}
-
-/// The window of `text` an edit below the top-level key `key` reads (see the module docs),
-/// and the runs its stand-ins replace, in order.
-fn window<'t>(text: &'t str, layout: &Layout, key: &str) -> (Cow<'t, str>, Vec<Run>) {
-    let s = &layout.sections;
-    if text.contains(STUB) || s.iter().all(|x| x.top == key) {
-        return (Cow::Borrowed(text), Vec::new());
-    }
-    let mut w = String::new();
-    let mut runs = Vec::new();
-    let mut copied = 0;
-    let mut i = 0;
-    while i < s.len() {
-        if s[i].top == key {
-            i += 1;
-            continue;
-        }
-        let mut j = i;
-        while j < s.len() && s[j].top != key {
-            j += 1;
-        }
-        let (start, end) = (s[i].header, s.get(j).map_or(layout.tail, |x| x.begin));
-        w.push_str(&text[copied..start]);
-        w.push_str(&format!("[{STUB}{}]", runs.len()));
-        if text[start..end].ends_with('\n') {
-            w.push('\n');
-        }
-        runs.push(Run {
-            start,
-            end,
-            sections: i..j,
-        });
-        copied = end;
-        i = j;
-    }
-    w.push_str(&text[copied..]);
-    (Cow::Owned(w), runs)
-}
+/// Values of top-level keys, by key.
+type Values = FxHashMap<String, Option<Arc<Value>>>;
 
 fn err(code: Code, message: String, line: usize, column: usize) -> ReadError {
     ReadError {
@@ -283,6 +95,10 @@ fn top_key<'a>(container: &'a [String], name: &'a str) -> &'a str {
 impl TomlDoc {
     /// Parse, failing closed (see the module docs).
     pub fn parse(bytes: &[u8]) -> Result<TomlDoc, ReadError> {
+        TomlDoc::read(bytes, false)
+    }
+
+    fn read(bytes: &[u8], whole: bool) -> Result<TomlDoc, ReadError> {
         let text = std::str::from_utf8(bytes).map_err(|e| {
             let ok = &bytes[..e.valid_up_to()];
             let (line, column) = line_col(&String::from_utf8_lossy(ok), e.valid_up_to());
@@ -316,32 +132,33 @@ impl TomlDoc {
         } else {
             Cow::Borrowed(text)
         };
-        let spanned = Document::parse(&*lf).map_err(|e: toml_edit::TomlError| {
-            let (line, column) = e.span().map(|s| line_col(&lf, s.start)).unwrap_or((1, 1));
-            let msg = e.message().trim().trim_end_matches('.').to_string();
-            let code = if msg.contains("duplicate key") {
-                Code::DuplicateKey
-            } else {
-                Code::ParseError
-            };
-            err(code, format!("invalid TOML: {msg}"), line, column)
-        })?;
-        let layout = Layout::of(&spanned).map(Arc::new);
-        let Some(ed) = Editor::new(spanned.into_mut(), &lf) else {
-            return Err(err(
-                Code::CannotPreserve,
-                "mcpconf cannot edit this TOML without reformatting it (e.g. dotted keys of one table interleaved with other keys); group those keys and try again".into(),
-                1,
-                1,
-            ));
+        let layout = if whole || lf.contains(STUB) {
+            None
+        } else {
+            scan::scan(&lf).filter(|l| l.proves(&lf))
         };
+        let mut values = Values::default();
+        if layout.is_none() {
+            // Read whole: for the error, or for a file the scan did not follow.
+            for (k, v) in read_whole(&lf)? {
+                values.insert(k, Some(Arc::new(v)));
+            }
+        }
         Ok(TomlDoc {
             bytes: Arc::new(bytes.to_vec()),
             bom,
             crlf,
-            top: Arc::new(Top::of(ed.into_value())),
-            layout,
+            layout: layout.map(Arc::new),
+            values: Arc::new(Mutex::new(values)),
+            whole,
         })
+    }
+
+    /// Parse as [`TomlDoc::parse`] does, but read the whole text with `toml_edit` and edit it
+    /// whole (the reference the windows are tested against).
+    #[doc(hidden)]
+    pub fn parse_whole(bytes: &[u8]) -> Result<TomlDoc, ReadError> {
+        TomlDoc::read(bytes, true)
     }
 
     /// An empty document (for a new file).
@@ -350,28 +167,41 @@ impl TomlDoc {
             bytes: Arc::new(Vec::new()),
             bom: false,
             crlf: false,
-            top: Arc::new(Top::default()),
-            layout: Some(Arc::new(Layout {
-                sections: Vec::new(),
-                tail: 0,
-                last_is_last: Some(true),
-            })),
+            layout: Some(Arc::new(Layout::default())),
+            values: Arc::default(),
+            whole: false,
         }
     }
 
-    /// The whole document as JSON (dates become strings, NaN/inf become null), built on demand.
+    /// The whole document as JSON (dates become strings, NaN/inf become null), built on demand
+    /// from the whole text (costly for a big file: prefer [`TomlDoc::get`]).
     pub fn value(&self) -> Value {
-        Value::Object(
-            self.top
-                .keys
-                .iter()
-                .map(|(k, v)| (k.clone(), (**v).clone()))
-                .collect(),
-        )
+        let whole = self
+            .lf()
+            .ok()
+            .and_then(|lf| read_whole(&lf).ok())
+            .unwrap_or_default();
+        Value::Object(whole)
+    }
+
+    /// The value of the top-level key `key`, read from its window once.
+    fn top(&self, key: &str) -> Option<Arc<Value>> {
+        let mut values = self.values.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(v) = values.get(key) {
+            return v.clone();
+        }
+        let lf = self.lf().ok()?;
+        let v = match &self.layout {
+            Some(l) => l.value_of(&lf, key),
+            None => read_whole(&lf).ok().and_then(|mut m| m.remove(key)),
+        }
+        .map(Arc::new);
+        values.insert(key.to_string(), v.clone());
+        v
     }
 
     /// The value at a path of table keys, or the kind of what stands where a keyed list was
-    /// expected (see [`crate::keyed::get_path`]); only the path's top-level key is copied.
+    /// expected (see [`crate::keyed::get_path`]); only the path's top-level key is read.
     pub fn lookup(&self, path: &[String]) -> Option<Result<Value, &'static str>> {
         let Some(first) = path.first() else {
             return Some(Ok(self.value()));
@@ -379,7 +209,7 @@ impl TomlDoc {
         let key = keyed_segment(first).map_or(first.as_str(), |(k, _)| k);
         let one = Value::Object(Map::from_iter([(
             key.to_string(),
-            self.top.get(key)?.clone(),
+            (*self.top(key)?).clone(),
         )]));
         crate::keyed::get_path(&one, path)
     }
@@ -438,11 +268,7 @@ impl TomlDoc {
         let key = top_key(container, name);
         let lf = self.lf()?;
         let (window, runs) = match &self.layout {
-            Some(layout)
-                if container.len() == 1 && layout.windowed(key, self.top.get(key).is_some()) =>
-            {
-                window(&lf, layout, key)
-            }
+            Some(layout) if container.len() == 1 => layout.window(&lf, key),
             _ => (Cow::Borrowed(&*lf), Vec::new()),
         };
         let cannot = || {
@@ -468,8 +294,11 @@ impl TomlDoc {
         if !runs.is_empty() {
             WINDOWED.with(|w| w.set(w.get() + 1));
         }
-        let layout = self.layout.as_deref();
-        let Some((text, layout)) = restore(&lf, layout, &doc, &runs) else {
+        let restored = match &self.layout {
+            Some(layout) => layout.restore(&lf, &doc, &runs),
+            None => Some((doc.raw().to_string(), Layout::of(&doc))),
+        };
+        let Some((text, layout)) = restored else {
             return Err(err(
                 Code::InternalEditError,
                 "the edited window's stand-ins could not be found again; this is a bug, nothing was written".into(),
@@ -485,14 +314,48 @@ impl TomlDoc {
         if self.bom {
             text.insert_str(0, BOM);
         }
+        // The other keys' values are unchanged; this key's is the window's.
+        let mut values = self
+            .values
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         let value = match now {
             Value::Object(mut m) => m.remove(key),
             _ => None,
         };
-        self.top = Arc::new(self.top.with(key, value));
-        self.layout = layout.map(Arc::new);
+        values.insert(key.to_string(), value.map(Arc::new));
+        self.values = Arc::new(Mutex::new(values));
+        self.layout = layout.filter(|_| !self.whole).map(Arc::new);
         self.bytes = Arc::new(text.into_bytes());
         Ok(())
+    }
+}
+
+/// Read the whole text with `toml_edit`: its top-level values, or why it cannot be read or
+/// edited.
+fn read_whole(lf: &str) -> Result<Map<String, Value>, ReadError> {
+    let spanned = Document::parse(lf).map_err(|e: toml_edit::TomlError| {
+        let (line, column) = e.span().map(|s| line_col(lf, s.start)).unwrap_or((1, 1));
+        let msg = e.message().trim().trim_end_matches('.').to_string();
+        let code = if msg.contains("duplicate key") {
+            Code::DuplicateKey
+        } else {
+            Code::ParseError
+        };
+        err(code, format!("invalid TOML: {msg}"), line, column)
+    })?;
+    let Some(ed) = Editor::new(spanned.into_mut(), lf) else {
+        return Err(err(
+            Code::CannotPreserve,
+            "mcpconf cannot edit this TOML without reformatting it (e.g. dotted keys of one table interleaved with other keys); group those keys and try again".into(),
+            1,
+            1,
+        ));
+    };
+    match ed.into_value() {
+        Value::Object(m) => Ok(m),
+        _ => Ok(Map::new()),
     }
 }
 
@@ -515,96 +378,4 @@ fn edit_window(
     }
     let (doc, now) = ed.verified(&before, container, name, value)?;
     Ok(Some((doc, now, ed.floating)))
-}
-
-/// The whole new text from the edited window `doc` of `text` (laid out as `layout`), whose
-/// stand-ins replaced the `runs` of `text`, and its layout (`None` if not known).
-fn restore(
-    text: &str,
-    layout: Option<&Layout>,
-    doc: &Document<String>,
-    runs: &[Run],
-) -> Option<(String, Option<Layout>)> {
-    let out = doc.raw();
-    let window = Layout::of(doc);
-    if runs.is_empty() {
-        return Some((out.to_string(), window));
-    }
-    // Each stand-in's header line, in order.
-    let mut stubs = Vec::with_capacity(runs.len());
-    for (k, item) in doc.as_table().iter() {
-        let Some(n) = k.strip_prefix(STUB) else {
-            continue;
-        };
-        let n: usize = n.parse().ok()?;
-        let span = item.as_table()?.span()?;
-        stubs.push((span.start, span.end, n));
-    }
-    stubs.sort_unstable();
-    if stubs.len() != runs.len() || stubs.iter().enumerate().any(|(i, s)| s.2 != i) {
-        return None;
-    }
-    // A stand-in ends with its line's newline when its run does (it was written so), unless
-    // it ends the text, whose final newline was taken away: then so is the run's.
-    let mut cut = vec![false; runs.len()];
-    for ((stub, run), cut) in stubs.iter_mut().zip(runs).zip(&mut cut) {
-        if text[run.start..run.end].ends_with('\n') {
-            match out.as_bytes().get(stub.1) {
-                Some(b'\n') => stub.1 += 1,
-                None => *cut = true,
-                Some(_) => return None,
-            }
-        }
-    }
-    let mut whole = String::with_capacity(text.len() + out.len());
-    let mut copied = 0;
-    for ((&(start, end, _), run), &cut) in stubs.iter().zip(runs).zip(&cut) {
-        whole.push_str(&out[copied..start]);
-        whole.push_str(&text[run.start..run.end - usize::from(cut)]);
-        copied = end;
-    }
-    whole.push_str(&out[copied..]);
-    // The whole text's layout: the window's, each stand-in giving way to its run's sections
-    // (the first keeps the stand-in's `begin`: comments may have moved above it).
-    let layout = layout.zip(window).and_then(|(old, w)| {
-        let at = |x: usize, d: isize| x.checked_add_signed(d);
-        let mut sections = Vec::with_capacity(old.sections.len() + 1);
-        let mut shift: isize = 0;
-        let mut next = stubs.iter().zip(runs).zip(&cut).peekable();
-        for s in w.sections {
-            match next.peek() {
-                Some(&((&(start, end, _), run), &cut)) if s.header == start => {
-                    next.next();
-                    let delta = at(start, shift)? as isize - run.start as isize;
-                    for (i, o) in old.sections[run.sections.clone()].iter().enumerate() {
-                        sections.push(Section {
-                            top: o.top.clone(),
-                            begin: if i == 0 {
-                                at(s.begin, shift)?
-                            } else {
-                                at(o.begin, delta)?
-                            },
-                            header: at(o.header, delta)?,
-                        });
-                    }
-                    shift += (run.end - run.start) as isize - (end - start) as isize;
-                    if cut {
-                        shift -= 1;
-                    }
-                }
-                _ => sections.push(Section {
-                    top: s.top,
-                    begin: at(s.begin, shift)?,
-                    header: at(s.header, shift)?,
-                }),
-            }
-        }
-        let layout = Layout {
-            sections,
-            tail: at(w.tail, shift)?,
-            last_is_last: None,
-        };
-        (next.peek().is_none() && layout.tail <= whole.len()).then_some(layout)
-    });
-    Some((whole, layout))
 }

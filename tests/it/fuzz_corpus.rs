@@ -61,6 +61,11 @@ fn yaml_edit_seeds() {
 }
 
 #[test]
+fn toml_edit_seeds() {
+    replay("toml_edit", mcpconf::fuzzing::toml_edit);
+}
+
+#[test]
 fn redact_argv_seeds() {
     replay("redact_argv", mcpconf::fuzzing::redact_argv);
 }

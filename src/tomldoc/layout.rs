@@ -1,0 +1,386 @@
+//! Where the table headers of a TOML text are, and the windows read through them: a file is
+//! proven valid window by window, a top-level key's value is read from its window, and an
+//! edit is made in its window (see the parent module's docs). Pure: no I/O.
+
+use std::borrow::Cow;
+use std::hash::BuildHasher;
+
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use serde_json::Value;
+use toml_edit::{Document, DocumentMut, Item};
+
+use super::convert::table_to_json;
+
+/// The name that stand-in tables start with (a file holding it anywhere is read whole).
+pub(super) const STUB: &str = "__mcpconf_stub_";
+
+/// About how much text a window read to prove a file holds (beside the top-level keys and the
+/// one-key tables above its tables, which every window of their key holds). Small in tests,
+/// so that the generated files are proven in many windows.
+const BATCH: usize = if cfg!(test) { 48 } else { 256 * 1024 };
+
+/// One table header's part of the text: from the comments and blank lines above the header
+/// (`begin`) to the next part's `begin`, the last one to the layout's `tail`.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Section {
+    /// The top-level key the header starts with (an index into [`Layout::keys`]).
+    pub(super) top: u32,
+    /// The header's first two keys, hashed: tables of different groups cannot define the
+    /// same key (a collision only puts two groups in one window).
+    pub(super) group: u64,
+    /// A header of one key (`[a]`, `[[a]]`): every window of its key holds it.
+    pub(super) ancestor: bool,
+    pub(super) begin: usize,
+    /// Where the header's `[` is.
+    pub(super) header: usize,
+}
+
+/// The headers of a text, in document order, and where the comments after the last table
+/// (`tail`) begin. The text before the first part holds the top-level keys.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Layout {
+    pub(super) keys: Vec<String>,
+    ids: FxHashMap<String, u32>,
+    pub(super) sections: Vec<Section>,
+    pub(super) tail: usize,
+}
+
+impl Layout {
+    /// Add a header whose first two keys are `top` and `second`.
+    pub(super) fn push(&mut self, top: &str, second: Option<&str>, begin: usize, header: usize) {
+        let group = FxBuildHasher.hash_one((top, second));
+        self.push_section(top, group, second.is_none(), begin, header);
+    }
+
+    fn push_section(&mut self, top: &str, group: u64, ancestor: bool, begin: usize, header: usize) {
+        let top = match self.ids.get(top) {
+            Some(&i) => i,
+            None => {
+                let i = self.keys.len() as u32;
+                self.keys.push(top.to_string());
+                self.ids.insert(top.to_string(), i);
+                i
+            }
+        };
+        self.sections.push(Section {
+            top,
+            group,
+            ancestor,
+            begin,
+            header,
+        });
+    }
+
+    /// The layout, its sections in document order; `None` when they overlap or `tail` lies
+    /// outside the text (`len` bytes).
+    pub(super) fn finish(mut self, tail: usize, len: usize) -> Option<Layout> {
+        self.sections.sort_by_key(|s| s.header);
+        let mut at = 0;
+        for s in &self.sections {
+            if s.begin < at || s.header < s.begin {
+                return None;
+            }
+            at = s.header + 1;
+        }
+        self.tail = tail;
+        (at <= tail && tail <= len).then_some(self)
+    }
+
+    /// The layout of a parsed text (`toml_edit`'s spans); `None` when a span is missing.
+    pub(super) fn of<S: AsRef<str>>(doc: &Document<S>) -> Option<Layout> {
+        fn header(t: &toml_edit::Table) -> Option<(usize, usize)> {
+            let header = t.span()?.start;
+            let begin = match t.decor().prefix() {
+                Some(p) => match p.span() {
+                    Some(r) => r.start,
+                    None if p.as_str().is_some_and(str::is_empty) => header,
+                    None => return None,
+                },
+                None => header,
+            };
+            Some((begin, header))
+        }
+        fn walk(l: &mut Layout, top: &str, second: Option<&str>, item: &Item) -> Option<()> {
+            let tables: Vec<&toml_edit::Table> = match item {
+                Item::Table(t) => vec![t],
+                Item::ArrayOfTables(a) => a.iter().collect(),
+                Item::Value(_) | Item::None => return Some(()),
+            };
+            for t in tables {
+                if matches!(item, Item::ArrayOfTables(_)) || (!t.is_implicit() && !t.is_dotted()) {
+                    let (begin, at) = header(t)?;
+                    l.push(top, second, begin, at);
+                }
+                for (k, i) in t.iter() {
+                    walk(l, top, Some(second.unwrap_or(k)), i)?;
+                }
+            }
+            Some(())
+        }
+        let text = doc.raw();
+        let mut l = Layout::default();
+        for (k, item) in doc.as_table().iter() {
+            walk(&mut l, k, None, item)?;
+        }
+        let trailing = doc.trailing();
+        let tail = match trailing.span() {
+            Some(r) => r.start,
+            None if trailing.as_str().is_some_and(str::is_empty) => text.len(),
+            None => return None,
+        };
+        l.finish(tail, text.len())
+    }
+
+    fn id(&self, key: &str) -> Option<u32> {
+        self.ids.get(key).copied()
+    }
+
+    /// The top-level key of a section.
+    pub(super) fn top(&self, s: &Section) -> &str {
+        &self.keys[s.top as usize]
+    }
+
+    /// Where section `i`'s part ends.
+    fn end(&self, i: usize) -> usize {
+        self.sections.get(i + 1).map_or(self.tail, |s| s.begin)
+    }
+
+    /// The text before the first header.
+    fn preamble<'t>(&self, text: &'t str) -> &'t str {
+        &text[..self.sections.first().map_or(self.tail, |s| s.begin)]
+    }
+
+    /// Whether every window of the file parses and `toml_edit` gives it back byte for byte,
+    /// which proves the same of the whole file: windows hold every byte of it, and tables of
+    /// different groups cannot define the same key (see the parent module's docs).
+    pub(super) fn proves(&self, text: &str) -> bool {
+        if self.sections.is_empty() {
+            return super::edit::roundtrips(text) == Ok(true);
+        }
+        // Each group goes to the batch open when it first appears.
+        let mut batch_of: FxHashMap<u64, u32> = FxHashMap::default();
+        let mut sizes: Vec<usize> = vec![0];
+        for (i, s) in self.sections.iter().enumerate() {
+            let len = self.end(i) - s.begin;
+            let b = *batch_of.entry(s.group).or_insert_with(|| {
+                if sizes.last().is_some_and(|&n| n >= BATCH) {
+                    sizes.push(0);
+                }
+                (sizes.len() - 1) as u32
+            });
+            sizes[b as usize] += len;
+        }
+        let mut tops: FxHashSet<(u32, u32)> = FxHashSet::default();
+        let mut batches_of_top: Vec<Vec<u32>> = vec![Vec::new(); self.keys.len()];
+        for s in &self.sections {
+            let b = batch_of[&s.group];
+            if tops.insert((s.top, b)) {
+                batches_of_top[s.top as usize].push(b);
+            }
+        }
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); sizes.len()];
+        for (i, s) in self.sections.iter().enumerate() {
+            if s.ancestor {
+                for &b in &batches_of_top[s.top as usize] {
+                    members[b as usize].push(i);
+                }
+            } else {
+                members[batch_of[&s.group] as usize].push(i);
+            }
+        }
+        let pre = self.preamble(text);
+        let last = members.len() - 1;
+        members.iter().enumerate().all(|(b, parts)| {
+            let mut w = String::with_capacity(pre.len() + sizes[b]);
+            w.push_str(pre);
+            for &i in parts {
+                w.push_str(&text[self.sections[i].begin..self.end(i)]);
+            }
+            if b == last {
+                w.push_str(&text[self.tail..]);
+            }
+            super::edit::roundtrips(&w) == Ok(true)
+        })
+    }
+
+    /// The value of the top-level key `key` (`None`: the file has no such key), read from the
+    /// text before the first header and `key`'s tables.
+    pub(super) fn value_of(&self, text: &str, key: &str) -> Option<Value> {
+        let mut w = self.preamble(text).to_string();
+        if let Some(id) = self.id(key) {
+            for (i, s) in self.sections.iter().enumerate() {
+                if s.top == id {
+                    w.push_str(&text[s.begin..self.end(i)]);
+                }
+            }
+        }
+        let doc: DocumentMut = w.parse().ok()?;
+        match table_to_json(doc.as_table()) {
+            Value::Object(mut m) => m.remove(key),
+            _ => None,
+        }
+    }
+
+    /// The window of `text` an edit below the top-level key `key` reads (see the parent
+    /// module's docs), and the runs its stand-ins replace, in order.
+    pub(super) fn window<'t>(&self, text: &'t str, key: &str) -> (Cow<'t, str>, Vec<Run>) {
+        let id = self.id(key);
+        let s = &self.sections;
+        if text.contains(STUB) || s.iter().all(|x| Some(x.top) == id) {
+            return (Cow::Borrowed(text), Vec::new());
+        }
+        let mut w = String::new();
+        let mut runs = Vec::new();
+        let mut copied = 0;
+        let mut i = 0;
+        while i < s.len() {
+            if Some(s[i].top) == id {
+                i += 1;
+                continue;
+            }
+            let mut j = i;
+            while j < s.len() && Some(s[j].top) != id {
+                j += 1;
+            }
+            let (start, end) = (s[i].header, s.get(j).map_or(self.tail, |x| x.begin));
+            w.push_str(&text[copied..start]);
+            w.push_str(&format!("[{STUB}{}]", runs.len()));
+            if text[start..end].ends_with('\n') {
+                w.push('\n');
+            }
+            runs.push(Run {
+                start,
+                end,
+                sections: i..j,
+            });
+            copied = end;
+            i = j;
+        }
+        w.push_str(&text[copied..]);
+        (Cow::Owned(w), runs)
+    }
+
+    /// The whole new text from the edited window `doc` of `text` (laid out as `self`), whose
+    /// stand-ins replaced the `runs` of `text`, and its layout (`None` if not known).
+    pub(super) fn restore(
+        &self,
+        text: &str,
+        doc: &Document<String>,
+        runs: &[Run],
+    ) -> Option<(String, Option<Layout>)> {
+        let out = doc.raw();
+        let window = Layout::of(doc);
+        if runs.is_empty() {
+            return Some((out.to_string(), window));
+        }
+        // Each stand-in's header, in order.
+        let mut stubs = Vec::with_capacity(runs.len());
+        for (k, item) in doc.as_table().iter() {
+            let Some(n) = k.strip_prefix(STUB) else {
+                continue;
+            };
+            let n: usize = n.parse().ok()?;
+            let span = item.as_table()?.span()?;
+            stubs.push((span.start, span.end, n));
+        }
+        stubs.sort_unstable();
+        if stubs.len() != runs.len() || stubs.iter().enumerate().any(|(i, s)| s.2 != i) {
+            return None;
+        }
+        // A stand-in ends with its line's newline when its run does (it was written so),
+        // unless it ends the text, whose final newline was taken away: then so is the run's.
+        let mut cut = vec![false; runs.len()];
+        for ((stub, run), cut) in stubs.iter_mut().zip(runs).zip(&mut cut) {
+            if text[run.start..run.end].ends_with('\n') {
+                match out.as_bytes().get(stub.1) {
+                    Some(b'\n') => stub.1 += 1,
+                    None => *cut = true,
+                    Some(_) => return None,
+                }
+            }
+        }
+        let mut whole = String::with_capacity(text.len() + out.len());
+        let mut copied = 0;
+        for ((&(start, end, _), run), &cut) in stubs.iter().zip(runs).zip(&cut) {
+            whole.push_str(&out[copied..start]);
+            whole.push_str(&text[run.start..run.end - usize::from(cut)]);
+            copied = end;
+        }
+        whole.push_str(&out[copied..]);
+        // The whole text's layout: the window's, each stand-in giving way to its run's
+        // sections (the first keeps the stand-in's `begin`: comments may have moved above it).
+        let layout = window.and_then(|w| {
+            let at = |x: usize, d: isize| x.checked_add_signed(d);
+            let mut l = Layout::default();
+            let mut shift: isize = 0;
+            let mut next = stubs.iter().zip(runs).zip(&cut).peekable();
+            for s in &w.sections {
+                match next.peek() {
+                    Some(&((&(start, end, _), run), &cut)) if s.header == start => {
+                        next.next();
+                        let delta = at(start, shift)? as isize - run.start as isize;
+                        for (i, o) in self.sections[run.sections.clone()].iter().enumerate() {
+                            let begin = if i == 0 {
+                                at(s.begin, shift)?
+                            } else {
+                                at(o.begin, delta)?
+                            };
+                            let top = self.top(o);
+                            l.push_section(top, o.group, o.ancestor, begin, at(o.header, delta)?);
+                        }
+                        shift += (run.end - run.start) as isize - (end - start) as isize;
+                        if cut {
+                            shift -= 1;
+                        }
+                    }
+                    _ => l.push_section(
+                        w.top(s),
+                        s.group,
+                        s.ancestor,
+                        at(s.begin, shift)?,
+                        at(s.header, shift)?,
+                    ),
+                }
+            }
+            if next.peek().is_some() {
+                return None;
+            }
+            let tail = at(w.tail, shift)?;
+            l.finish(tail, whole.len())
+        });
+        Some((whole, layout))
+    }
+
+    /// The sections by key name, for comparing layouts read in different orders.
+    #[cfg(test)]
+    pub(super) fn view(&self) -> View {
+        let sections = self
+            .sections
+            .iter()
+            .map(|s| {
+                (
+                    self.top(s).to_string(),
+                    s.group,
+                    s.ancestor,
+                    s.begin,
+                    s.header,
+                )
+            })
+            .collect();
+        (sections, self.tail)
+    }
+}
+
+/// A layout by key name: each section's key, group, whether an ancestor, `begin` and header;
+/// and the tail.
+#[cfg(test)]
+pub(super) type View = (Vec<(String, u64, bool, usize, usize)>, usize);
+
+/// A run of tables outside an edit's window: the bytes its stand-in replaces, and its
+/// sections in the layout.
+#[derive(Debug)]
+pub(super) struct Run {
+    start: usize,
+    end: usize,
+    sections: std::ops::Range<usize>,
+}
