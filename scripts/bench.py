@@ -576,3 +576,9 @@ import bench_linear  # noqa: E402
 
 bench_linear.write_section(OUT, bench_linear.section(bench_linear.run(BIN, WORK)))
 print(f"wrote the linear growth rows into {OUT}", file=sys.stderr)
+
+# Issue 31: big TOML and YAML files (scripts/bench_formats.py; knobs BENCH_FORMATS_*).
+import bench_formats  # noqa: E402
+
+bench_formats.write_section(OUT, bench_formats.section(bench_formats.run(BIN, WORK)))
+print(f"wrote the TOML and YAML rows into {OUT}", file=sys.stderr)

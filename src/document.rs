@@ -94,7 +94,7 @@ impl Doc {
     /// [`Doc::parse`] taking ownership of the bytes, which the document then holds (no copy).
     pub fn parse_vec(bytes: Vec<u8>, syntax: Syntax) -> Result<Doc, ReadError> {
         if syntax == Syntax::Toml {
-            return TomlDoc::parse(&bytes).map(|d| Doc::Toml(Box::new(d)));
+            return TomlDoc::parse_vec(bytes).map(|d| Doc::Toml(Box::new(d)));
         }
         if syntax == Syntax::Yaml {
             return YamlDoc::parse(bytes).map(|d| Doc::Yaml(Box::new(d)));
@@ -382,17 +382,18 @@ impl Doc {
     pub fn into_bytes(self) -> Vec<u8> {
         match self {
             Doc::Json(d) => d.into_bytes(),
-            Doc::Toml(d) => d.to_bytes(),
+            Doc::Toml(d) => d.into_bytes(),
             Doc::Yaml(d) => d.bytes().to_vec(),
         }
     }
 
     /// The bytes to write, as [`Content`]: for JSON the bytes read plus the edited object's new
-    /// bytes, shared, not copied; TOML and YAML documents give their whole new text.
+    /// bytes, shared, not copied; for TOML the whole new text, shared; YAML documents give their
+    /// whole new text.
     pub fn content(&self) -> Content {
         match self {
             Doc::Json(d) => d.content(),
-            Doc::Toml(d) => Content::from(d.to_bytes()),
+            Doc::Toml(d) => d.content(),
             Doc::Yaml(d) => Content::from(d.bytes().to_vec()),
         }
     }

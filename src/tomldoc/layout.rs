@@ -15,9 +15,13 @@ use super::convert::table_to_json;
 pub(super) const STUB: &str = "__mcpconf_stub_";
 
 /// About how much text a window read to prove a file holds (beside the top-level keys and the
-/// one-key tables above its tables, which every window of their key holds). Small in tests,
-/// so that the generated files are proven in many windows.
-const BATCH: usize = if cfg!(test) { 48 } else { 256 * 1024 };
+/// one-key tables above its tables, which every window of their key holds). Small in tests
+/// and under the fuzzer, so that small files are proven in many windows.
+const BATCH: usize = if cfg!(any(test, fuzzing)) {
+    48
+} else {
+    256 * 1024
+};
 
 /// One table header's part of the text: from the comments and blank lines above the header
 /// (`begin`) to the next part's `begin`, the last one to the layout's `tail`.
@@ -25,14 +29,21 @@ const BATCH: usize = if cfg!(test) { 48 } else { 256 * 1024 };
 pub(super) struct Section {
     /// The top-level key the header starts with (an index into [`Layout::keys`]).
     pub(super) top: u32,
-    /// The header's first two keys, hashed: tables of different groups cannot define the
-    /// same key (a collision only puts two groups in one window).
-    pub(super) group: u64,
     /// A header of one key (`[a]`, `[[a]]`): every window of its key holds it.
     pub(super) ancestor: bool,
-    pub(super) begin: usize,
+    begin: u32,
     /// Where the header's `[` is.
-    pub(super) header: usize,
+    header: u32,
+}
+
+impl Section {
+    pub(super) fn begin(&self) -> usize {
+        self.begin as usize
+    }
+
+    pub(super) fn header(&self) -> usize {
+        self.header as usize
+    }
 }
 
 /// The headers of a text, in document order, and where the comments after the last table
@@ -42,17 +53,27 @@ pub(super) struct Layout {
     pub(super) keys: Vec<String>,
     ids: FxHashMap<String, u32>,
     pub(super) sections: Vec<Section>,
+    /// Each section's first two keys, hashed: tables of different groups cannot define the
+    /// same key (a collision only puts two groups in one window). Kept only to prove the text
+    /// read ([`Layout::proves`]); empty after.
+    groups: Vec<u64>,
     pub(super) tail: usize,
+    /// An offset did not fit the sections' 32 bits: the layout is not used.
+    overflow: bool,
 }
 
 impl Layout {
     /// Add a header whose first two keys are `top` and `second`.
     pub(super) fn push(&mut self, top: &str, second: Option<&str>, begin: usize, header: usize) {
-        let group = FxBuildHasher.hash_one((top, second));
-        self.push_section(top, group, second.is_none(), begin, header);
+        self.groups.push(FxBuildHasher.hash_one((top, second)));
+        self.push_section(top, second.is_none(), begin, header);
     }
 
-    fn push_section(&mut self, top: &str, group: u64, ancestor: bool, begin: usize, header: usize) {
+    fn push_section(&mut self, top: &str, ancestor: bool, begin: usize, header: usize) {
+        let (Ok(begin), Ok(header)) = (u32::try_from(begin), u32::try_from(header)) else {
+            self.overflow = true;
+            return;
+        };
         let top = match self.ids.get(top) {
             Some(&i) => i,
             None => {
@@ -64,7 +85,6 @@ impl Layout {
         };
         self.sections.push(Section {
             top,
-            group,
             ancestor,
             begin,
             header,
@@ -74,13 +94,23 @@ impl Layout {
     /// The layout, its sections in document order; `None` when they overlap or `tail` lies
     /// outside the text (`len` bytes).
     pub(super) fn finish(mut self, tail: usize, len: usize) -> Option<Layout> {
-        self.sections.sort_by_key(|s| s.header);
+        if self.overflow || u32::try_from(len).is_err() {
+            return None;
+        }
+        if !self.sections.is_sorted_by_key(|s| s.header) {
+            let mut order: Vec<usize> = (0..self.sections.len()).collect();
+            order.sort_by_key(|&i| self.sections[i].header);
+            self.sections = order.iter().map(|&i| self.sections[i].clone()).collect();
+            if !self.groups.is_empty() {
+                self.groups = order.iter().map(|&i| self.groups[i]).collect();
+            }
+        }
         let mut at = 0;
         for s in &self.sections {
-            if s.begin < at || s.header < s.begin {
+            if s.begin() < at || s.header < s.begin {
                 return None;
             }
-            at = s.header + 1;
+            at = s.header() + 1;
         }
         self.tail = tail;
         (at <= tail && tail <= len).then_some(self)
@@ -142,27 +172,31 @@ impl Layout {
 
     /// Where section `i`'s part ends.
     fn end(&self, i: usize) -> usize {
-        self.sections.get(i + 1).map_or(self.tail, |s| s.begin)
+        self.sections.get(i + 1).map_or(self.tail, Section::begin)
     }
 
     /// The text before the first header.
     fn preamble<'t>(&self, text: &'t str) -> &'t str {
-        &text[..self.sections.first().map_or(self.tail, |s| s.begin)]
+        &text[..self.sections.first().map_or(self.tail, Section::begin)]
     }
 
     /// Whether every window of the file parses and `toml_edit` gives it back byte for byte,
     /// which proves the same of the whole file: windows hold every byte of it, and tables of
     /// different groups cannot define the same key (see the parent module's docs).
-    pub(super) fn proves(&self, text: &str) -> bool {
+    pub(super) fn proves(&mut self, text: &str) -> bool {
+        let groups = std::mem::take(&mut self.groups);
         if self.sections.is_empty() {
             return super::edit::roundtrips(text) == Ok(true);
+        }
+        if groups.len() != self.sections.len() {
+            return false;
         }
         // Each group goes to the batch open when it first appears.
         let mut batch_of: FxHashMap<u64, u32> = FxHashMap::default();
         let mut sizes: Vec<usize> = vec![0];
-        for (i, s) in self.sections.iter().enumerate() {
-            let len = self.end(i) - s.begin;
-            let b = *batch_of.entry(s.group).or_insert_with(|| {
+        for (i, (s, g)) in self.sections.iter().zip(&groups).enumerate() {
+            let len = self.end(i) - s.begin();
+            let b = *batch_of.entry(*g).or_insert_with(|| {
                 if sizes.last().is_some_and(|&n| n >= BATCH) {
                     sizes.push(0);
                 }
@@ -172,20 +206,20 @@ impl Layout {
         }
         let mut tops: FxHashSet<(u32, u32)> = FxHashSet::default();
         let mut batches_of_top: Vec<Vec<u32>> = vec![Vec::new(); self.keys.len()];
-        for s in &self.sections {
-            let b = batch_of[&s.group];
+        for (s, g) in self.sections.iter().zip(&groups) {
+            let b = batch_of[g];
             if tops.insert((s.top, b)) {
                 batches_of_top[s.top as usize].push(b);
             }
         }
         let mut members: Vec<Vec<usize>> = vec![Vec::new(); sizes.len()];
-        for (i, s) in self.sections.iter().enumerate() {
+        for (i, (s, g)) in self.sections.iter().zip(&groups).enumerate() {
             if s.ancestor {
                 for &b in &batches_of_top[s.top as usize] {
                     members[b as usize].push(i);
                 }
             } else {
-                members[batch_of[&s.group] as usize].push(i);
+                members[batch_of[g] as usize].push(i);
             }
         }
         let pre = self.preamble(text);
@@ -194,7 +228,7 @@ impl Layout {
             let mut w = String::with_capacity(pre.len() + sizes[b]);
             w.push_str(pre);
             for &i in parts {
-                w.push_str(&text[self.sections[i].begin..self.end(i)]);
+                w.push_str(&text[self.sections[i].begin()..self.end(i)]);
             }
             if b == last {
                 w.push_str(&text[self.tail..]);
@@ -210,7 +244,7 @@ impl Layout {
         if let Some(id) = self.id(key) {
             for (i, s) in self.sections.iter().enumerate() {
                 if s.top == id {
-                    w.push_str(&text[s.begin..self.end(i)]);
+                    w.push_str(&text[s.begin()..self.end(i)]);
                 }
             }
         }
@@ -242,7 +276,7 @@ impl Layout {
             while j < s.len() && Some(s[j].top) != id {
                 j += 1;
             }
-            let (start, end) = (s[i].header, s.get(j).map_or(self.tail, |x| x.begin));
+            let (start, end) = (s[i].header(), s.get(j).map_or(self.tail, Section::begin));
             w.push_str(&text[copied..start]);
             w.push_str(&format!("[{STUB}{}]", runs.len()));
             if text[start..end].ends_with('\n') {
@@ -316,17 +350,17 @@ impl Layout {
             let mut next = stubs.iter().zip(runs).zip(&cut).peekable();
             for s in &w.sections {
                 match next.peek() {
-                    Some(&((&(start, end, _), run), &cut)) if s.header == start => {
+                    Some(&((&(start, end, _), run), &cut)) if s.header() == start => {
                         next.next();
                         let delta = at(start, shift)? as isize - run.start as isize;
                         for (i, o) in self.sections[run.sections.clone()].iter().enumerate() {
                             let begin = if i == 0 {
-                                at(s.begin, shift)?
+                                at(s.begin(), shift)?
                             } else {
-                                at(o.begin, delta)?
+                                at(o.begin(), delta)?
                             };
                             let top = self.top(o);
-                            l.push_section(top, o.group, o.ancestor, begin, at(o.header, delta)?);
+                            l.push_section(top, o.ancestor, begin, at(o.header(), delta)?);
                         }
                         shift += (run.end - run.start) as isize - (end - start) as isize;
                         if cut {
@@ -335,10 +369,9 @@ impl Layout {
                     }
                     _ => l.push_section(
                         w.top(s),
-                        s.group,
                         s.ancestor,
-                        at(s.begin, shift)?,
-                        at(s.header, shift)?,
+                        at(s.begin(), shift)?,
+                        at(s.header(), shift)?,
                     ),
                 }
             }
@@ -357,24 +390,16 @@ impl Layout {
         let sections = self
             .sections
             .iter()
-            .map(|s| {
-                (
-                    self.top(s).to_string(),
-                    s.group,
-                    s.ancestor,
-                    s.begin,
-                    s.header,
-                )
-            })
+            .map(|s| (self.top(s).to_string(), s.ancestor, s.begin(), s.header()))
             .collect();
         (sections, self.tail)
     }
 }
 
-/// A layout by key name: each section's key, group, whether an ancestor, `begin` and header;
-/// and the tail.
+/// A layout by key name: each section's key, whether an ancestor, `begin` and header; and the
+/// tail.
 #[cfg(test)]
-pub(super) type View = (Vec<(String, u64, bool, usize, usize)>, usize);
+pub(super) type View = (Vec<(String, bool, usize, usize)>, usize);
 
 /// A run of tables outside an edit's window: the bytes its stand-in replaces, and its
 /// sections in the layout.

@@ -60,8 +60,8 @@ thread_local! {
 /// one of them is edited (a plan keeps the document read beside the edited one).
 #[derive(Debug, Clone)]
 pub struct TomlDoc {
-    /// The bytes as they are now (as read, or after the last edit).
-    bytes: Arc<Vec<u8>>,
+    /// The text as it is now (as read, or after the last edit), BOM and CRLF included.
+    bytes: Arc<String>,
     bom: bool,
     crlf: bool,
     /// Where the table headers are in the text (`None`: not known, the text is read whole).
@@ -95,11 +95,16 @@ fn top_key<'a>(container: &'a [String], name: &'a str) -> &'a str {
 impl TomlDoc {
     /// Parse, failing closed (see the module docs).
     pub fn parse(bytes: &[u8]) -> Result<TomlDoc, ReadError> {
+        TomlDoc::read(bytes.to_vec(), false)
+    }
+
+    /// [`TomlDoc::parse`] taking ownership of the bytes, which the document then holds.
+    pub fn parse_vec(bytes: Vec<u8>) -> Result<TomlDoc, ReadError> {
         TomlDoc::read(bytes, false)
     }
 
-    fn read(bytes: &[u8], whole: bool) -> Result<TomlDoc, ReadError> {
-        let text = std::str::from_utf8(bytes).map_err(|e| {
+    fn read(bytes: Vec<u8>, whole: bool) -> Result<TomlDoc, ReadError> {
+        std::str::from_utf8(&bytes).map_err(|e| {
             let ok = &bytes[..e.valid_up_to()];
             let (line, column) = line_col(&String::from_utf8_lossy(ok), e.valid_up_to());
             err(
@@ -112,6 +117,8 @@ impl TomlDoc {
                 column,
             )
         })?;
+        let whole_text = String::from_utf8(bytes).unwrap_or_default();
+        let text = whole_text.as_str();
         let (bom, text) = match text.strip_prefix(BOM) {
             Some(t) => (true, t),
             None => (false, text),
@@ -135,7 +142,7 @@ impl TomlDoc {
         let layout = if whole || lf.contains(STUB) {
             None
         } else {
-            scan::scan(&lf).filter(|l| l.proves(&lf))
+            scan::scan(&lf).and_then(|mut l| l.proves(&lf).then_some(l))
         };
         let mut values = Values::default();
         if layout.is_none() {
@@ -145,7 +152,7 @@ impl TomlDoc {
             }
         }
         Ok(TomlDoc {
-            bytes: Arc::new(bytes.to_vec()),
+            bytes: Arc::new(whole_text),
             bom,
             crlf,
             layout: layout.map(Arc::new),
@@ -158,13 +165,13 @@ impl TomlDoc {
     /// whole (the reference the windows are tested against).
     #[doc(hidden)]
     pub fn parse_whole(bytes: &[u8]) -> Result<TomlDoc, ReadError> {
-        TomlDoc::read(bytes, true)
+        TomlDoc::read(bytes.to_vec(), true)
     }
 
     /// An empty document (for a new file).
     pub fn empty() -> TomlDoc {
         TomlDoc {
-            bytes: Arc::new(Vec::new()),
+            bytes: Arc::new(String::new()),
             bom: false,
             crlf: false,
             layout: Some(Arc::new(Layout::default())),
@@ -223,12 +230,24 @@ impl TomlDoc {
 
     /// The bytes as they are now.
     pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+        self.bytes.as_bytes()
     }
 
     /// The bytes to write (BOM, CRLF and final newline as the input had them).
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.bytes.to_vec()
+        self.bytes.as_bytes().to_vec()
+    }
+
+    /// The bytes to write, shared with this document (no copy).
+    pub fn content(&self) -> crate::text::Content {
+        crate::text::Content::shared(self.bytes.clone())
+    }
+
+    /// The bytes to write, without a copy when no clone shares them.
+    pub fn into_bytes(self) -> Vec<u8> {
+        Arc::try_unwrap(self.bytes)
+            .unwrap_or_else(|shared| String::clone(&shared))
+            .into_bytes()
     }
 
     /// Set `[<container>.<name>]` to `value` (a JSON object), creating the container as an
@@ -249,8 +268,8 @@ impl TomlDoc {
 
     /// The text as it is now, with LF line endings and no BOM.
     fn lf(&self) -> Result<Cow<'_, str>, ReadError> {
-        let text = std::str::from_utf8(&self.bytes)
-            .map_err(|_| err(Code::InternalEditError, "not utf-8; a bug".into(), 1, 1))?;
+        // (A `Result` for the callers' `?`: the text is UTF-8, checked when read.)
+        let text = self.bytes.as_str();
         let text = text.strip_prefix(BOM).unwrap_or(text);
         Ok(if self.crlf {
             Cow::Owned(text.replace("\r\n", "\n"))
@@ -327,7 +346,7 @@ impl TomlDoc {
         values.insert(key.to_string(), value.map(Arc::new));
         self.values = Arc::new(Mutex::new(values));
         self.layout = layout.filter(|_| !self.whole).map(Arc::new);
-        self.bytes = Arc::new(text.into_bytes());
+        self.bytes = Arc::new(text);
         Ok(())
     }
 }
