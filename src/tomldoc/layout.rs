@@ -191,13 +191,25 @@ impl Layout {
         if groups.len() != self.sections.len() {
             return false;
         }
+        // What every window of a key holds (the top-level keys, the key's one-key tables) is
+        // read once per window: a batch is at least as big, so that it is read at most about
+        // as often as the text's own size allows (no more than twice the text in all).
+        let mut fixed = vec![0usize; self.keys.len()];
+        for (i, s) in self.sections.iter().enumerate() {
+            if s.ancestor {
+                fixed[s.top as usize] += self.end(i) - s.begin();
+            }
+        }
+        let batch = BATCH
+            .max(self.preamble(text).len())
+            .max(fixed.iter().copied().max().unwrap_or(0));
         // Each group goes to the batch open when it first appears.
         let mut batch_of: FxHashMap<u64, u32> = FxHashMap::default();
         let mut sizes: Vec<usize> = vec![0];
         for (i, (s, g)) in self.sections.iter().zip(&groups).enumerate() {
             let len = self.end(i) - s.begin();
             let b = *batch_of.entry(*g).or_insert_with(|| {
-                if sizes.last().is_some_and(|&n| n >= BATCH) {
+                if sizes.last().is_some_and(|&n| n >= batch) {
                     sizes.push(0);
                 }
                 (sizes.len() - 1) as u32

@@ -12,17 +12,23 @@
 //! table's decoration), and keeps the comments above its own header (mcpconf writes none, so
 //! they are someone else's): above the table that follows, or at the end.
 //!
-//! **An edit reads only its window.** Every table header starts with a top-level key, and only
-//! the text before the first header and the tables whose header starts with the container's
-//! first key (`mcp_servers`) can hold anything below that key. An edit parses, edits and
-//! proves ([`edit::Editor`]) only that window, in which each run of other tables stands as one
-//! empty stand-in table (`[__mcpconf_stub_N]`, with the comments above the run kept in front
-//! of it, so tables keep their order and comments their place); the stand-ins are then given
-//! their bytes back. What the other tables hold cannot change: their bytes are copied, and
-//! nothing in the window can be below their keys. A file of many `[projects."…"]` tables is
-//! so edited in the time and memory of its `mcp_servers` part plus one copy of its bytes.
-//! Where the layout of the headers is not known (a span missing, a stand-in's name in the
-//! file), the window is the whole file. Pure: no I/O.
+//! **Read and edited through windows.** Every table header starts with a top-level key, and
+//! only the text before the first header and the tables whose header starts with a key can
+//! hold anything below it; tables whose headers differ in their first two keys cannot define
+//! the same key. So a file is proven (parsed, and given back byte for byte by `toml_edit`) a
+//! window of table groups at a time (`layout::Layout::proves`, on the headers
+//! `scan::scan` finds), and a top-level key's value is read from its own window when asked
+//! for. An edit parses, edits and proves (`edit::Editor`) only the text before the first
+//! header and the container's tables, in which each run of other tables stands as one empty
+//! stand-in table (`[__mcpconf_stub_N]`, with the comments above the run kept in front of it,
+//! so tables keep their order and comments their place); the stand-ins are then given their
+//! bytes back. What the other tables hold cannot change: their bytes are copied, and nothing
+//! in the window can be below their keys. A file of many `[projects."…"]` tables is so read
+//! and edited in the memory of its bytes, its headers' layout and one window. Where the scan
+//! does not follow the text, a window does not prove, or a stand-in's name is in the file, the
+//! file is read whole (for its error, or as it is). A new container's first table goes at the
+//! end of the file (`toml_edit` would put it after the table it visits last, which differs
+//! only when tables of one key are spread between others'). Pure: no I/O.
 
 mod convert;
 mod edit;
