@@ -8,7 +8,8 @@ Two inputs, generated in a scratch directory and removed after use:
   the user's, then `[projects."…"]` trust tables (what Codex adds for every folder it opens),
   then another server of the user's;
 - a Goose `~/.config/goose/config.yaml` of the same size: the user's `extensions` (one server),
-  then one top-level key per setting.
+  then one top-level key per setting;
+- a Goose `config.yaml` of the same size that is all `extensions` (the user's servers).
 
 For each: `plan` and `apply` of one new server, the update that removes it and adds another
 (the owner's manifest switched to another server), and `prune` of it. Each row is the median of
@@ -57,6 +58,16 @@ def goose(path, size):
             i += 1
 
 
+def goose_extensions(path, size):
+    with open(path, "w") as f:
+        f.write("GOOSE_MODEL: gpt-4o\nextensions:\n")
+        i = 0
+        while f.tell() < size:
+            f.write(f"  user{i:07d}:\n    name: user{i:07d}\n    cmd: uvx\n    args:\n    - mcp-server-{i}\n"
+                    "    enabled: true\n    type: stdio\n    timeout: 300\n")
+            i += 1
+
+
 def manifest(path, client, server, package):
     write(path, f'owner = "bench"\n\n[servers.{server}]\ncommand = "npx"\n'
                 f'args = ["-y", "{package}@1.0.0"]\n\n[[targets]]\nclient = "{client}"\n')
@@ -82,8 +93,9 @@ def run(binary, work):
     for fmt, client, rel, gen in (
         ("TOML", "codex", ".codex/config.toml", codex),
         ("YAML", "goose", ".config/goose/config.yaml", goose),
+        ("YAML, all of it `extensions`", "goose", ".config/goose/config.yaml", goose_extensions),
     ):
-        w = os.path.join(work, f"formats-{client}")
+        w = os.path.join(work, f"formats-{client}-{gen.__name__}")
         shutil.rmtree(w, ignore_errors=True)
         os.makedirs(w)
         src = os.path.join(w, "original")
@@ -122,8 +134,9 @@ def run(binary, work):
 def section(rows):
     lines = [
         "Big TOML and YAML files (issue 31; `scripts/bench_formats.py`): a Codex `config.toml` of "
-        "`[projects.\"…\"]` tables between two servers of the user's, and a Goose `config.yaml` of "
-        "one key per setting after the user's `extensions`; each row is the median of "
+        "`[projects.\"…\"]` tables between two servers of the user's, a Goose `config.yaml` of "
+        "one key per setting after the user's `extensions`, and one that is all `extensions` (the "
+        "user's servers); each row is the median of "
         f"{RUNS} runs.",
         "",
         "| file | command | time | peak RSS | × the file |",

@@ -383,18 +383,17 @@ impl Doc {
         match self {
             Doc::Json(d) => d.into_bytes(),
             Doc::Toml(d) => d.into_bytes(),
-            Doc::Yaml(d) => d.bytes().to_vec(),
+            Doc::Yaml(d) => d.into_bytes(),
         }
     }
 
     /// The bytes to write, as [`Content`]: for JSON the bytes read plus the edited object's new
-    /// bytes, shared, not copied; for TOML the whole new text, shared; YAML documents give their
-    /// whole new text.
+    /// bytes, shared, not copied; for TOML and YAML the whole new text, shared.
     pub fn content(&self) -> Content {
         match self {
             Doc::Json(d) => d.content(),
             Doc::Toml(d) => d.content(),
-            Doc::Yaml(d) => Content::from(d.bytes().to_vec()),
+            Doc::Yaml(d) => d.content(),
         }
     }
 

@@ -131,7 +131,8 @@ pub fn json_edit(data: &[u8]) {
 }
 
 /// The YAML editor: `data[0]` picks the container path (mappings, keyed lists), `data[1]` the entry
-/// name, `data[2]` the value, the rest is the document. The reader never panics; for an
+/// name, `data[2]` the value, the rest is the document. The reader never panics, and reads a
+/// document part by part as it reads it whole (acceptance, value, the edit's bytes); for an
 /// accepted document an upsert either fails without `internal-edit-error` and leaves the bytes
 /// unchanged, or its output parses and holds exactly the value; when the entry was new,
 /// removing it with the upsert's hints restores the input byte for byte.
@@ -159,16 +160,36 @@ pub fn yaml_edit(data: &[u8]) {
         json!({"s": "a\nb\u{1}\"'", "t": [[], {}, null, true, "no"]}),
     ][usize::from(*vx) % 4]
         .clone();
-    let Ok(mut d) = YamlDoc::parse(doc.to_vec()) else {
+    let read = YamlDoc::parse(doc.to_vec());
+    let whole = YamlDoc::parse_whole(doc.to_vec());
+    assert_eq!(
+        read.as_ref().err().map(|e| e.code),
+        whole.as_ref().err().map(|e| e.code),
+        "read part by part and whole, the document is taken alike"
+    );
+    let (Ok(mut d), Ok(mut w)) = (read, whole) else {
         return;
     };
     assert_eq!(d.bytes(), doc, "parsing changed the bytes");
     let again = YamlDoc::parse(doc.to_vec()).expect("accepted twice");
     assert_eq!(again.value(), d.value(), "the reader is deterministic");
+    assert_eq!(w.value(), d.value(), "the parts read as the whole tree");
     let mut path = container.clone();
     path.push(name.to_owned());
     let existed = d.get(&path).is_some();
-    match d.upsert(&container, name, &value) {
+    let by_whole = w.upsert(&container, name, &value);
+    let by_parts = d.upsert(&container, name, &value);
+    assert_eq!(
+        by_parts.as_ref().map_err(|e| e.code),
+        by_whole.as_ref().map_err(|e| e.code),
+        "the parts edit as the whole tree does"
+    );
+    assert_eq!(
+        d.bytes(),
+        w.bytes(),
+        "the parts edit as the whole tree does"
+    );
+    match by_parts {
         Err(e) => {
             assert_ne!(e.code, "internal-edit-error", "{e:?}");
             assert_eq!(d.bytes(), doc, "a failed upsert changed the document");

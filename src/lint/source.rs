@@ -64,7 +64,8 @@ impl Source {
             return parse_toml(&bytes);
         }
         if syntax == Syntax::Yaml {
-            let d = YamlDoc::parse(bytes)?;
+            // Lint reads the whole tree: no parts.
+            let d = YamlDoc::parse_whole(bytes)?;
             let root = d.lint_value();
             return Ok(Source {
                 text: String::new(),

@@ -119,6 +119,8 @@ impl YamlDoc {
 
     fn locate(&self, container: &[String], key: Option<&str>) -> Result<Place<'_>, ReadError> {
         let list = key.is_some();
+        // (For a document read part by part, `root` is an empty block mapping: the first key
+        // is looked up in the parts.)
         let mut cur: &Node = &self.root;
         for (i, k) in container.iter().enumerate() {
             let Kind::Map(entries) = &cur.kind else {
@@ -142,8 +144,18 @@ impl YamlDoc {
                     ),
                 ));
             }
-            let Some(e) = entries.iter().find(|e| &e.key == k) else {
-                return Ok(Place::Missing(cur, i));
+            let found = match (&self.parts, i) {
+                (Some(_), 0) => self.top_entry(k),
+                _ => entries.iter().find(|e| &e.key == k),
+            };
+            let Some(e) = found else {
+                return Ok(Place::Missing(
+                    match (&self.parts, i) {
+                        (Some(p), 0) => p.ends(self.text()),
+                        _ => cur,
+                    },
+                    i,
+                ));
             };
             let last = i + 1 == container.len();
             let v = &e.value;
@@ -223,7 +235,10 @@ impl YamlDoc {
                 Kind::Scalar(_) => None,
             }
         }
-        walk(self, &self.root).unwrap_or(false)
+        match &self.parts {
+            Some(p) => p.flush_seq(),
+            None => walk(self, &self.root).unwrap_or(false),
+        }
     }
 
     /// The indentation of a container's children relative to its key: a list in a file that
@@ -331,6 +346,7 @@ impl YamlDoc {
                 text: self.text[..self.bom].to_string().into(),
                 bom: self.bom,
                 root: YamlDoc::empty().root,
+                parts: None,
             };
             let mut hints = fresh.upsert(container, name, value)?;
             hints.insert(0, UndoHint::RootFlowEmpty { text });
@@ -594,7 +610,10 @@ impl YamlDoc {
     }
 
     fn entry_at(&self, parent: &[String], key: &str) -> Option<&Entry> {
-        let mut cur: &Node = &self.root;
+        let Some((first, parent)) = parent.split_first() else {
+            return self.top_entry(key);
+        };
+        let mut cur: &Node = &self.top_entry(first)?.value;
         for k in parent {
             let Kind::Map(es) = &cur.kind else {
                 return None;
@@ -614,9 +633,7 @@ impl YamlDoc {
             return self.value();
         };
         let mut m = Map::new();
-        if let Kind::Map(es) = &self.root.kind
-            && let Some(e) = es.iter().find(|e| e.key == top)
-        {
+        if let Some(e) = self.top_entry(top) {
             m.insert(top.to_string(), super::to_value(&e.value));
         }
         Value::Object(m)
@@ -633,8 +650,22 @@ impl YamlDoc {
         want: &Value,
         top: Option<&str>,
     ) -> Result<(), ReadError> {
-        splices.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
         let bom = self.bom;
+        if let (Some(p), Some(top)) = (&self.parts, top)
+            && let Some((body, parts)) = p.commit(self.text(), &splices, want, top)
+        {
+            let mut text = String::with_capacity(bom + body.len());
+            text.push_str(&self.text[..bom]);
+            text.push_str(&body);
+            *self = YamlDoc {
+                text: text.into(),
+                bom,
+                root: YamlDoc::empty().root,
+                parts: Some(std::sync::Arc::new(parts)),
+            };
+            return Ok(());
+        }
+        splices.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
         let mut whole = self.text.as_str().to_owned();
         let mut prev = usize::MAX;
         for (s, e, t) in &splices {
@@ -672,7 +703,7 @@ impl YamlDoc {
                     }
                 };
                 let old_text = self.text();
-                let same_others = match (others(&self.root), others(&root)) {
+                let same_others = match (others(self.tree()), others(&root)) {
                     (Some(a), Some(b)) => {
                         a.len() == b.len()
                             && a.iter().zip(&b).all(|((ka, sa, ea), (kb, sb, eb))| {
@@ -700,6 +731,7 @@ impl YamlDoc {
             text: whole.into(),
             bom,
             root: root.into(),
+            parts: None,
         };
         Ok(())
     }

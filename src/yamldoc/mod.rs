@@ -25,14 +25,22 @@
 //!   edited.
 //! * **Exact undo.** An upsert that creates the container or fills an empty flow one (`{}`,
 //!   `[]`) returns [`UndoHint`]s so that the matching remove gives back the original bytes.
-//! * **Verification.** After every edit the new text is parsed again and its value must equal
-//!   the old value with exactly the intended change, or the edit is refused
-//!   (`internal-edit-error`) and the document is left as it was.
+//! * **Verification.** After every edit the new text (or the edited part, below) is parsed
+//!   again and its value must equal the old value with exactly the intended change, or the
+//!   edit is refused (`internal-edit-error`) and the document is left as it was.
+//! * **Part by part.** A document whose root is a block mapping is split at its column-0 keys
+//!   into parts, one top-level entry each (`parts`): it is proven a batch of parts at a time,
+//!   keeps no tree of the whole, reads an entry's tree when first asked for, and proves an
+//!   edit of one entry on that entry's part alone (the new part must read as the old entry's
+//!   bytes, the intended value, or both), the other parts being copied byte for byte. What the
+//!   split does not expect is read whole, as is every document for `lint`
+//!   ([`YamlDoc::parse_whole`]).
 //!
 //! Pure: no I/O, no panics on any input.
 
 mod emit;
 mod parse;
+mod parts;
 mod scalar;
 
 #[cfg(test)]
@@ -47,6 +55,13 @@ use crate::diag::{Code, ReadError};
 use crate::keyed::keyed_segment;
 use crate::text::line_col;
 use parse::{Item, Kind, Node, Parser, to_value};
+use parts::Parts;
+
+#[cfg(test)]
+thread_local! {
+    /// How many edits were proven on one part (for the tests).
+    static PARTS_COMMITS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 pub use parse::MAX_DEPTH;
 
@@ -86,6 +101,9 @@ pub struct YamlDoc {
     /// Length of a leading BOM (0 or 3).
     bom: usize,
     root: std::sync::Arc<Node>,
+    /// A block-mapping root read part by part (see `parts`): then `root` is an empty stand-in,
+    /// and the trees are read from the parts when asked for.
+    parts: Option<std::sync::Arc<Parts>>,
 }
 
 fn err(code: Code, message: impl Into<String>, line: usize, column: usize) -> ReadError {
@@ -112,6 +130,16 @@ fn bare_null(n: &Node) -> bool {
 impl YamlDoc {
     /// Parse, failing closed (see the module docs).
     pub fn parse(bytes: Vec<u8>) -> Result<YamlDoc, ReadError> {
+        YamlDoc::read(bytes, false)
+    }
+
+    /// Parse as [`YamlDoc::parse`] does, but read the whole tree at once: for a reader of the
+    /// whole document (lint), and the reference the parts are tested against.
+    pub fn parse_whole(bytes: Vec<u8>) -> Result<YamlDoc, ReadError> {
+        YamlDoc::read(bytes, true)
+    }
+
+    fn read(bytes: Vec<u8>, whole_read: bool) -> Result<YamlDoc, ReadError> {
         let whole = match String::from_utf8(bytes) {
             Ok(t) => t,
             Err(e) => {
@@ -149,11 +177,21 @@ impl YamlDoc {
                 1,
             ));
         }
+        if !whole_read && let Some(parts) = Parts::of(body) {
+            let root = YamlDoc::empty().root;
+            return Ok(YamlDoc {
+                text: std::sync::Arc::new(whole),
+                bom,
+                root,
+                parts: Some(std::sync::Arc::new(parts)),
+            });
+        }
         let root = Parser::parse(body)?;
         Ok(YamlDoc {
             text: std::sync::Arc::new(whole),
             bom,
             root: std::sync::Arc::new(root),
+            parts: None,
         })
     }
 
@@ -168,7 +206,39 @@ impl YamlDoc {
                 end: 0,
                 flow: false,
             }),
+            parts: None,
         }
+    }
+
+    /// The whole tree (for a document read part by part, read whole once when asked for).
+    fn tree(&self) -> &Node {
+        match &self.parts {
+            Some(p) => p.whole(self.text()).unwrap_or(&self.root),
+            None => &self.root,
+        }
+    }
+
+    /// The top-level entry `key`.
+    fn top_entry(&self, key: &str) -> Option<&parse::Entry> {
+        match &self.parts {
+            Some(p) => p.top(self.text(), key),
+            None => match &self.root.kind {
+                Kind::Map(es) => es.iter().find(|e| e.key == key),
+                _ => None,
+            },
+        }
+    }
+
+    /// The bytes, shared with this document (no copy).
+    pub fn content(&self) -> crate::text::Content {
+        crate::text::Content::shared(self.text.clone())
+    }
+
+    /// The bytes, without a copy when no clone shares them.
+    pub fn into_bytes(self) -> Vec<u8> {
+        std::sync::Arc::try_unwrap(self.text)
+            .unwrap_or_else(|shared| String::clone(&shared))
+            .into_bytes()
     }
 
     /// The text (without a BOM).
@@ -183,7 +253,7 @@ impl YamlDoc {
 
     /// The whole value.
     pub fn value(&self) -> Value {
-        to_value(&self.root)
+        to_value(self.tree())
     }
 
     /// The whole value for lint, which reads containers by key: beside every list whose items
@@ -207,13 +277,22 @@ impl YamlDoc {
                 }
             }
         }
-        walk(&self.root)
+        walk(self.tree())
     }
 
     /// Follow a path; a keyed segment `key[field]` (see [`crate::keyed`]) enters the list at
     /// `key`, whose items the next segment names by their `field`.
     fn at(&self, path: &[String]) -> Option<At<'_>> {
-        let mut cur = At::Node(&self.root, None);
+        let (mut cur, path) = match (&self.parts, path.split_first()) {
+            (Some(_), Some((first, rest))) => {
+                let cur = match keyed_segment(first) {
+                    Some((key, field)) => At::List(&self.top_entry(key)?.value, field.to_string()),
+                    None => At::Node(&self.top_entry(first)?.value, None),
+                };
+                (cur, rest)
+            }
+            _ => (At::Node(self.tree(), None), path),
+        };
         for seg in path {
             cur = match cur {
                 At::Node(n, _) => {

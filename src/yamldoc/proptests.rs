@@ -481,3 +481,78 @@ proptest! {
         }
     }
 }
+
+/// What a document answers, read one way: for comparing the parts with the whole tree.
+fn answers(d: &YamlDoc, c: &[String], name: &str) -> Vec<String> {
+    let mut path = c.to_vec();
+    path.push(name.to_string());
+    vec![
+        format!("{:?}", d.value()),
+        format!("{:?}", d.get(c)),
+        format!("{:?}", d.kind(c)),
+        format!("{:?}", d.position(c, name)),
+        format!("{:?}", d.location(&path)),
+        format!(
+            "{:?}",
+            d.child_offsets(c)
+                .map(|m| m.into_iter().collect::<std::collections::BTreeMap<_, _>>())
+        ),
+        format!("{:?}", d.lint_value()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
+        ..ProptestConfig::default()
+    })]
+
+    /// Read part by part, a document is accepted or refused as when read whole (the same code),
+    /// answers alike, and every edit gives the same bytes, hints and refusals.
+    #[test]
+    fn parts_read_and_edit_as_the_whole_tree(
+        g in root(),
+        st in style(),
+        cuts in prop::collection::vec((any::<prop::sample::Index>(), prop_oneof![Just(""), Just("\n"), Just(":"), Just("- "), Just("'"), Just("{"), Just("#"), Just("\t"), Just("---\n"), Just("x: 1\n"), Just("extensions: 2\n")]), 0..3),
+        container in prop_oneof![Just(vec!["extensions"]), Just(vec!["mcp_servers"]), Just(vec!["a", "b"]), Just(vec!["mcpServers[name]"])],
+        name in prop_oneof![Just("x".to_string()), "[a-z][a-z0-9-]{0,6}"],
+        v in entry(),
+        v2 in entry(),
+    ) {
+        let mut text = render(&g, &st).into_bytes();
+        for (at, ins) in cuts {
+            let i = at.index(text.len() + 1);
+            text.splice(i..i, ins.bytes());
+        }
+        let parts = YamlDoc::parse(text.clone());
+        let whole = YamlDoc::parse_whole(text.clone());
+        prop_assert_eq!(parts.as_ref().err().map(|e| e.code), whole.as_ref().err().map(|e| e.code), "{:?}", String::from_utf8_lossy(&text));
+        let (Ok(mut p), Ok(mut w)) = (parts, whole) else {
+            return Ok(());
+        };
+        let c: Vec<String> = container.iter().map(|s| s.to_string()).collect();
+        prop_assert_eq!(answers(&p, &c, &name), answers(&w, &c, &name));
+        let steps: [(Option<&Value>, bool); 4] = [(Some(&v), false), (Some(&v2), false), (Some(&v), false), (None, true)];
+        let mut hints = Vec::new();
+        for (value, remove) in steps {
+            let (a, b) = match (value, remove) {
+                (Some(v), _) => {
+                    let (a, b) = (p.upsert(&c, &name, v), w.upsert(&c, &name, v));
+                    if let Ok(h) = &a
+                        && hints.is_empty()
+                    {
+                        hints = h.clone();
+                    }
+                    (a.map(|_| ()), b.map(|_| ()))
+                }
+                _ => (p.remove(&c, &name, &hints), w.remove(&c, &name, &hints)),
+            };
+            prop_assert_eq!(a.as_ref().err().map(|e| e.code), b.as_ref().err().map(|e| e.code), "{:?}", String::from_utf8_lossy(&text));
+            prop_assert_eq!(String::from_utf8_lossy(p.bytes()), String::from_utf8_lossy(w.bytes()));
+            prop_assert_eq!(answers(&p, &c, &name), answers(&w, &c, &name));
+            if a.is_err() {
+                break;
+            }
+        }
+    }
+}

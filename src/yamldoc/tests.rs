@@ -374,3 +374,42 @@ fn descendant_offsets_agree_with_offset() {
         }
     }
 }
+
+/// A document of several top-level keys is read part by part, and an edit of one entry is
+/// proven on its part alone: the other entries are never read into a tree.
+#[test]
+fn top_level_entries_are_read_and_edited_part_by_part() {
+    let text = "# goose\nGOOSE_MODEL: gpt\nextensions:\n  user:\n    cmd: uvx\n    args:\n    - a\n# between\nOTHER: [1, 2]\nLAST: x\n";
+    let mut d = parse(text);
+    assert!(d.parts.is_some(), "read part by part");
+    let before = super::PARTS_COMMITS.with(|c| c.get());
+    let c = vec!["extensions".to_string()];
+    let hints = d
+        .upsert(&c, "ours", &json!({"cmd": "npx", "args": ["-y", "x"]}))
+        .unwrap();
+    assert_eq!(
+        super::PARTS_COMMITS.with(|c| c.get()),
+        before + 1,
+        "proven on its part"
+    );
+    let out = String::from_utf8(d.bytes().to_vec()).unwrap();
+    assert_eq!(
+        out,
+        "# goose\nGOOSE_MODEL: gpt\nextensions:\n  user:\n    cmd: uvx\n    args:\n    - a\n  ours:\n    cmd: npx\n    args:\n    - \"-y\"\n    - x\n# between\nOTHER: [1, 2]\nLAST: x\n"
+    );
+    // Untouched entries were not read into trees.
+    let p = d.parts.as_ref().unwrap();
+    assert_eq!(p.read_entries(), 1, "only the edited entry's tree is held");
+    // A new top-level key goes after the last one, proven on the last part.
+    d.upsert(&["mcp".to_string()], "s", &json!({"cmd": "uvx"}))
+        .unwrap();
+    assert_eq!(super::PARTS_COMMITS.with(|c| c.get()), before + 2);
+    d.remove(&c, "ours", &hints).unwrap();
+    assert_eq!(super::PARTS_COMMITS.with(|c| c.get()), before + 3);
+    assert_eq!(
+        String::from_utf8(d.bytes().to_vec()).unwrap(),
+        format!("{text}mcp:\n  s:\n    cmd: uvx\n")
+    );
+    let again = String::from_utf8(d.bytes().to_vec()).unwrap();
+    assert_eq!(d.value(), parse(&again).value());
+}

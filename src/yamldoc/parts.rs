@@ -1,0 +1,391 @@
+//! A document whose root is a block mapping, read part by part. Every key at column 0 begins
+//! an entry of the root mapping, and an entry's lines end where the next such key begins: so
+//! the text splits into parts, one top-level entry each (the first part also holds what
+//! comes before the first key), and the whole text reads as the parts read alone, given their
+//! keys differ. A document is proven a batch of parts at a time (no tree of the whole is
+//! kept), an entry's tree is read from its part when first asked for, and an edit of one
+//! entry is proven on its part alone. What the split does not expect (a column-0 line that
+//! is not a plain or quoted key, a second document, a key whose hash another key has, a batch
+//! the parser reads otherwise) gives no parts, and the document is read whole. Pure: no I/O.
+
+use std::hash::BuildHasher;
+use std::sync::{Arc, OnceLock};
+
+use rustc_hash::{FxBuildHasher, FxHashSet};
+use serde_json::Value;
+
+use super::parse::{Entry, Kind, Node, Parser, to_value};
+
+/// About how much text a batch proven at once holds. Small in tests and under the fuzzer, so
+/// that small documents are proven in many batches.
+const BATCH: usize = if cfg!(any(test, fuzzing)) {
+    24
+} else {
+    256 * 1024
+};
+
+/// The parts of a document (see the module docs).
+#[derive(Debug)]
+pub(crate) struct Parts {
+    /// Where each part begins (the first at 0).
+    starts: Vec<usize>,
+    /// Each part's key, hashed.
+    hashes: Vec<u64>,
+    /// (hash, part), sorted: the part of a key.
+    index: Vec<(u64, u32)>,
+    /// Each part's answer to "the first block sequence under a key: is it flush with its
+    /// key?" (`None`: the part has no block sequence under a key).
+    seq: Vec<Option<bool>>,
+    /// Each part's entry, read when first asked for (offsets in the whole text).
+    entries: Vec<OnceLock<Option<Arc<Entry>>>>,
+    /// The whole tree, when asked for.
+    whole: OnceLock<Option<Arc<Node>>>,
+    /// A root mapping of the first and last entries (their places only, no values): where
+    /// a new top-level key goes.
+    ends: OnceLock<Node>,
+}
+
+fn hash(key: &str) -> u64 {
+    FxBuildHasher.hash_one(key)
+}
+
+/// The parts' starts, or `None` (see the module docs).
+fn split(body: &str) -> Option<Vec<usize>> {
+    let b = body.as_bytes();
+    let mut starts = vec![0];
+    let mut keyed = false;
+    let mut at = 0;
+    while at < b.len() {
+        let end = b[at..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |i| at + i + 1);
+        let line = &body[at..end];
+        let marker = |m: &str| {
+            line.strip_prefix(m)
+                .is_some_and(|r| r.chars().next().is_none_or(char::is_whitespace))
+        };
+        match b[at] {
+            b' ' | b'\n' | b'\r' | b'#' => {}
+            _ if !keyed && marker("---") => {}
+            b'-' | b'{' | b'[' | b'%' | b'?' | b'|' | b'>' | b'&' | b'*' | b'!' | b'\t' | b':'
+            | b',' | b']' | b'}' | b'@' | b'`' | b'.' => return None,
+            _ if marker("---") || marker("...") => return None,
+            _ if !keyed => keyed = true,
+            _ => starts.push(at),
+        }
+        at = end;
+    }
+    keyed.then_some(starts)
+}
+
+/// The first block sequence under a key in `n`, in document order: whether it is flush with
+/// its key (`text` holds the offsets' text).
+pub(super) fn seq_of(text: &str, e: &Entry) -> Option<bool> {
+    fn col(text: &str, at: usize) -> usize {
+        at - text[..at].rfind('\n').map_or(0, |i| i + 1)
+    }
+    fn walk(text: &str, n: &Node) -> Option<bool> {
+        match &n.kind {
+            Kind::Map(es) => es.iter().find_map(|e| entry(text, e)),
+            Kind::Seq(items) => items.iter().find_map(|i| walk(text, &i.value)),
+            Kind::Scalar(_) => None,
+        }
+    }
+    fn entry(text: &str, e: &Entry) -> Option<bool> {
+        if let Kind::Seq(items) = &e.value.kind
+            && !e.value.flow
+            && let Some(first) = items.first()
+        {
+            return Some(col(text, first.at) == col(text, e.key_at));
+        }
+        walk(text, &e.value)
+    }
+    entry(text, e)
+}
+
+/// Add `by` to every offset of an entry.
+fn shift(e: &mut Entry, by: usize) {
+    fn node(n: &mut Node, by: usize) {
+        n.start += by;
+        n.end += by;
+        match &mut n.kind {
+            Kind::Map(es) => es.iter_mut().for_each(|e| shift(e, by)),
+            Kind::Seq(items) => {
+                for i in items {
+                    i.at += by;
+                    i.line_start += by;
+                    i.end += by;
+                    node(&mut i.value, by);
+                }
+            }
+            Kind::Scalar(_) => {}
+        }
+    }
+    e.key_at += by;
+    e.line_start += by;
+    e.colon += by;
+    e.end += by;
+    node(&mut e.value, by);
+}
+
+/// The entries of a text read alone as a block mapping.
+fn read(text: &str) -> Option<Vec<Entry>> {
+    match Parser::parse(text).ok()? {
+        Node {
+            kind: Kind::Map(es),
+            flow: false,
+            ..
+        } => Some(es),
+        _ => None,
+    }
+}
+
+impl Parts {
+    /// The parts of `body`, proven batch by batch; `None`: read it whole.
+    pub(crate) fn of(body: &str) -> Option<Parts> {
+        let starts = split(body)?;
+        if starts.len() < 2 {
+            return None;
+        }
+        let n = starts.len();
+        let end = |i: usize| starts.get(i + 1).copied().unwrap_or(body.len());
+        let mut hashes = Vec::with_capacity(n);
+        let mut seq = Vec::with_capacity(n);
+        let mut seen = FxHashSet::default();
+        let mut i = 0;
+        while i < n {
+            let mut j = i + 1;
+            while j < n && starts[j] - starts[i] < BATCH {
+                j += 1;
+            }
+            let text = &body[starts[i]..end(j - 1)];
+            let es = read(text)?;
+            if es.len() != j - i {
+                return None;
+            }
+            for (k, e) in es.iter().enumerate() {
+                if k > 0 && e.line_start != starts[i + k] - starts[i] {
+                    return None;
+                }
+                let h = hash(&e.key);
+                if !seen.insert(h) {
+                    return None;
+                }
+                hashes.push(h);
+                seq.push(seq_of(text, e));
+            }
+            i = j;
+        }
+        Some(Parts::new(starts, hashes, seq, Vec::new()))
+    }
+
+    fn new(
+        starts: Vec<usize>,
+        hashes: Vec<u64>,
+        seq: Vec<Option<bool>>,
+        known: Vec<(usize, Arc<Entry>)>,
+    ) -> Parts {
+        let mut index: Vec<(u64, u32)> = hashes
+            .iter()
+            .enumerate()
+            .map(|(i, &h)| (h, i as u32))
+            .collect();
+        index.sort_unstable();
+        let entries: Vec<_> = (0..starts.len()).map(|_| OnceLock::new()).collect();
+        for (i, e) in known {
+            let _ = entries[i].set(Some(e));
+        }
+        Parts {
+            starts,
+            hashes,
+            index,
+            seq,
+            entries,
+            whole: OnceLock::new(),
+            ends: OnceLock::new(),
+        }
+    }
+
+    fn end(&self, i: usize, body: &str) -> usize {
+        self.starts.get(i + 1).copied().unwrap_or(body.len())
+    }
+
+    /// Part `i`'s entry, read from its part once.
+    fn entry(&self, body: &str, i: usize) -> Option<&Entry> {
+        self.entries[i]
+            .get_or_init(|| {
+                let start = self.starts[i];
+                let mut es = read(&body[start..self.end(i, body)])?;
+                let mut e = es.pop()?;
+                shift(&mut e, start);
+                Some(Arc::new(e))
+            })
+            .as_deref()
+    }
+
+    /// The part holding the top-level key `key`.
+    fn part(&self, body: &str, key: &str) -> Option<usize> {
+        let h = hash(key);
+        let at = self.index.partition_point(|&(x, _)| x < h);
+        let &(x, i) = self.index.get(at)?;
+        (x == h && self.entry(body, i as usize)?.key == key).then_some(i as usize)
+    }
+
+    /// The top-level entry `key`.
+    pub(crate) fn top(&self, body: &str, key: &str) -> Option<&Entry> {
+        self.entry(body, self.part(body, key)?)
+    }
+
+    /// How many entries' trees have been read (for the tests).
+    #[cfg(test)]
+    pub(crate) fn read_entries(&self) -> usize {
+        self.entries.iter().filter(|e| e.get().is_some()).count()
+    }
+
+    /// The whole tree, read once when asked for.
+    pub(crate) fn whole(&self, body: &str) -> Option<&Node> {
+        self.whole
+            .get_or_init(|| Parser::parse(body).ok().map(Arc::new))
+            .as_deref()
+    }
+
+    /// Whether the document writes a sequence flush with its key (the first one decides).
+    pub(crate) fn flush_seq(&self) -> bool {
+        self.seq.iter().find_map(|s| *s).unwrap_or(false)
+    }
+
+    /// The root mapping as far as adding a top-level key needs it: the first and last entries'
+    /// places, without their values.
+    pub(crate) fn ends(&self, body: &str) -> &Node {
+        self.ends.get_or_init(|| {
+            let place = |i: usize| {
+                self.entry(body, i).map(|e| Entry {
+                    key: e.key.clone(),
+                    key_at: e.key_at,
+                    line_start: e.line_start,
+                    colon: e.colon,
+                    end: e.end,
+                    value: Node {
+                        kind: Kind::Scalar(Value::Null),
+                        start: e.end,
+                        end: e.end,
+                        flow: true,
+                    },
+                })
+            };
+            let es: Vec<Entry> = [place(0), place(self.starts.len() - 1)]
+                .into_iter()
+                .flatten()
+                .collect();
+            Node {
+                start: es.first().map_or(0, |e| e.line_start),
+                end: es.last().map_or(0, |e| e.end),
+                kind: Kind::Map(es),
+                flow: false,
+            }
+        })
+    }
+
+    /// The edit of `body` by `splices` (non-overlapping, in any order) below the top-level
+    /// key `top`, which must then read as `want` (an object holding `top`'s value, or none),
+    /// proven on the one part the splices touch: the new body and its parts. `None` when the
+    /// splices reach beyond one part or the part does not read as one entry (or an entry and
+    /// the new one), which the caller then proves on the whole text.
+    pub(crate) fn commit(
+        &self,
+        body: &str,
+        splices: &[(usize, usize, String)],
+        want: &Value,
+        top: &str,
+    ) -> Option<(String, Parts)> {
+        let part_of = |p: usize| self.starts.partition_point(|&s| s <= p).saturating_sub(1);
+        let mut sorted: Vec<&(usize, usize, String)> = splices.iter().collect();
+        sorted.sort_by_key(|s| (s.0, s.1));
+        let a = part_of(sorted.first()?.0);
+        let b = sorted
+            .iter()
+            .map(|&&(s, e, _)| part_of(if e > s { e - 1 } else { s }))
+            .max()?;
+        let (rs, re) = (self.starts[a], self.end(a, body));
+        if a != b || sorted.iter().any(|&&(s, e, _)| s < rs || e > re || s > e) {
+            return None;
+        }
+        let mut region = String::with_capacity(re - rs);
+        let mut at = rs;
+        for &(s, e, t) in &sorted {
+            if *s < at {
+                return None;
+            }
+            region.push_str(body.get(at..*s)?);
+            region.push_str(t);
+            at = *e;
+        }
+        region.push_str(body.get(at..re)?);
+        // The next part's key must still begin a line.
+        if re < body.len() && !region.is_empty() && !region.ends_with('\n') {
+            return None;
+        }
+        let new = read(&region)?;
+        let old = self.entry(body, a)?;
+        let want_top = want.get(top);
+        let (mut seen_top, mut seen_old) = (false, false);
+        for e in &new {
+            if e.key == top {
+                seen_top = want_top == Some(&to_value(&e.value));
+                if !seen_top {
+                    return None;
+                }
+            } else if e.key == old.key
+                && region.get(e.line_start..e.end) == body.get(old.line_start..old.end)
+            {
+                seen_old = true;
+            } else {
+                return None;
+            }
+        }
+        if seen_top != want_top.is_some() || (old.key != top && !seen_old) {
+            return None;
+        }
+        // A new top-level key must not be another part's.
+        if seen_top && old.key != top && self.part(body, top).is_some() {
+            return None;
+        }
+        if new.is_empty() && a == 0 {
+            return None;
+        }
+        let mut text = String::with_capacity(body.len() + region.len() - (re - rs));
+        text.push_str(&body[..rs]);
+        text.push_str(&region);
+        text.push_str(&body[re..]);
+        let delta = region.len() as isize - (re - rs) as isize;
+        let n = self.starts.len();
+        let mut starts = Vec::with_capacity(n + new.len());
+        let mut hashes = Vec::with_capacity(n + new.len());
+        let mut seq = Vec::with_capacity(n + new.len());
+        let mut known = Vec::new();
+        starts.extend_from_slice(&self.starts[..a]);
+        hashes.extend_from_slice(&self.hashes[..a]);
+        seq.extend_from_slice(&self.seq[..a]);
+        for (i, e) in self.entries[..a].iter().enumerate() {
+            if let Some(Some(e)) = e.get() {
+                known.push((i, e.clone()));
+            }
+        }
+        for (k, mut e) in new.into_iter().enumerate() {
+            starts.push(if k == 0 { rs } else { rs + e.line_start });
+            hashes.push(hash(&e.key));
+            seq.push(seq_of(&region, &e));
+            shift(&mut e, rs);
+            known.push((starts.len() - 1, Arc::new(e)));
+        }
+        for i in a + 1..n {
+            starts.push(self.starts[i].checked_add_signed(delta)?);
+        }
+        hashes.extend_from_slice(&self.hashes[a + 1..]);
+        seq.extend_from_slice(&self.seq[a + 1..]);
+        #[cfg(test)]
+        super::PARTS_COMMITS.with(|c| c.set(c.get() + 1));
+        Some((text, Parts::new(starts, hashes, seq, known)))
+    }
+}
