@@ -5,8 +5,9 @@
 //! keys differ. A document is proven a batch of parts at a time (no tree of the whole is
 //! kept), an entry's tree is read from its part when first asked for, and an edit of one
 //! entry is proven on its part alone. What the split does not expect (a column-0 line that
-//! is not a plain or quoted key, a second document, a key whose hash another key has, a batch
-//! the parser reads otherwise) gives no parts, and the document is read whole. Pure: no I/O.
+//! is not a plain or quoted key, a second document, a byte order mark (allowed only where a
+//! part would begin), a key whose hash another key has, a batch the parser reads otherwise)
+//! gives no parts, and the document is read whole. Pure: no I/O.
 
 use std::hash::BuildHasher;
 use std::sync::{Arc, OnceLock};
@@ -51,6 +52,11 @@ fn hash(key: &str) -> u64 {
 
 /// The parts' starts, or `None` (see the module docs).
 fn split(body: &str) -> Option<Vec<usize>> {
+    // A byte order mark is refused anywhere but at the start of the text, which a part's
+    // start would be.
+    if body.contains('\u{feff}') {
+        return None;
+    }
     let b = body.as_bytes();
     let mut starts = vec![0];
     let mut keyed = false;

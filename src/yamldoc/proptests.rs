@@ -513,7 +513,7 @@ proptest! {
     fn parts_read_and_edit_as_the_whole_tree(
         g in root(),
         st in style(),
-        cuts in prop::collection::vec((any::<prop::sample::Index>(), prop_oneof![Just(""), Just("\n"), Just(":"), Just("- "), Just("'"), Just("{"), Just("#"), Just("\t"), Just("---\n"), Just("x: 1\n"), Just("extensions: 2\n")]), 0..3),
+        cuts in prop::collection::vec((any::<prop::sample::Index>(), prop_oneof![Just(""), Just("\n"), Just(":"), Just("- "), Just("'"), Just("{"), Just("#"), Just("\t"), Just("---\n"), Just("x: 1\n"), Just("extensions: 2\n"), Just("\u{feff}"), Just("\r\n"), Just("...\n")]), 0..3),
         container in prop_oneof![Just(vec!["extensions"]), Just(vec!["mcp_servers"]), Just(vec!["a", "b"]), Just(vec!["mcpServers[name]"])],
         name in prop_oneof![Just("x".to_string()), "[a-z][a-z0-9-]{0,6}"],
         v in entry(),
