@@ -32,8 +32,8 @@ pub(crate) struct Parts {
     starts: Vec<usize>,
     /// Each part's key, hashed.
     hashes: Vec<u64>,
-    /// (hash, part), sorted: the part of a key.
-    index: Vec<(u64, u32)>,
+    /// The parts by their keys' hashes: the part of a key.
+    index: Vec<u32>,
     /// Each part's answer to "the first block sequence under a key: is it flush with its
     /// key?" (`None`: the part has no block sequence under a key).
     seq: Vec<Option<bool>>,
@@ -159,6 +159,7 @@ impl Parts {
         let mut hashes = Vec::with_capacity(n);
         let mut seq = Vec::with_capacity(n);
         let mut seen = FxHashSet::default();
+        let mut known = Vec::new();
         let mut i = 0;
         while i < n {
             let mut j = i + 1;
@@ -166,7 +167,7 @@ impl Parts {
                 j += 1;
             }
             let text = &body[starts[i]..end(j - 1)];
-            let es = read(text)?;
+            let mut es = read(text)?;
             if es.len() != j - i {
                 return None;
             }
@@ -181,9 +182,18 @@ impl Parts {
                 hashes.push(h);
                 seq.push(seq_of(text, e));
             }
+            // A part as big as a batch is one big entry (a Goose `extensions`), most likely
+            // the one an edit reads: its tree is kept rather than read again.
+            if j == i + 1
+                && text.len() >= BATCH
+                && let Some(mut e) = es.pop()
+            {
+                shift(&mut e, starts[i]);
+                known.push((i, Arc::new(e)));
+            }
             i = j;
         }
-        Some(Parts::new(starts, hashes, seq, Vec::new()))
+        Some(Parts::new(starts, hashes, seq, known))
     }
 
     fn new(
@@ -192,12 +202,8 @@ impl Parts {
         seq: Vec<Option<bool>>,
         known: Vec<(usize, Arc<Entry>)>,
     ) -> Parts {
-        let mut index: Vec<(u64, u32)> = hashes
-            .iter()
-            .enumerate()
-            .map(|(i, &h)| (h, i as u32))
-            .collect();
-        index.sort_unstable();
+        let mut index: Vec<u32> = (0..hashes.len() as u32).collect();
+        index.sort_unstable_by_key(|&i| hashes[i as usize]);
         let entries: Vec<_> = (0..starts.len()).map(|_| OnceLock::new()).collect();
         for (i, e) in known {
             let _ = entries[i].set(Some(e));
@@ -233,8 +239,9 @@ impl Parts {
     /// The part holding the top-level key `key`.
     fn part(&self, body: &str, key: &str) -> Option<usize> {
         let h = hash(key);
-        let at = self.index.partition_point(|&(x, _)| x < h);
-        let &(x, i) = self.index.get(at)?;
+        let at = self.index.partition_point(|&i| self.hashes[i as usize] < h);
+        let i = *self.index.get(at)?;
+        let x = self.hashes[i as usize];
         (x == h && self.entry(body, i as usize)?.key == key).then_some(i as usize)
     }
 
