@@ -167,11 +167,11 @@ impl Parts {
                 j += 1;
             }
             let text = &body[starts[i]..end(j - 1)];
-            let mut es = read(text)?;
+            let es = read(text)?;
             if es.len() != j - i {
                 return None;
             }
-            for (k, e) in es.iter().enumerate() {
+            for (k, mut e) in es.into_iter().enumerate() {
                 if k > 0 && e.line_start != starts[i + k] - starts[i] {
                     return None;
                 }
@@ -180,16 +180,13 @@ impl Parts {
                     return None;
                 }
                 hashes.push(h);
-                seq.push(seq_of(text, e));
-            }
-            // A part as big as a batch is one big entry (a Goose `extensions`), most likely
-            // the one an edit reads: its tree is kept rather than read again.
-            if j == i + 1
-                && text.len() >= BATCH
-                && let Some(mut e) = es.pop()
-            {
-                shift(&mut e, starts[i]);
-                known.push((i, Arc::new(e)));
+                seq.push(seq_of(text, &e));
+                // A part as big as a batch is one big entry (a Goose `extensions`), most
+                // likely the one an edit reads: its tree is kept rather than read again.
+                if end(i + k) - starts[i + k] >= BATCH {
+                    shift(&mut e, starts[i]);
+                    known.push((i + k, Arc::new(e)));
+                }
             }
             i = j;
         }
