@@ -62,6 +62,22 @@ pub fn get_path(root: &Value, path: &[String]) -> Option<Result<Value, &'static 
     Some(Ok(cur.clone()))
 }
 
+/// [`get_path`] from the value of the path's first segment `first` (for a reader that holds
+/// its top-level values apart, and copies none of them whole).
+pub fn get_below(
+    value: &Value,
+    first: &str,
+    rest: &[String],
+) -> Option<Result<Value, &'static str>> {
+    match keyed_segment(first) {
+        Some((_, field)) => match keyed_view(value, field) {
+            Ok(m) => get_path(&Value::Object(m), rest),
+            Err(()) => Some(Err(BAD_KEYED_LIST)),
+        },
+        None => get_path(value, rest),
+    }
+}
+
 /// Beside every list of a tree that is a keyed list by `field`, its object view under
 /// `key[field]` (for readers such as lint that walk the whole tree by plain keys).
 pub fn add_views(v: &mut Value, field: &str) {

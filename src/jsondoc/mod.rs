@@ -75,7 +75,7 @@ mod view;
 mod wide;
 
 #[cfg(test)]
-mod proptests;
+pub(crate) mod proptests;
 #[cfg(test)]
 mod proptests_serde;
 #[cfg(test)]

@@ -394,7 +394,9 @@ fn entry_value() -> impl Strategy<Value = Value> {
     ]
 }
 
-pub(super) fn cfg() -> ProptestConfig {
+/// The property tests' configuration: 256 cases, or `PROPTEST_CASES` (for every format's
+/// property tests).
+pub(crate) fn cfg() -> ProptestConfig {
     ProptestConfig {
         cases: std::env::var("PROPTEST_CASES")
             .ok()

@@ -428,6 +428,15 @@ impl JsonDoc {
         })
     }
 
+    /// The edits made so far, taken out to be added to (copied if a clone shares them).
+    fn take_spliced(&mut self) -> Result<Spliced, EditError> {
+        let sp = self
+            .spliced
+            .take()
+            .ok_or_else(|| internal("a view of an edit that is gone"))?;
+        Ok(Arc::try_unwrap(sp).unwrap_or_else(|a| a.copy()))
+    }
+
     /// Makes an edit's result the document's text.
     pub(super) fn land(&mut self, l: Landing) -> Result<(), EditError> {
         let Landing {
@@ -455,11 +464,7 @@ impl JsonDoc {
                 self.root = top;
             }
             Into::Base(b0) => {
-                let sp = self
-                    .spliced
-                    .take()
-                    .ok_or_else(|| internal("a view of an edit that is gone"))?;
-                let mut sp = Arc::try_unwrap(sp).unwrap_or_else(|a| a.copy());
+                let mut sp = self.take_spliced()?;
                 let (lo_b, hi_b) = (b0 + lo, b0 + hi);
                 let i = sp.parts.partition_point(|p| p.hi <= lo_b);
                 if sp.parts.get(i).is_some_and(|p| p.lo < hi_b) {
@@ -484,11 +489,7 @@ impl JsonDoc {
                 let real = |p: usize| p + grown_by(&holes, p);
                 let s = self.start;
                 let (a, z) = (real(lo) + s, real(hi) + s);
-                let sp = self
-                    .spliced
-                    .take()
-                    .ok_or_else(|| internal("a view of an edit that is gone"))?;
-                let mut sp = Arc::try_unwrap(sp).unwrap_or_else(|a| a.copy());
+                let mut sp = self.take_spliced()?;
                 // Parts the range reaches or touches are taken into it whole (so that the
                 // new part's place among them is never in doubt).
                 let (mut a2, mut z2) = (a, z);
@@ -562,11 +563,7 @@ impl JsonDoc {
                 self.spliced = Some(Arc::new(sp));
             }
             Into::Part(i) => {
-                let sp = self
-                    .spliced
-                    .take()
-                    .ok_or_else(|| internal("a view of an edit that is gone"))?;
-                let mut sp = Arc::try_unwrap(sp).unwrap_or_else(|a| a.copy());
+                let mut sp = self.take_spliced()?;
                 let at = shift.unwrap_or(0);
                 let Some(part) = sp.parts.get_mut(i) else {
                     self.spliced = Some(Arc::new(sp));

@@ -406,20 +406,8 @@ fn parse_toml(bytes: &[u8]) -> Result<Source, ReadError> {
         }
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text).to_string();
-    let doc = toml_edit::Document::parse(text.clone()).map_err(|e| {
-        let (line, column) = e.span().map(|s| line_col(&text, s.start)).unwrap_or((1, 1));
-        let msg = e.message().trim().trim_end_matches('.').to_string();
-        ReadError {
-            code: if msg.contains("duplicate key") {
-                Code::DuplicateKey
-            } else {
-                Code::ParseError
-            },
-            message: format!("invalid TOML: {msg}"),
-            line,
-            column,
-        }
-    })?;
+    let doc = toml_edit::Document::parse(text.clone())
+        .map_err(|e| crate::tomldoc::parse_error(&e, &text))?;
     // Lists of named tables (Mistral Vibe's `[[mcp_servers]]`) also read as objects under
     // `<key>[name]`, the container their dialect names.
     let mut root = crate::tomldoc::table_to_json(doc.as_table());

@@ -5,6 +5,44 @@ mod content;
 pub mod semver;
 pub use content::{Change, Content};
 
+use crate::diag::{Code, ReadError};
+
+/// A file's bytes as text, or the `invalid-utf8` refusal at its first bad byte (no copy).
+pub fn utf8(bytes: Vec<u8>) -> Result<String, ReadError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let ok = String::from_utf8_lossy(&e.as_bytes()[..at]);
+        let (line, column) = line_col(&ok, at);
+        ReadError {
+            code: Code::InvalidUtf8,
+            message: format!("the file is not valid utf-8 (bad byte at offset {at})"),
+            line,
+            column,
+        }
+    })
+}
+
+/// Whether `text` ends its lines with CRLF; the `cannot-preserve` refusal when it mixes CRLF
+/// and LF endings (an edit could not keep both).
+pub fn crlf(text: &str) -> Result<bool, ReadError> {
+    let b = text.as_bytes();
+    let mut nl = b.iter().enumerate().filter(|&(_, &c)| c == b'\n');
+    let Some((first, _)) = nl.next() else {
+        return Ok(false);
+    };
+    let crlf_at = |i: usize| i > 0 && b[i - 1] == b'\r';
+    let crlf = crlf_at(first);
+    if nl.any(|(i, _)| crlf_at(i) != crlf) {
+        return Err(ReadError {
+            code: Code::CannotPreserve,
+            message: "the file mixes CRLF and LF line endings; mcpconf cannot edit it without changing them (make them consistent first)".into(),
+            line: 1,
+            column: 1,
+        });
+    }
+    Ok(crlf)
+}
+
 /// 1-based (line, column-in-characters) of byte offset `at` in `text`. Offsets past the end or
 /// inside a character are clamped; never panics.
 ///

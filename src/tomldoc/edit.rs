@@ -31,14 +31,13 @@ impl Editor {
     /// The editor of `doc`, parsed from `text`; `None` when rendering `doc` does not give back
     /// `text` byte for byte.
     pub(super) fn new(doc: DocumentMut, text: &str) -> Option<Editor> {
-        let ed = Editor {
+        let final_newline = final_newline(text);
+        (render(&doc, final_newline) == text).then(|| Editor {
             root: table_to_json(doc.as_table()),
             doc,
-            // A blank text has no last line to keep unterminated: what is added ends with one.
-            final_newline: text.ends_with('\n') || text.is_empty(),
+            final_newline,
             floating: false,
-        };
-        (ed.render() == text).then_some(ed)
+        })
     }
 
     /// The value read, taken out of the editor.
@@ -52,15 +51,10 @@ impl Editor {
     }
 
     fn render(&self) -> String {
-        let mut s = self.doc.to_string();
-        if !self.final_newline && s.ends_with('\n') {
-            s.pop();
-        }
-        s
+        render(&self.doc, self.final_newline)
     }
 
-    /// Set `[<container>.<name>]` to `value` (a JSON object), creating the container as an
-    /// implicit table (no header line of its own).
+    /// [`super::TomlDoc::upsert`] on this text, unproven (see [`Editor::verified`]).
     pub fn upsert(
         &mut self,
         container: &[String],
@@ -119,7 +113,7 @@ impl Editor {
         Ok(())
     }
 
-    /// Remove `[<container>.<name>]`; an implicit container left empty disappears with it.
+    /// [`super::TomlDoc::remove`] on this text, unproven (see [`Editor::verified`]).
     pub fn remove(&mut self, container: &[String], name: &str) -> Result<(), ReadError> {
         if let Some((parents, (key, field))) = container
             .split_last()
@@ -538,9 +532,21 @@ fn strip_empty(v: &Value) -> Value {
 /// value).
 pub(super) fn roundtrips(text: &str) -> Result<bool, toml_edit::TomlError> {
     let doc: DocumentMut = text.parse()?;
+    Ok(render(&doc, final_newline(text)) == text)
+}
+
+/// Whether a text ends its last line with a newline; a blank text has no last line to keep
+/// unterminated, and what is added to it ends with one.
+fn final_newline(text: &str) -> bool {
+    text.ends_with('\n') || text.is_empty()
+}
+
+/// `doc`'s text, whose final newline `toml_edit` adds is taken away again unless the text
+/// read had one.
+fn render(doc: &DocumentMut, final_newline: bool) -> String {
     let mut s = doc.to_string();
-    if !(text.ends_with('\n') || text.is_empty()) && s.ends_with('\n') {
+    if !final_newline && s.ends_with('\n') {
         s.pop();
     }
-    Ok(s == text)
+    s
 }

@@ -110,20 +110,7 @@ impl TomlDoc {
     }
 
     fn read(bytes: Vec<u8>, whole: bool) -> Result<TomlDoc, ReadError> {
-        std::str::from_utf8(&bytes).map_err(|e| {
-            let ok = &bytes[..e.valid_up_to()];
-            let (line, column) = line_col(&String::from_utf8_lossy(ok), e.valid_up_to());
-            err(
-                Code::InvalidUtf8,
-                format!(
-                    "the file is not valid utf-8 (bad byte at offset {})",
-                    e.valid_up_to()
-                ),
-                line,
-                column,
-            )
-        })?;
-        let whole_text = String::from_utf8(bytes).unwrap_or_default();
+        let whole_text = crate::text::utf8(bytes)?;
         let text = whole_text.as_str();
         let (bom, text) = match text.strip_prefix(BOM) {
             Some(t) => (true, t),
@@ -131,15 +118,7 @@ impl TomlDoc {
         };
         // An empty or blank file is an empty TOML document (Codex's own `codex mcp remove` of
         // its last server leaves a 0-byte `config.toml`); unlike JSON, nothing is missing.
-        let crlf = text.contains("\r\n");
-        if crlf && text.replace("\r\n", "").contains('\n') {
-            return Err(err(
-                Code::CannotPreserve,
-                "the file mixes CRLF and LF line endings; mcpconf cannot edit it without changing them (make them consistent first)".into(),
-                1,
-                1,
-            ));
-        }
+        let crlf = crate::text::crlf(text)?;
         let lf = if crlf {
             Cow::Owned(text.replace("\r\n", "\n"))
         } else {
@@ -189,12 +168,7 @@ impl TomlDoc {
     /// The whole document as JSON (dates become strings, NaN/inf become null), built on demand
     /// from the whole text (costly for a big file: prefer [`TomlDoc::get`]).
     pub fn value(&self) -> Value {
-        let whole = self
-            .lf()
-            .ok()
-            .and_then(|lf| read_whole(&lf).ok())
-            .unwrap_or_default();
-        Value::Object(whole)
+        Value::Object(read_whole(&self.lf()).unwrap_or_default())
     }
 
     /// The value of the top-level key `key`, read from its window once.
@@ -203,7 +177,7 @@ impl TomlDoc {
         if let Some(v) = values.get(key) {
             return v.clone();
         }
-        let lf = self.lf().ok()?;
+        let lf = self.lf();
         let v = match &self.layout {
             Some(l) => l.value_of(&lf, key),
             None => read_whole(&lf).ok().and_then(|mut m| m.remove(key)),
@@ -214,17 +188,14 @@ impl TomlDoc {
     }
 
     /// The value at a path of table keys, or the kind of what stands where a keyed list was
-    /// expected (see [`crate::keyed::get_path`]); only the path's top-level key is read.
+    /// expected (see [`crate::keyed::get_path`]); only the path's top-level key is read, and
+    /// only the value found is copied.
     pub fn lookup(&self, path: &[String]) -> Option<Result<Value, &'static str>> {
-        let Some(first) = path.first() else {
+        let Some((first, rest)) = path.split_first() else {
             return Some(Ok(self.value()));
         };
         let key = keyed_segment(first).map_or(first.as_str(), |(k, _)| k);
-        let one = Value::Object(Map::from_iter([(
-            key.to_string(),
-            (*self.top(key)?).clone(),
-        )]));
-        crate::keyed::get_path(&one, path)
+        crate::keyed::get_below(&*self.top(key)?, first, rest)
     }
 
     /// The value at a path of table keys; a keyed-list segment (`mcp_servers[name]`, see
@@ -273,15 +244,14 @@ impl TomlDoc {
     }
 
     /// The text as it is now, with LF line endings and no BOM.
-    fn lf(&self) -> Result<Cow<'_, str>, ReadError> {
-        // (A `Result` for the callers' `?`: the text is UTF-8, checked when read.)
+    fn lf(&self) -> Cow<'_, str> {
         let text = self.bytes.as_str();
         let text = text.strip_prefix(BOM).unwrap_or(text);
-        Ok(if self.crlf {
+        if self.crlf {
             Cow::Owned(text.replace("\r\n", "\n"))
         } else {
             Cow::Borrowed(text)
-        })
+        }
     }
 
     fn edit(
@@ -291,7 +261,7 @@ impl TomlDoc {
         value: Option<&Value>,
     ) -> Result<(), ReadError> {
         let key = top_key(container, name);
-        let lf = self.lf()?;
+        let lf = self.lf();
         let (window, runs) = match &self.layout {
             Some(layout) if container.len() == 1 => layout.window(&lf, key),
             _ => (Cow::Borrowed(&*lf), Vec::new()),
@@ -357,19 +327,23 @@ impl TomlDoc {
     }
 }
 
+/// The refusal of a text `toml_edit` does not parse: `duplicate-key` or `parse-error`, at the
+/// error's position in `text`.
+pub fn parse_error(e: &toml_edit::TomlError, text: &str) -> ReadError {
+    let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+    let msg = e.message().trim().trim_end_matches('.').to_string();
+    let code = if msg.contains("duplicate key") {
+        Code::DuplicateKey
+    } else {
+        Code::ParseError
+    };
+    err(code, format!("invalid TOML: {msg}"), line, column)
+}
+
 /// Read the whole text with `toml_edit`: its top-level values, or why it cannot be read or
 /// edited.
 fn read_whole(lf: &str) -> Result<Map<String, Value>, ReadError> {
-    let spanned = Document::parse(lf).map_err(|e: toml_edit::TomlError| {
-        let (line, column) = e.span().map(|s| line_col(lf, s.start)).unwrap_or((1, 1));
-        let msg = e.message().trim().trim_end_matches('.').to_string();
-        let code = if msg.contains("duplicate key") {
-            Code::DuplicateKey
-        } else {
-            Code::ParseError
-        };
-        err(code, format!("invalid TOML: {msg}"), line, column)
-    })?;
+    let spanned = Document::parse(lf).map_err(|e| parse_error(&e, lf))?;
     let Some(ed) = Editor::new(spanned.into_mut(), lf) else {
         return Err(err(
             Code::CannotPreserve,

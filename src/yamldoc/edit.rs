@@ -219,25 +219,9 @@ impl YamlDoc {
     /// Whether the file writes a sequence under a key at the key's own column (as Goose's
     /// serde_yaml does): the first such sequence decides.
     fn flush_seq(&self) -> bool {
-        fn walk(d: &YamlDoc, n: &Node) -> Option<bool> {
-            match &n.kind {
-                Kind::Map(es) => es.iter().find_map(|e| {
-                    if let Kind::Seq(items) = &e.value.kind
-                        && !e.value.flow
-                        && let Some(first) = items.first()
-                    {
-                        let col = |at: usize| at - d.line_start(at);
-                        return Some(col(first.at) == col(e.key_at));
-                    }
-                    walk(d, &e.value)
-                }),
-                Kind::Seq(items) => items.iter().find_map(|i| walk(d, &i.value)),
-                Kind::Scalar(_) => None,
-            }
-        }
         match &self.parts {
             Some(p) => p.flush_seq(),
-            None => walk(self, &self.root).unwrap_or(false),
+            None => super::parts::first_seq(self.text(), &self.root).unwrap_or(false),
         }
     }
 

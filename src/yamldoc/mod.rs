@@ -140,23 +140,7 @@ impl YamlDoc {
     }
 
     fn read(bytes: Vec<u8>, whole_read: bool) -> Result<YamlDoc, ReadError> {
-        let whole = match String::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                let (bytes, e) = (e.as_bytes(), e.utf8_error());
-                let ok = String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned();
-                let (line, column) = line_col(&ok, ok.len());
-                return Err(err(
-                    Code::InvalidUtf8,
-                    format!(
-                        "the file is not valid utf-8 (bad byte at offset {})",
-                        e.valid_up_to()
-                    ),
-                    line,
-                    column,
-                ));
-            }
-        };
+        let whole = crate::text::utf8(bytes)?;
         let text = whole.as_str();
         let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
         let body = &text[bom..];
@@ -168,15 +152,7 @@ impl YamlDoc {
                 1,
             ));
         }
-        let crlf = body.contains("\r\n");
-        if crlf && body.replace("\r\n", "").contains('\n') {
-            return Err(err(
-                Code::CannotPreserve,
-                "the file mixes CRLF and LF line endings; mcpconf cannot edit it without changing them (make them consistent first)",
-                1,
-                1,
-            ));
-        }
+        crate::text::crlf(body)?;
         if !whole_read && let Some(parts) = Parts::of(body) {
             let root = YamlDoc::empty().root;
             return Ok(YamlDoc {

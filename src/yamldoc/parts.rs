@@ -86,28 +86,26 @@ fn split(body: &str) -> Option<Vec<usize>> {
 }
 
 /// The first block sequence under a key in `n`, in document order: whether it is flush with
-/// its key (`text` holds the offsets' text).
-pub(super) fn seq_of(text: &str, e: &Entry) -> Option<bool> {
-    fn col(text: &str, at: usize) -> usize {
-        at - text[..at].rfind('\n').map_or(0, |i| i + 1)
+/// its key (`text` holds the offsets' text; `None`: there is none). The whole document's first
+/// decides the style of what an edit writes (`YamlDoc::flush_seq`).
+pub(super) fn first_seq(text: &str, n: &Node) -> Option<bool> {
+    match &n.kind {
+        Kind::Map(es) => es.iter().find_map(|e| seq_of(text, e)),
+        Kind::Seq(items) => items.iter().find_map(|i| first_seq(text, &i.value)),
+        Kind::Scalar(_) => None,
     }
-    fn walk(text: &str, n: &Node) -> Option<bool> {
-        match &n.kind {
-            Kind::Map(es) => es.iter().find_map(|e| entry(text, e)),
-            Kind::Seq(items) => items.iter().find_map(|i| walk(text, &i.value)),
-            Kind::Scalar(_) => None,
-        }
+}
+
+/// [`first_seq`] of one entry: its value if that is a block sequence, else within it.
+fn seq_of(text: &str, e: &Entry) -> Option<bool> {
+    let col = |at: usize| at - text[..at].rfind('\n').map_or(0, |i| i + 1);
+    if let Kind::Seq(items) = &e.value.kind
+        && !e.value.flow
+        && let Some(first) = items.first()
+    {
+        return Some(col(first.at) == col(e.key_at));
     }
-    fn entry(text: &str, e: &Entry) -> Option<bool> {
-        if let Kind::Seq(items) = &e.value.kind
-            && !e.value.flow
-            && let Some(first) = items.first()
-        {
-            return Some(col(text, first.at) == col(text, e.key_at));
-        }
-        walk(text, &e.value)
-    }
-    entry(text, e)
+    first_seq(text, &e.value)
 }
 
 /// Add `by` to every offset of an entry.

@@ -502,10 +502,7 @@ fn answers(d: &YamlDoc, c: &[String], name: &str) -> Vec<String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
-        ..ProptestConfig::default()
-    })]
+    #![proptest_config(crate::jsondoc::proptests::cfg())]
 
     /// Read part by part, a document is accepted or refused as when read whole (the same code),
     /// answers alike, and every edit gives the same bytes, hints and refusals.
