@@ -10,8 +10,8 @@ use toml_edit::Document;
 
 use toml_edit::Item;
 
+use super::TomlDoc;
 use super::layout::{Layout, View};
-use super::{TomlDoc, read_whole};
 
 /// One table of a generated file: its header's top-level key and the rest of its path.
 #[derive(Debug, Clone)]
@@ -151,8 +151,7 @@ fn fresh_layout(d: &TomlDoc) -> Option<View> {
 }
 
 fn lf(d: &TomlDoc) -> String {
-    let text = String::from_utf8(d.bytes().to_vec()).unwrap();
-    text.trim_start_matches('\u{feff}').replace("\r\n", "\n")
+    d.lf().into_owned()
 }
 
 fn layout(d: &TomlDoc) -> Option<View> {
@@ -185,16 +184,6 @@ fn visited_last_is_last(text: &str) -> bool {
     visited.last() == visited.iter().max()
 }
 
-fn cfg() -> ProptestConfig {
-    ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(512),
-        ..ProptestConfig::default()
-    }
-}
-
 /// A generated file with a few bytes changed: mostly invalid or oddly spelled TOML.
 fn mutated() -> impl Strategy<Value = String> {
     let edit = (
@@ -216,6 +205,9 @@ fn mutated() -> impl Strategy<Value = String> {
             Just("\"\"\""),
             Just("a"),
             Just("\u{1}"),
+            Just("\u{feff}"),
+            Just("\r\n"),
+            Just("\r"),
         ],
     );
     (file(), proptest::collection::vec(edit, 1..4)).prop_map(|(f, edits)| {
@@ -236,25 +228,24 @@ fn mutated() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(cfg())]
+    #![proptest_config(crate::jsondoc::proptests::cfg())]
 
     /// Read through its windows, a file is accepted, refused or found invalid exactly as read
     /// whole, and reads as the same values; the scan finds the layout `toml_edit` does.
     #[test]
     fn windows_read_as_the_whole_text(text in prop_oneof![file().prop_map(|f| f.text), mutated()]) {
         let windowed = TomlDoc::parse(text.as_bytes());
-        let bare = text.trim_start_matches('\u{feff}').replace("\r\n", "\n");
-        let mixed = text.contains("\r\n") && text.replace("\r\n", "").contains('\n');
-        if mixed {
-            return Ok(());
-        }
-        let whole = read_whole(&bare);
+        let whole = TomlDoc::parse_whole(text.as_bytes());
         prop_assert_eq!(windowed.as_ref().err().map(|e| e.code), whole.as_ref().err().map(|e| e.code), "{:?}", text);
         if let (Ok(d), Ok(w)) = (&windowed, &whole) {
-            for key in w.keys().chain(["mcp_servers".to_string(), "absent".to_string()].iter()) {
-                prop_assert_eq!(d.get(std::slice::from_ref(key)), w.get(key).cloned(), "{} in {:?}", key, text);
+            let Value::Object(values) = w.value() else {
+                return Err(TestCaseError::fail("not an object"));
+            };
+            for key in values.keys().chain(["mcp_servers".to_string(), "absent".to_string()].iter()) {
+                let path = std::slice::from_ref(key);
+                prop_assert_eq!(d.get(path), w.get(path), "{} in {:?}", key, text);
             }
-            prop_assert_eq!(d.value(), Value::Object(w.clone()));
+            prop_assert_eq!(d.value(), Value::Object(values));
             if let Some(l) = layout(d) {
                 prop_assert_eq!(Some(l), fresh_layout(d), "{:?}", text);
             }
