@@ -463,8 +463,12 @@ fn sequence(rng: &mut Lcg) {
     for (i, t) in targets.iter().enumerate() {
         // A created file every party pruned while the user's content was in it is the user's
         // from then on (no record proves it mcpconf's): what is left of it once the user took
-        // their content out is the text a new file starts with, and its directory stays.
-        if t.original.is_none() && ever_added[i] && fs::read(&t.path).is_ok_and(|b| b == b"{}\n") {
+        // their content out is the text a new file starts with (`{}` for JSON, nothing for
+        // TOML and YAML), and its directory stays.
+        if t.original.is_none()
+            && ever_added[i]
+            && fs::read(&t.path).is_ok_and(|b| b == b"{}\n" || b.is_empty())
+        {
             continue;
         }
         assert_eq!(
