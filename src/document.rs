@@ -172,7 +172,7 @@ impl Doc {
         match self {
             Doc::Json(d) => d.member_count(container),
             Doc::Toml(d) => Some(d.get(container)?.as_object()?.len()),
-            Doc::Yaml(d) => Some(d.get(container)?.as_object()?.len()),
+            Doc::Yaml(d) => d.member_count(container),
         }
     }
 

@@ -62,9 +62,10 @@ pub fn diff(fp: &FilePlan) -> String {
     // file, or new text not made from the old buffer); a big file's diff reads the windows and,
     // to mask them, the text around them (`Side::masked`).
     let spliced = local.is_some();
-    let new_full: Vec<u8> = match new_c {
-        Some(c) if !spliced => c.to_vec(),
-        _ => Vec::new(),
+    let new_full: std::borrow::Cow<'_, [u8]> = match new_c {
+        // (Borrowed when the new text is one piece: a TOML or YAML edit's text.)
+        Some(c) if !spliced => c.slice(0, c.len()),
+        _ => std::borrow::Cow::Borrowed(&[]),
     };
     let windows: Vec<Window<'_>> = match local {
         Some(ws) => ws.into_iter().map(|(o, n, s)| (o, n.into(), s)).collect(),
@@ -72,7 +73,7 @@ pub fn diff(fp: &FilePlan) -> String {
             let (o, n, shift) = crate::text::diff_window(old_b, &new_full);
             vec![(o, n.into(), shift)]
         }
-        None => vec![(old_b, new_full.as_slice().into(), 0)],
+        None => vec![(old_b, new_full.as_ref().into(), 0)],
     };
     let lang = match &fp.old {
         Some(Doc::Toml(_)) => Lang::Toml,

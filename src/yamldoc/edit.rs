@@ -364,6 +364,9 @@ impl YamlDoc {
         value: &Value,
         list: Option<&str>,
     ) -> Result<Vec<UndoHint>, ReadError> {
+        if list.is_none() && self.split_edit(container, name, Some(value)) {
+            return Ok(Vec::new());
+        }
         let nl = self.nl();
         let mut splices: Vec<(usize, usize, String)> = Vec::new();
         let mut hints = Vec::new();
@@ -500,6 +503,9 @@ impl YamlDoc {
         hints: &[UndoHint],
         list: Option<&str>,
     ) -> Result<(), ReadError> {
+        if list.is_none() && self.split_edit(container, name, None) {
+            return Ok(());
+        }
         let Place::Block(n) = self.locate(container, list)? else {
             return Err(self.internal(format!("no entry `{name}` to remove")));
         };
@@ -591,6 +597,67 @@ impl YamlDoc {
             }
         }
         self.commit(splices, &want, top)
+    }
+
+    /// Set (`Some`) or remove (`None`) the entry `name` of a top-level entry read child by
+    /// child (see `split`), proven on the children it touches: the same splices as the block
+    /// mapping's edit below. `false` when the container is not split or the split cannot prove
+    /// the edit: the caller then edits it as a block mapping read whole.
+    fn split_edit(&mut self, container: &[String], name: &str, want: Option<&Value>) -> bool {
+        let Some(splice) = self.split_splice(container, name, want) else {
+            return false;
+        };
+        let Some(parts) = self.parts.clone() else {
+            return false;
+        };
+        let Some((body, parts)) =
+            parts.split_commit(self.text(), &[splice], &container[0], name, want)
+        else {
+            return false;
+        };
+        let mut text = String::with_capacity(self.bom + body.len());
+        text.push_str(&self.text[..self.bom]);
+        text.push_str(&body);
+        *self = YamlDoc {
+            text: text.into(),
+            bom: self.bom,
+            root: YamlDoc::empty().root,
+            parts: Some(parts.into()),
+        };
+        true
+    }
+
+    /// The splice of [`YamlDoc::split_edit`].
+    fn split_splice(
+        &self,
+        container: &[String],
+        name: &str,
+        want: Option<&Value>,
+    ) -> Option<(usize, usize, String)> {
+        let (start, part, s) = self.split_top(container)?;
+        let found = s.find(part, start, name);
+        let Some(value) = want else {
+            let (at, line_start, end) = s.places(start, found?)?;
+            if s.len() < 2 || line_start != self.line_start(at) {
+                return None;
+            }
+            let (a, b) = self.lines_range(line_start, end);
+            return Some((a, b, String::new()));
+        };
+        let indent = s.indent();
+        let text = self.entry_text(indent, name, value, false);
+        let body = text.trim_end_matches(['\n', '\r']);
+        Some(match found {
+            Some(j) => {
+                let (at, _, end) = s.places(start, j)?;
+                (at, end, body.get(indent..)?.to_string())
+            }
+            None => {
+                let (_, _, end) = s.places(start, s.len() - 1)?;
+                let at = self.line_end(end);
+                (at, at, format!("{}{body}", self.nl()))
+            }
+        })
     }
 
     fn entry_at(&self, parent: &[String], key: &str) -> Option<&Entry> {

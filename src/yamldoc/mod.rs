@@ -42,6 +42,7 @@ mod emit;
 mod parse;
 mod parts;
 mod scalar;
+mod split;
 
 #[cfg(test)]
 mod proptests;
@@ -61,6 +62,8 @@ use parts::Parts;
 thread_local! {
     /// How many edits were proven on one part (for the tests).
     static PARTS_COMMITS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// How many edits were proven on the children of a split entry (for the tests).
+    static SPLIT_COMMITS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 pub use parse::MAX_DEPTH;
@@ -205,6 +208,34 @@ impl YamlDoc {
         }
     }
 
+    /// The top-level entry `key` when it is read child by child (see `split`): its part's
+    /// start and text, and the split.
+    fn split(&self, key: &str) -> Option<(usize, &str, &split::Split)> {
+        self.parts.as_ref()?.split(self.text(), key)
+    }
+
+    /// The child `name` of the split top-level entry `key`.
+    fn split_kid(&self, key: &str, name: &str) -> Option<&parse::Entry> {
+        let (start, part, s) = self.split(key)?;
+        s.kid(part, start, s.find(part, start, name)?)
+    }
+
+    /// A one-segment path to a top-level entry read child by child.
+    fn split_top(&self, path: &[String]) -> Option<(usize, &str, &split::Split)> {
+        match path {
+            [key] if keyed_segment(key).is_none() => self.split(key),
+            _ => None,
+        }
+    }
+
+    /// How many entries the container at `path` holds (`None`: it is not a mapping or a list).
+    pub fn member_count(&self, path: &[String]) -> Option<usize> {
+        if let Some((_, _, s)) = self.split_top(path) {
+            return Some(s.len());
+        }
+        Some(self.get(path)?.as_object()?.len())
+    }
+
     /// The bytes, shared with this document (no copy).
     pub fn content(&self) -> crate::text::Content {
         crate::text::Content::shared(self.text.clone())
@@ -260,6 +291,13 @@ impl YamlDoc {
     /// `key`, whose items the next segment names by their `field`.
     fn at(&self, path: &[String]) -> Option<At<'_>> {
         let (mut cur, path) = match (&self.parts, path.split_first()) {
+            (Some(_), Some((first, rest)))
+                if rest.first().is_some_and(|s| keyed_segment(s).is_none())
+                    && self.split_top(std::slice::from_ref(first)).is_some() =>
+            {
+                let kid = self.split_kid(first, &rest[0])?;
+                (At::Node(&kid.value, None), &rest[1..])
+            }
             (Some(_), Some((first, rest))) => {
                 let cur = match keyed_segment(first) {
                     Some((key, field)) => At::List(&self.top_entry(key)?.value, field.to_string()),
@@ -298,6 +336,9 @@ impl YamlDoc {
     /// items' names (first of a repeated name), each item without its naming field. Items
     /// without a name (Continue's `- uses: org/block`) are not shown.
     pub fn get(&self, path: &[String]) -> Option<Value> {
+        if let Some((_, part, s)) = self.split_top(path) {
+            return s.value(part);
+        }
         match self.at(path)? {
             At::Node(n, strip) => {
                 let mut v = to_value(n);
@@ -316,6 +357,9 @@ impl YamlDoc {
     /// The kind of the value at a path, as error messages say it. A key with nothing after it
     /// reads as an (empty) object, which an upsert fills.
     pub fn kind(&self, path: &[String]) -> Option<&'static str> {
+        if self.split_top(path).is_some() {
+            return Some("an object");
+        }
         Some(match self.at(path)? {
             At::Node(n, _) if bare_null(n) => "an object",
             At::Node(n, _) => match &n.kind {
@@ -333,6 +377,9 @@ impl YamlDoc {
 
     /// Index of an entry among its container's entries.
     pub fn position(&self, container: &[String], name: &str) -> Option<usize> {
+        if let Some((start, part, s)) = self.split_top(container) {
+            return s.find(part, start, name);
+        }
         match self.at(container)? {
             At::Node(n, _) => match &n.kind {
                 Kind::Map(entries) => entries.iter().position(|e| e.key == name),
@@ -355,6 +402,9 @@ impl YamlDoc {
     /// The byte offset of the entry at `path` (its key, or its item's `-`).
     pub fn offset(&self, path: &[String]) -> Option<usize> {
         let (last, parent) = path.split_last()?;
+        if let Some((start, part, s)) = self.split_top(parent) {
+            return Some(s.places(start, s.find(part, start, last)?)?.0);
+        }
         Some(match self.at(parent)? {
             At::Node(n, _) => match &n.kind {
                 Kind::Map(entries) => entries.iter().find(|e| &e.key == last)?.key_at,

@@ -12,14 +12,15 @@
 use std::hash::BuildHasher;
 use std::sync::{Arc, OnceLock};
 
-use rustc_hash::{FxBuildHasher, FxHashSet};
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use serde_json::Value;
 
 use super::parse::{Entry, Kind, Node, Parser, to_value};
+use super::split::Split;
 
 /// About how much text a batch proven at once holds. Small in tests and under the fuzzer, so
 /// that small documents are proven in many batches.
-const BATCH: usize = if cfg!(any(test, fuzzing)) {
+pub(super) const BATCH: usize = if cfg!(any(test, fuzzing)) {
     24
 } else {
     256 * 1024
@@ -39,6 +40,9 @@ pub(crate) struct Parts {
     seq: Vec<Option<bool>>,
     /// Each part's entry, read when first asked for (offsets in the whole text).
     entries: Vec<OnceLock<Option<Arc<Entry>>>>,
+    /// The parts read child by child (see `split`): a big entry whose value is a block
+    /// mapping. Its tree is read only when the whole entry is asked for.
+    splits: FxHashMap<usize, Arc<Split>>,
     /// The whole tree, when asked for.
     whole: OnceLock<Option<Arc<Node>>>,
     /// A root mapping of the first and last entries (their places only, no values): where
@@ -46,7 +50,7 @@ pub(crate) struct Parts {
     ends: OnceLock<Node>,
 }
 
-fn hash(key: &str) -> u64 {
+pub(super) fn hash(key: &str) -> u64 {
     FxBuildHasher.hash_one(key)
 }
 
@@ -97,7 +101,7 @@ pub(super) fn first_seq(text: &str, n: &Node) -> Option<bool> {
 }
 
 /// [`first_seq`] of one entry: its value if that is a block sequence, else within it.
-fn seq_of(text: &str, e: &Entry) -> Option<bool> {
+pub(super) fn seq_of(text: &str, e: &Entry) -> Option<bool> {
     let col = |at: usize| at - text[..at].rfind('\n').map_or(0, |i| i + 1);
     if let Kind::Seq(items) = &e.value.kind
         && !e.value.flow
@@ -109,7 +113,7 @@ fn seq_of(text: &str, e: &Entry) -> Option<bool> {
 }
 
 /// Add `by` to every offset of an entry.
-fn shift(e: &mut Entry, by: usize) {
+pub(super) fn shift(e: &mut Entry, by: usize) {
     fn node(n: &mut Node, by: usize) {
         n.start += by;
         n.end += by;
@@ -134,7 +138,7 @@ fn shift(e: &mut Entry, by: usize) {
 }
 
 /// The entries of a text read alone as a block mapping.
-fn read(text: &str) -> Option<Vec<Entry>> {
+pub(super) fn read(text: &str) -> Option<Vec<Entry>> {
     match Parser::parse(text).ok()? {
         Node {
             kind: Kind::Map(es),
@@ -158,10 +162,26 @@ impl Parts {
         let mut seq = Vec::with_capacity(n);
         let mut seen = FxHashSet::default();
         let mut known = Vec::new();
+        let mut splits = FxHashMap::default();
         let mut i = 0;
+        let big = |i: usize| end(i) - starts[i] >= BATCH;
         while i < n {
+            // A big part is proven alone, child by child when it splits.
+            if big(i)
+                && let Some((split, first)) = Split::of(&body[starts[i]..end(i)])
+            {
+                let h = hash(split.key());
+                if !seen.insert(h) {
+                    return None;
+                }
+                hashes.push(h);
+                seq.push(first);
+                splits.insert(i, Arc::new(split));
+                i += 1;
+                continue;
+            }
             let mut j = i + 1;
-            while j < n && starts[j] - starts[i] < BATCH {
+            while j < n && starts[j] - starts[i] < BATCH && !big(j) {
                 j += 1;
             }
             let text = &body[starts[i]..end(j - 1)];
@@ -188,7 +208,7 @@ impl Parts {
             }
             i = j;
         }
-        Some(Parts::new(starts, hashes, seq, known))
+        Some(Parts::new(starts, hashes, seq, known, splits))
     }
 
     fn new(
@@ -196,6 +216,7 @@ impl Parts {
         hashes: Vec<u64>,
         seq: Vec<Option<bool>>,
         known: Vec<(usize, Arc<Entry>)>,
+        splits: FxHashMap<usize, Arc<Split>>,
     ) -> Parts {
         let mut index: Vec<u32> = (0..hashes.len() as u32).collect();
         index.sort_unstable_by_key(|&i| hashes[i as usize]);
@@ -209,6 +230,7 @@ impl Parts {
             index,
             seq,
             entries,
+            splits,
             whole: OnceLock::new(),
             ends: OnceLock::new(),
         }
@@ -237,12 +259,35 @@ impl Parts {
         let at = self.index.partition_point(|&i| self.hashes[i as usize] < h);
         let i = *self.index.get(at)?;
         let x = self.hashes[i as usize];
-        (x == h && self.entry(body, i as usize)?.key == key).then_some(i as usize)
+        let i = i as usize;
+        let same = match self.splits.get(&i) {
+            Some(s) => s.key() == key,
+            None => self.entry(body, i)?.key == key,
+        };
+        (x == h && same).then_some(i)
+    }
+
+    /// The part `key` when it is read child by child: its start, its text and its split.
+    pub(crate) fn split<'s, 'b>(
+        &'s self,
+        body: &'b str,
+        key: &str,
+    ) -> Option<(usize, &'b str, &'s Split)> {
+        let i = self.part(body, key)?;
+        let s = self.splits.get(&i)?;
+        let start = self.starts[i];
+        Some((start, body.get(start..self.end(i, body))?, s))
     }
 
     /// The top-level entry `key`.
     pub(crate) fn top(&self, body: &str, key: &str) -> Option<&Entry> {
         self.entry(body, self.part(body, key)?)
+    }
+
+    /// How many parts are read child by child (for the tests).
+    #[cfg(test)]
+    pub(crate) fn splits(&self) -> usize {
+        self.splits.len()
     }
 
     /// How many entries' trees have been read (for the tests).
@@ -268,6 +313,9 @@ impl Parts {
     pub(crate) fn ends(&self, body: &str) -> &Node {
         self.ends.get_or_init(|| {
             let place = |i: usize| {
+                if let Some(s) = self.splits.get(&i) {
+                    return Some(s.place(self.starts[i]));
+                }
                 self.entry(body, i).map(|e| Entry {
                     key: e.key.clone(),
                     key_at: e.key_at,
@@ -380,6 +428,7 @@ impl Parts {
                 known.push((i, e.clone()));
             }
         }
+        let count = new.len();
         for (k, mut e) in new.into_iter().enumerate() {
             starts.push(if k == 0 { rs } else { rs + e.line_start });
             hashes.push(hash(&e.key));
@@ -392,8 +441,67 @@ impl Parts {
         }
         hashes.extend_from_slice(&self.hashes[a + 1..]);
         seq.extend_from_slice(&self.seq[a + 1..]);
+        let splits = self.carry(a, count, delta);
         #[cfg(test)]
         super::PARTS_COMMITS.with(|c| c.set(c.get() + 1));
-        Some((text, Parts::new(starts, hashes, seq, known)))
+        Some((text, Parts::new(starts, hashes, seq, known, splits)))
+    }
+
+    /// The splits of the other parts once part `a` became `count` parts and the parts after
+    /// it moved by `delta` (a moved split keeps no tree: its offsets changed).
+    fn carry(&self, a: usize, count: usize, delta: isize) -> FxHashMap<usize, Arc<Split>> {
+        self.splits
+            .iter()
+            .filter(|&(&i, _)| i != a)
+            .map(|(&i, s)| {
+                if i < a {
+                    (i, s.clone())
+                } else if delta == 0 {
+                    (i - 1 + count, s.clone())
+                } else {
+                    (i - 1 + count, Arc::new(s.moved()))
+                }
+            })
+            .collect()
+    }
+
+    /// The edit of `body` by `splices` (non-overlapping) that change only the child `name` of
+    /// the split top-level entry `top`, which must then read as `want` (`None`: gone), proven
+    /// on the children it touches (see [`Split::commit`]): the new body and its parts. `None`
+    /// when the split cannot prove it, which the caller then proves otherwise.
+    pub(crate) fn split_commit(
+        &self,
+        body: &str,
+        splices: &[(usize, usize, String)],
+        top: &str,
+        name: &str,
+        want: Option<&Value>,
+    ) -> Option<(String, Parts)> {
+        let i = self.part(body, top)?;
+        let split = self.splits.get(&i)?;
+        let (start, end) = (self.starts[i], self.end(i, body));
+        let (part, new) = split.commit(body.get(start..end)?, start, splices, name, want)?;
+        let delta = part.len() as isize - (end - start) as isize;
+        let mut text = String::with_capacity(body.len().checked_add_signed(delta)?);
+        text.push_str(&body[..start]);
+        text.push_str(&part);
+        text.push_str(&body[end..]);
+        let mut starts = self.starts.clone();
+        for s in &mut starts[i + 1..] {
+            *s = s.checked_add_signed(delta)?;
+        }
+        let mut seq = self.seq.clone();
+        seq[i] = new.first_seq();
+        let known = (0..i)
+            .filter_map(|k| Some((k, self.entries[k].get()?.clone()?)))
+            .collect();
+        let mut splits = self.carry(i, 1, delta);
+        splits.insert(i, Arc::new(new));
+        #[cfg(test)]
+        super::SPLIT_COMMITS.with(|c| c.set(c.get() + 1));
+        Some((
+            text,
+            Parts::new(starts, self.hashes.clone(), seq, known, splits),
+        ))
     }
 }

@@ -553,3 +553,79 @@ proptest! {
         }
     }
 }
+
+/// A document whose `extensions` holds `kids` (and other top-level keys around it).
+fn with_children() -> impl Strategy<Value = G> {
+    (
+        prop::collection::vec((key(), tree()), 0..3),
+        prop::collection::vec(("[a-z][a-z0-9-]{0,6}", tree()), 2..10),
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|(others, kids, at)| {
+            let mut seen = std::collections::HashSet::new();
+            let kids: Vec<(String, G)> = kids
+                .into_iter()
+                .filter(|(k, _)| seen.insert(k.clone()))
+                .collect();
+            let mut top: Vec<(String, G)> = others
+                .into_iter()
+                .filter(|(k, _)| k != "extensions")
+                .collect();
+            let mut seen = std::collections::HashSet::new();
+            top.retain(|(k, _)| seen.insert(k.clone()));
+            let i = at.index(top.len() + 1);
+            top.insert(i, ("extensions".to_string(), G::Map(kids)));
+            G::Map(top)
+        })
+}
+
+proptest! {
+    #![proptest_config(crate::jsondoc::proptests::cfg())]
+
+    /// A big entry read child by child (`split`) is accepted or refused as when read whole,
+    /// answers alike, and any sequence of edits of its children (the first, the last, one in
+    /// the middle, a new one; with comments and blank lines between them) gives the same bytes
+    /// and refusals.
+    #[test]
+    fn split_entries_read_and_edit_as_the_whole_tree(
+        g in with_children(),
+        st in style(),
+        cuts in prop::collection::vec((any::<prop::sample::Index>(), prop_oneof![Just("\n"), Just("  # c\n"), Just("    # d\n"), Just("# e\n"), Just("  x: 1\n"), Just("\t"), Just(" "), Just("- ")]), 0..3),
+        steps in prop::collection::vec((any::<prop::sample::Index>(), any::<bool>(), entry()), 1..6),
+    ) {
+        let mut text = render(&g, &st).into_bytes();
+        for (at, ins) in cuts {
+            // Cuts at line starts: a comment or a blank line between children.
+            let starts: Vec<usize> = std::iter::once(0).chain(text.iter().enumerate().filter(|(_, c)| **c == b'\n').map(|(i, _)| i + 1)).collect();
+            let i = starts[at.index(starts.len())];
+            text.splice(i..i, ins.bytes());
+        }
+        let parts = YamlDoc::parse(text.clone());
+        let whole = YamlDoc::parse_whole(text.clone());
+        prop_assert_eq!(parts.as_ref().err().map(|e| e.code), whole.as_ref().err().map(|e| e.code), "{:?}", String::from_utf8_lossy(&text));
+        let (Ok(mut p), Ok(mut w)) = (parts, whole) else {
+            return Ok(());
+        };
+        let c = vec!["extensions".to_string()];
+        prop_assert_eq!(answers(&p, &c, "x"), answers(&w, &c, "x"));
+        for (pick, remove, v) in steps {
+            let names: Vec<String> = match w.get(&c) {
+                Some(Value::Object(m)) => m.keys().cloned().collect(),
+                _ => Vec::new(),
+            };
+            let i = pick.index(names.len() + 1);
+            let name = names.get(i).cloned().unwrap_or_else(|| "new-one".to_string());
+            let (a, b) = if remove && i < names.len() {
+                (p.remove(&c, &name, &[]), w.remove(&c, &name, &[]))
+            } else {
+                (p.upsert(&c, &name, &v).map(|_| ()), w.upsert(&c, &name, &v).map(|_| ()))
+            };
+            prop_assert_eq!(a.as_ref().err().map(|e| e.code), b.as_ref().err().map(|e| e.code), "{:?}", String::from_utf8_lossy(&text));
+            prop_assert_eq!(String::from_utf8_lossy(p.bytes()), String::from_utf8_lossy(w.bytes()));
+            prop_assert_eq!(answers(&p, &c, &name), answers(&w, &c, &name));
+            if a.is_err() {
+                break;
+            }
+        }
+    }
+}

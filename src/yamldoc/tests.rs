@@ -414,3 +414,66 @@ fn top_level_entries_are_read_and_edited_part_by_part() {
     let again = String::from_utf8(d.bytes().to_vec()).unwrap();
     assert_eq!(d.value(), parse(&again).value());
 }
+
+/// A big top-level entry whose value is a block mapping (a Goose file that is all
+/// `extensions`) is read child by child: no tree of it is held, its value and places are read
+/// child by child, and an edit of one child is proven on that child (and the one before it).
+#[test]
+fn a_big_entry_is_read_and_edited_child_by_child() {
+    let mut text = String::from("GOOSE_MODEL: gpt\nextensions:\n");
+    for i in 0..40 {
+        text.push_str(&format!(
+            "  user{i}:\n    name: user{i}\n    args:\n    - a{i}\n    # about user{i}\n"
+        ));
+    }
+    text.push_str("LAST: x\n");
+    let mut d = parse(&text);
+    let whole = YamlDoc::parse_whole(text.clone().into_bytes()).unwrap();
+    let p = d.parts.clone().unwrap();
+    assert_eq!(p.splits(), 1, "extensions is read child by child");
+    let c = vec!["extensions".to_string()];
+    assert_eq!(d.get(&c), whole.get(&c));
+    assert_eq!(d.member_count(&c), Some(40));
+    let kid = vec!["extensions".to_string(), "user7".to_string()];
+    assert_eq!(d.get(&kid), whole.get(&kid));
+    assert_eq!(d.location(&kid), whole.location(&kid));
+    assert_eq!(d.position(&c, "user7"), Some(7));
+    assert_eq!(d.kind(&c), Some("an object"));
+    assert_eq!(p.read_entries(), 0, "no tree of the entry is held");
+
+    let before = super::SPLIT_COMMITS.with(|c| c.get());
+    let mut w = whole.clone();
+    let v = json!({"cmd": "npx", "args": ["-y", "x"]});
+    for (name, value) in [
+        ("ours", Some(&v)),
+        ("user7", Some(&v)),
+        ("user0", None),
+        ("user39", None),
+        ("user8", None),
+        ("ours", None),
+    ] {
+        match value {
+            Some(v) => {
+                d.upsert(&c, name, v).unwrap();
+                w.upsert(&c, name, v).unwrap();
+            }
+            None => {
+                d.remove(&c, name, &[]).unwrap();
+                w.remove(&c, name, &[]).unwrap();
+            }
+        }
+        assert_eq!(
+            String::from_utf8_lossy(d.bytes()),
+            String::from_utf8_lossy(w.bytes()),
+            "after {name}"
+        );
+        assert_eq!(d.get(&c), w.get(&c), "after {name}");
+    }
+    assert_eq!(
+        super::SPLIT_COMMITS.with(|c| c.get()),
+        before + 6,
+        "every edit was proven on its children"
+    );
+    assert_eq!(d.parts.as_ref().unwrap().read_entries(), 0);
+    assert_eq!(d.value(), w.value());
+}
