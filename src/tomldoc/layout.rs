@@ -34,6 +34,14 @@ pub(super) struct Section {
     begin: u32,
     /// Where the header's `[` is.
     header: u32,
+    /// The header's first two keys, hashed ([`group`]): tables of different groups cannot
+    /// define the same key (a collision only puts two groups in one window).
+    group: u64,
+}
+
+/// The group of a header whose first two keys are `top` and `second`.
+fn group(top: &str, second: Option<&str>) -> u64 {
+    FxBuildHasher.hash_one((top, second))
 }
 
 impl Section {
@@ -53,10 +61,6 @@ pub(super) struct Layout {
     pub(super) keys: Vec<String>,
     ids: FxHashMap<String, u32>,
     pub(super) sections: Vec<Section>,
-    /// Each section's first two keys, hashed: tables of different groups cannot define the
-    /// same key (a collision only puts two groups in one window). Kept only to prove the text
-    /// read ([`Layout::proves`]); empty after.
-    groups: Vec<u64>,
     pub(super) tail: usize,
     /// An offset did not fit the sections' 32 bits: the layout is not used.
     overflow: bool,
@@ -65,11 +69,10 @@ pub(super) struct Layout {
 impl Layout {
     /// Add a header whose first two keys are `top` and `second`.
     pub(super) fn push(&mut self, top: &str, second: Option<&str>, begin: usize, header: usize) {
-        self.groups.push(FxBuildHasher.hash_one((top, second)));
-        self.push_section(top, second.is_none(), begin, header);
+        self.push_section(top, group(top, second), second.is_none(), begin, header);
     }
 
-    fn push_section(&mut self, top: &str, ancestor: bool, begin: usize, header: usize) {
+    fn push_section(&mut self, top: &str, group: u64, ancestor: bool, begin: usize, header: usize) {
         let (Ok(begin), Ok(header)) = (u32::try_from(begin), u32::try_from(header)) else {
             self.overflow = true;
             return;
@@ -88,6 +91,7 @@ impl Layout {
             ancestor,
             begin,
             header,
+            group,
         });
     }
 
@@ -101,9 +105,6 @@ impl Layout {
             let mut order: Vec<usize> = (0..self.sections.len()).collect();
             order.sort_by_key(|&i| self.sections[i].header);
             self.sections = order.iter().map(|&i| self.sections[i].clone()).collect();
-            if !self.groups.is_empty() {
-                self.groups = order.iter().map(|&i| self.groups[i]).collect();
-            }
         }
         let mut at = 0;
         for s in &self.sections {
@@ -183,14 +184,11 @@ impl Layout {
     /// Whether every window of the file parses and `toml_edit` gives it back byte for byte,
     /// which proves the same of the whole file: windows hold every byte of it, and tables of
     /// different groups cannot define the same key (see the parent module's docs).
-    pub(super) fn proves(&mut self, text: &str) -> bool {
-        let groups = std::mem::take(&mut self.groups);
+    pub(super) fn proves(&self, text: &str) -> bool {
         if self.sections.is_empty() {
             return super::edit::roundtrips(text) == Ok(true);
         }
-        if groups.len() != self.sections.len() {
-            return false;
-        }
+        let groups: Vec<u64> = self.sections.iter().map(|s| s.group).collect();
         // What every window of a key holds (the top-level keys, the key's one-key tables) is
         // read once per window: a batch is at least as big, so that it is read at most about
         // as often as the text's own size allows (no more than twice the text in all).
@@ -267,12 +265,71 @@ impl Layout {
         }
     }
 
+    /// The value of the entry `child` of the top-level key `key` (`None`: there is none), read
+    /// from the text before the first header, `key`'s one-key tables and `child`'s tables.
+    /// `Err` when `key`'s value is not a table read so (the caller reads `key` whole).
+    pub(super) fn child_value_of(
+        &self,
+        text: &str,
+        key: &str,
+        child: &str,
+    ) -> Result<Option<Value>, ()> {
+        let mut w = self.preamble(text).to_string();
+        if let Some(id) = self.id(key) {
+            let g = group(key, Some(child));
+            for (i, s) in self.sections.iter().enumerate() {
+                if s.top == id && (s.ancestor || s.group == g) {
+                    w.push_str(&text[s.begin()..self.end(i)]);
+                }
+            }
+        }
+        let doc: DocumentMut = w.parse().map_err(|_| ())?;
+        match table_to_json(doc.as_table()) {
+            Value::Object(mut m) => match m.remove(key) {
+                Some(Value::Object(mut t)) => Ok(t.remove(child)),
+                _ => Err(()),
+            },
+            _ => Err(()),
+        }
+    }
+
     /// The window of `text` an edit below the top-level key `key` reads (see the parent
     /// module's docs), and the runs its stand-ins replace, in order.
     pub(super) fn window<'t>(&self, text: &'t str, key: &str) -> (Cow<'t, str>, Vec<Run>) {
         let id = self.id(key);
+        self.window_of(text, |x| Some(x.top) == id)
+    }
+
+    /// The window of `text` an edit of the entry `child` of the top-level table `key` reads:
+    /// the text before the first header, `key`'s one-key tables, `child`'s tables, and the
+    /// tables of the entry whose table is `key`'s last in the file (after which a new entry's
+    /// table goes); `None` when that is all of `key`'s tables.
+    pub(super) fn child_window<'t>(
+        &self,
+        text: &'t str,
+        key: &str,
+        child: &str,
+    ) -> Option<(Cow<'t, str>, Vec<Run>)> {
+        let id = self.id(key)?;
+        let g = group(key, Some(child));
         let s = &self.sections;
-        if text.contains(STUB) || s.iter().all(|x| Some(x.top) == id) {
+        let last = s.iter().rev().find(|x| x.top == id)?.group;
+        let held = |x: &Section| x.top == id && (x.ancestor || x.group == g || x.group == last);
+        if s.iter().filter(|x| x.top == id).all(held) {
+            return None;
+        }
+        Some(self.window_of(text, held))
+    }
+
+    /// The window of `text` that holds the sections `held` says, every run of the others
+    /// standing as one stand-in.
+    fn window_of<'t>(
+        &self,
+        text: &'t str,
+        held: impl Fn(&Section) -> bool,
+    ) -> (Cow<'t, str>, Vec<Run>) {
+        let s = &self.sections;
+        if text.contains(STUB) || s.iter().all(&held) {
             return (Cow::Borrowed(text), Vec::new());
         }
         let mut w = String::new();
@@ -280,12 +337,12 @@ impl Layout {
         let mut copied = 0;
         let mut i = 0;
         while i < s.len() {
-            if Some(s[i].top) == id {
+            if held(&s[i]) {
                 i += 1;
                 continue;
             }
             let mut j = i;
-            while j < s.len() && Some(s[j].top) != id {
+            while j < s.len() && !held(&s[j]) {
                 j += 1;
             }
             let (start, end) = (s[i].header(), s.get(j).map_or(self.tail, Section::begin));
@@ -372,7 +429,7 @@ impl Layout {
                                 at(o.begin(), delta)?
                             };
                             let top = self.top(o);
-                            l.push_section(top, o.ancestor, begin, at(o.header(), delta)?);
+                            l.push_section(top, o.group, o.ancestor, begin, at(o.header(), delta)?);
                         }
                         shift += (run.end - run.start) as isize - (end - start) as isize;
                         if cut {
@@ -381,6 +438,7 @@ impl Layout {
                     }
                     _ => l.push_section(
                         w.top(s),
+                        s.group,
                         s.ancestor,
                         at(s.begin(), shift)?,
                         at(s.header(), shift)?,

@@ -60,6 +60,8 @@ const BOM: &str = "\u{feff}";
 thread_local! {
     /// How many edits read a window smaller than the whole text (for the tests).
     static WINDOWED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// How many edits were made in an entry's window (for the tests).
+    static CHILD_WINDOWED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// A parsed TOML document. Its clones share the bytes, the layout and the values read until
@@ -79,7 +81,13 @@ pub struct TomlDoc {
 }
 
 /// Values of top-level keys, by key.
-type Values = FxHashMap<String, Option<Arc<Value>>>;
+/// The values read so far: of top-level keys, and of entries of top-level tables (read from
+/// their own tables, see [`Layout::child_value_of`]).
+#[derive(Debug, Default, Clone)]
+struct Values {
+    tops: FxHashMap<String, Option<Arc<Value>>>,
+    kids: FxHashMap<(String, String), Option<Arc<Value>>>,
+}
 
 fn err(code: Code, message: String, line: usize, column: usize) -> ReadError {
     ReadError {
@@ -127,13 +135,13 @@ impl TomlDoc {
         let layout = if whole || lf.contains(STUB) {
             None
         } else {
-            scan::scan(&lf).and_then(|mut l| l.proves(&lf).then_some(l))
+            scan::scan(&lf).and_then(|l| l.proves(&lf).then_some(l))
         };
         let mut values = Values::default();
         if layout.is_none() {
             // Read whole: for the error, or for a file the scan did not follow.
             for (k, v) in read_whole(&lf)? {
-                values.insert(k, Some(Arc::new(v)));
+                values.tops.insert(k, Some(Arc::new(v)));
             }
         }
         Ok(TomlDoc {
@@ -174,7 +182,7 @@ impl TomlDoc {
     /// The value of the top-level key `key`, read from its window once.
     fn top(&self, key: &str) -> Option<Arc<Value>> {
         let mut values = self.values.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(v) = values.get(key) {
+        if let Some(v) = values.tops.get(key) {
             return v.clone();
         }
         let lf = self.lf();
@@ -183,8 +191,24 @@ impl TomlDoc {
             None => read_whole(&lf).ok().and_then(|mut m| m.remove(key)),
         }
         .map(Arc::new);
-        values.insert(key.to_string(), v.clone());
+        values.tops.insert(key.to_string(), v.clone());
         v
+    }
+
+    /// The value of the entry `child` of the top-level table `key`, read from its own tables
+    /// (`Err`: read `key` whole instead: its value is known, or not a table read so).
+    fn kid(&self, key: &str, child: &str) -> Result<Option<Arc<Value>>, ()> {
+        let mut values = self.values.lock().unwrap_or_else(|p| p.into_inner());
+        let (Some(l), None) = (&self.layout, values.tops.get(key)) else {
+            return Err(());
+        };
+        let id = (key.to_string(), child.to_string());
+        if let Some(v) = values.kids.get(&id) {
+            return Ok(v.clone());
+        }
+        let v = l.child_value_of(&self.lf(), key, child)?.map(Arc::new);
+        values.kids.insert(id, v.clone());
+        Ok(v)
     }
 
     /// The value at a path of table keys, or the kind of what stands where a keyed list was
@@ -194,6 +218,13 @@ impl TomlDoc {
         let Some((first, rest)) = path.split_first() else {
             return Some(Ok(self.value()));
         };
+        if let Some((second, below)) = rest.split_first()
+            && keyed_segment(first).is_none()
+            && keyed_segment(second).is_none()
+            && let Ok(v) = self.kid(first, second)
+        {
+            return crate::keyed::get_path(&*v?, below);
+        }
         let key = keyed_segment(first).map_or(first.as_str(), |(k, _)| k);
         crate::keyed::get_below(&*self.top(key)?, first, rest)
     }
@@ -262,7 +293,21 @@ impl TomlDoc {
     ) -> Result<(), ReadError> {
         let key = top_key(container, name);
         let lf = self.lf();
+        // An edit of one entry of a top-level table is first made in that entry's window; what
+        // it cannot prove there (a table given a header, a refusal) is made in the table's.
+        let child = match (&self.layout, container) {
+            (Some(layout), [c]) if keyed_segment(c).is_none() => layout
+                .child_window(&lf, c, name)
+                .and_then(
+                    |(window, runs)| match edit_window(&window, container, name, value) {
+                        Ok(Some((doc, now, false))) => Some((doc, now, runs)),
+                        _ => None,
+                    },
+                ),
+            _ => None,
+        };
         let (window, runs) = match &self.layout {
+            _ if child.is_some() => (Cow::Borrowed(""), Vec::new()),
             Some(layout) if container.len() == 1 => layout.window(&lf, key),
             _ => (Cow::Borrowed(&*lf), Vec::new()),
         };
@@ -274,19 +319,27 @@ impl TomlDoc {
                 1,
             )
         };
-        let (doc, now, runs) = match edit_window(&window, container, name, value)? {
-            Some((doc, now, false)) => (doc, now, runs),
-            Some((doc, now, true)) if runs.is_empty() => (doc, now, runs),
-            // A window toml_edit would not give back as it is, or an edit it would place by
-            // what lies outside the window: the whole text.
-            _ if !runs.is_empty() => match edit_window(&lf, container, name, value)? {
-                Some((doc, now, _)) => (doc, now, Vec::new()),
-                None => return Err(cannot()),
+        let one = child.is_some();
+        let (doc, now, runs) = match child {
+            Some(done) => done,
+            None => match edit_window(&window, container, name, value)? {
+                Some((doc, now, false)) => (doc, now, runs),
+                Some((doc, now, true)) if runs.is_empty() => (doc, now, runs),
+                // A window toml_edit would not give back as it is, or an edit it would place by
+                // what lies outside the window: the whole text.
+                _ if !runs.is_empty() => match edit_window(&lf, container, name, value)? {
+                    Some((doc, now, _)) => (doc, now, Vec::new()),
+                    None => return Err(cannot()),
+                },
+                _ => return Err(cannot()),
             },
-            _ => return Err(cannot()),
         };
         #[cfg(test)]
-        if !runs.is_empty() {
+        if one {
+            CHILD_WINDOWED.with(|w| w.set(w.get() + 1));
+        }
+        #[cfg(test)]
+        if !runs.is_empty() && !one {
             WINDOWED.with(|w| w.set(w.get() + 1));
         }
         let restored = match &self.layout {
@@ -319,7 +372,18 @@ impl TomlDoc {
             Value::Object(mut m) => m.remove(key),
             _ => None,
         };
-        values.insert(key.to_string(), value.map(Arc::new));
+        if one {
+            // The window held the entry and not the rest of the table: the entry's value is
+            // known, the table's is read again when asked for.
+            let kid = value.and_then(|mut v| v.as_object_mut()?.remove(name));
+            values.tops.remove(key);
+            values
+                .kids
+                .insert((key.to_string(), name.to_string()), kid.map(Arc::new));
+        } else {
+            values.kids.retain(|(k, _), _| k != key);
+            values.tops.insert(key.to_string(), value.map(Arc::new));
+        }
         self.values = Arc::new(Mutex::new(values));
         self.layout = layout.filter(|_| !self.whole).map(Arc::new);
         self.bytes = Arc::new(text);

@@ -242,3 +242,65 @@ fn keyed_list_view_and_refusals() {
     let mut d = TomlDoc::parse(input.as_bytes()).unwrap();
     assert_eq!(d.remove(&k(), "zz").unwrap_err().code, "not-found");
 }
+
+/// An edit of one entry of a table of many entries (a Codex file that is all `mcp_servers`
+/// tables) is made in that entry's window: the text before the first header, the table's
+/// one-key tables, the entry's tables and the tables of the entry last in the file (a new
+/// entry's table goes right after them), every other run of tables one stand-in. The bytes are
+/// those of the edit of the whole text, and an entry's value is read from its own tables.
+#[test]
+fn an_entry_of_a_big_table_is_edited_in_its_own_window() {
+    let mut text = String::from("model = \"o3\"\n\n[mcp_servers]\n");
+    for i in 0..30 {
+        text.push_str(&format!(
+            "# server {i}\n[mcp_servers.s{i}]\ncommand = \"c{i}\"\n[mcp_servers.s{i}.env]\nK = \"{i}\"\n\n"
+        ));
+        if i == 10 {
+            text.push_str("[projects.\"/p\"]\ntrust_level = \"trusted\"\n\n");
+        }
+    }
+    let mut d = TomlDoc::parse(text.as_bytes()).unwrap();
+    let mut w = TomlDoc::parse_whole(text.as_bytes()).unwrap();
+    let s7 = vec!["mcp_servers".to_string(), "s7".to_string()];
+    assert_eq!(d.get(&s7), w.get(&s7));
+    assert!(
+        d.values.lock().unwrap().tops.is_empty(),
+        "the table's value was not read to read one entry"
+    );
+    let before = CHILD_WINDOWED.with(|c| c.get());
+    for (name, value) in [
+        ("ours", Some(entry())),
+        ("s7", Some(entry())),
+        ("s0", None),
+        ("s29", None),
+        ("ours", None),
+        ("late", Some(entry())),
+    ] {
+        match &value {
+            Some(v) => {
+                d.upsert(&c(), name, v).unwrap();
+                w.upsert(&c(), name, v).unwrap();
+            }
+            None => {
+                d.remove(&c(), name).unwrap();
+                w.remove(&c(), name).unwrap();
+            }
+        }
+        assert_eq!(
+            String::from_utf8_lossy(d.bytes()),
+            String::from_utf8_lossy(w.bytes()),
+            "after {name}"
+        );
+        let path = vec!["mcp_servers".to_string(), name.to_string()];
+        assert_eq!(d.get(&path), value, "after {name}");
+    }
+    assert_eq!(CHILD_WINDOWED.with(|c| c.get()), before + 6);
+    let out = String::from_utf8(d.to_bytes()).unwrap();
+    assert!(
+        out.contains("[mcp_servers.s28.env]\nK = \"28\"\n\n[mcp_servers.late]\ncommand = \"npx\"")
+            && out.ends_with("env_vars = [\"TOKEN\"]\n\n# server 29\n\n\n"),
+        "a new entry goes after the table's last table: {out:?}"
+    );
+    assert_eq!(d.get(&c()), w.get(&c()));
+    assert_eq!(d.value(), w.value());
+}
