@@ -9,7 +9,9 @@ Two inputs, generated in a scratch directory and removed after use:
   then another server of the user's;
 - a Goose `~/.config/goose/config.yaml` of the same size: the user's `extensions` (one server),
   then one top-level key per setting;
-- a Goose `config.yaml` of the same size that is all `extensions` (the user's servers).
+- a Goose `config.yaml` of the same size that is all `extensions` (the user's servers);
+- a Codex `config.toml` of the same size that is all `[mcp_servers.…]` tables (the user's
+  servers).
 
 For each: `plan` and `apply` of one new server, the update that removes it and adds another
 (the owner's manifest switched to another server), and `prune` of it. Each row is the median of
@@ -46,6 +48,15 @@ def codex(path, size):
             f.write(f'[projects."/home/user/src/project-{i:07d}"]\ntrust_level = "trusted"\n\n')
             i += 1
         f.write('[mcp_servers.later]\ncommand = "npx"\nargs = ["-y", "later@1.0.0"]\n')
+
+
+def codex_servers(path, size):
+    with open(path, "w") as f:
+        f.write('model = "o3"\n\n')
+        i = 0
+        while f.tell() < size:
+            f.write(f'[mcp_servers.user{i:07d}]\ncommand = "uvx"\nargs = ["mcp-server-{i}"]\n\n')
+            i += 1
 
 
 def goose(path, size):
@@ -94,6 +105,7 @@ def run(binary, work):
         ("TOML", "codex", ".codex/config.toml", codex),
         ("YAML", "goose", ".config/goose/config.yaml", goose),
         ("YAML, all of it `extensions`", "goose", ".config/goose/config.yaml", goose_extensions),
+        ("TOML, all of it `mcp_servers`", "codex", ".codex/config.toml", codex_servers),
     ):
         w = os.path.join(work, f"formats-{client}-{gen.__name__}")
         shutil.rmtree(w, ignore_errors=True)
@@ -135,8 +147,9 @@ def section(rows):
     lines = [
         "Big TOML and YAML files (issue 31; `scripts/bench_formats.py`): a Codex `config.toml` of "
         "`[projects.\"…\"]` tables between two servers of the user's, a Goose `config.yaml` of "
-        "one key per setting after the user's `extensions`, and one that is all `extensions` (the "
-        "user's servers); each row is the median of "
+        "one key per setting after the user's `extensions`, one that is all `extensions` and a "
+        "Codex `config.toml` that is all `[mcp_servers.…]` tables (the user's servers); each row "
+        "is the median of "
         f"{RUNS} runs.",
         "",
         "| file | command | time | peak RSS | × the file |",

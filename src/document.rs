@@ -145,7 +145,7 @@ impl Doc {
     pub fn kind(&self, path: &[String]) -> Option<&'static str> {
         match self {
             Doc::Json(d) => d.kind(path),
-            Doc::Toml(d) => match d.lookup(path)? {
+            Doc::Toml(d) => match d.shape(path)? {
                 Ok(v) => Some(kind_of(&v)),
                 Err(bad) => Some(bad),
             },

@@ -293,6 +293,27 @@ impl Layout {
         }
     }
 
+    /// The value of the top-level key `key` as far as its kind needs it: read from the text
+    /// before the first header and `key`'s one-key tables, or an empty table when only tables
+    /// below it define it (`Ok(None)`: there is no such key; `Err`: read `key` whole).
+    pub(super) fn shape_of(&self, text: &str, key: &str) -> Result<Option<Value>, ()> {
+        let id = self.id(key);
+        let mut w = self.preamble(text).to_string();
+        for (i, s) in self.sections.iter().enumerate() {
+            if Some(s.top) == id && s.ancestor {
+                w.push_str(&text[s.begin()..self.end(i)]);
+            }
+        }
+        let doc: DocumentMut = w.parse().map_err(|_| ())?;
+        match table_to_json(doc.as_table()) {
+            Value::Object(mut m) => Ok(match m.remove(key) {
+                Some(v) => Some(v),
+                None => id.map(|_| Value::Object(serde_json::Map::new())),
+            }),
+            _ => Err(()),
+        }
+    }
+
     /// The window of `text` an edit below the top-level key `key` reads (see the parent
     /// module's docs), and the runs its stand-ins replace, in order.
     pub(super) fn window<'t>(&self, text: &'t str, key: &str) -> (Cow<'t, str>, Vec<Run>) {

@@ -211,6 +211,25 @@ impl TomlDoc {
         Ok(v)
     }
 
+    /// [`TomlDoc::lookup`] for a caller that only needs the kind of the value: a top-level
+    /// key's value is then read from its one-key tables, not from every table below it.
+    pub fn shape(&self, path: &[String]) -> Option<Result<Value, &'static str>> {
+        if let ([key], Some(l)) = (path, &self.layout)
+            && keyed_segment(key).is_none()
+        {
+            let known = self
+                .values
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .tops
+                .contains_key(key);
+            if !known && let Ok(v) = l.shape_of(&self.lf(), key) {
+                return v.map(Ok);
+            }
+        }
+        self.lookup(path)
+    }
+
     /// The value at a path of table keys, or the kind of what stands where a keyed list was
     /// expected (see [`crate::keyed::get_path`]); only the path's top-level key is read, and
     /// only the value found is copied.

@@ -243,6 +243,11 @@ proptest! {
             };
             for key in values.keys().chain(["mcp_servers".to_string(), "absent".to_string()].iter()) {
                 let path = std::slice::from_ref(key);
+                // The kind read from the key's one-key tables (of a document that has not read
+                // the key's value) is the whole value's.
+                let fresh = TomlDoc::parse(text.as_bytes()).unwrap();
+                let kind = |r: Option<Result<Value, &'static str>>| r.map(|x| x.map(|v| crate::yamldoc::kind_of(&v)));
+                prop_assert_eq!(kind(fresh.shape(path)), kind(w.lookup(path)), "{} in {:?}", key, text);
                 prop_assert_eq!(d.get(path), w.get(path), "{} in {:?}", key, text);
             }
             prop_assert_eq!(d.value(), Value::Object(values));
