@@ -287,7 +287,9 @@ impl Layout {
         match table_to_json(doc.as_table()) {
             Value::Object(mut m) => match m.remove(key) {
                 Some(Value::Object(mut t)) => Ok(t.remove(child)),
-                _ => Err(()),
+                // Only other entries' tables define `key`: a table without `child`.
+                None => Ok(None),
+                Some(_) => Err(()),
             },
             _ => Err(()),
         }

@@ -28,7 +28,14 @@
 //! does not follow the text, a window does not prove, or a stand-in's name is in the file, the
 //! file is read whole (for its error, or as it is). A new container's first table goes at the
 //! end of the file (`toml_edit` would put it after the table it visits last, which differs
-//! only when tables of one key are spread between others'). Pure: no I/O.
+//! only when tables of one key are spread between others').
+//!
+//! **One entry's window.** The same one level down: an edit of the entry `mcp_servers.X` is
+//! first made in X's window (the text before the first header, the `[mcp_servers]` tables,
+//! X's tables and those of the entry whose table is the container's last in the file, every
+//! other run a stand-in), an entry's value is read from its own tables, and a table's kind
+//! from its one-key tables. A new entry's table goes right after the last table of its
+//! container in the file, in every window and in the whole text. Pure: no I/O.
 
 mod convert;
 mod edit;

@@ -250,6 +250,12 @@ proptest! {
                 prop_assert_eq!(kind(fresh.shape(path)), kind(w.lookup(path)), "{} in {:?}", key, text);
                 prop_assert_eq!(d.get(path), w.get(path), "{} in {:?}", key, text);
             }
+            // An entry's value read from its own tables is the whole value's.
+            for child in ["s0", "s1", "s2", "auth", "d", "ours"] {
+                let path = ["mcp_servers".to_string(), child.to_string()];
+                let fresh = TomlDoc::parse(text.as_bytes()).unwrap();
+                prop_assert_eq!(fresh.get(&path), w.get(&path), "{} in {:?}", child, text);
+            }
             prop_assert_eq!(d.value(), Value::Object(values));
             if let Some(l) = layout(d) {
                 prop_assert_eq!(Some(l), fresh_layout(d), "{:?}", text);

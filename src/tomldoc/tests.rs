@@ -263,6 +263,9 @@ fn an_entry_of_a_big_table_is_edited_in_its_own_window() {
     let mut w = TomlDoc::parse_whole(text.as_bytes()).unwrap();
     let s7 = vec!["mcp_servers".to_string(), "s7".to_string()];
     assert_eq!(d.get(&s7), w.get(&s7));
+    let absent = vec!["mcp_servers".to_string(), "absent".to_string()];
+    assert_eq!(d.get(&absent), None);
+    assert!(matches!(d.shape(&c()), Some(Ok(Value::Object(_)))));
     assert!(
         d.values.lock().unwrap().tops.is_empty(),
         "the table's value was not read to read one entry"

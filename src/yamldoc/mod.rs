@@ -34,7 +34,9 @@
 //!   edit of one entry on that entry's part alone (the new part must read as the old entry's
 //!   bytes, the intended value, or both), the other parts being copied byte for byte. What the
 //!   split does not expect is read whole, as is every document for `lint`
-//!   ([`YamlDoc::parse_whole`]).
+//!   ([`YamlDoc::parse_whole`]). A big entry whose value is a block mapping (a Goose file
+//!   that is all `extensions`) splits again one level down (`split`): it is read and edited
+//!   child by child the same way.
 //!
 //! Pure: no I/O, no panics on any input.
 
