@@ -54,6 +54,47 @@ pub(super) fn hash(key: &str) -> u64 {
     FxBuildHasher.hash_one(key)
 }
 
+/// Each line of `b`: where it starts, and where the next one does.
+pub(super) fn lines(b: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        (at < b.len()).then(|| {
+            let start = at;
+            at = b[at..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(b.len(), |i| at + i + 1);
+            (start, at)
+        })
+    })
+}
+
+/// Whether a line whose text begins with `c` is one a split does not expect where a key
+/// would begin: a sequence item, a flow collection, a directive, a complex key, a block
+/// scalar, an anchor, an alias, a tag, a tab, or what may begin a document marker.
+pub(super) fn not_a_key(c: u8) -> bool {
+    matches!(
+        c,
+        b'-' | b'{'
+            | b'['
+            | b'%'
+            | b'?'
+            | b'|'
+            | b'>'
+            | b'&'
+            | b'*'
+            | b'!'
+            | b'\t'
+            | b':'
+            | b','
+            | b']'
+            | b'}'
+            | b'@'
+            | b'`'
+            | b'.'
+    )
+}
+
 /// The parts' starts, or `None` (see the module docs).
 fn split(body: &str) -> Option<Vec<usize>> {
     // A byte order mark is refused anywhere but at the start of the text, which a part's
@@ -64,12 +105,7 @@ fn split(body: &str) -> Option<Vec<usize>> {
     let b = body.as_bytes();
     let mut starts = vec![0];
     let mut keyed = false;
-    let mut at = 0;
-    while at < b.len() {
-        let end = b[at..]
-            .iter()
-            .position(|&c| c == b'\n')
-            .map_or(b.len(), |i| at + i + 1);
+    for (at, end) in lines(b) {
         let line = &body[at..end];
         let marker = |m: &str| {
             line.strip_prefix(m)
@@ -78,13 +114,11 @@ fn split(body: &str) -> Option<Vec<usize>> {
         match b[at] {
             b' ' | b'\n' | b'\r' | b'#' => {}
             _ if !keyed && marker("---") => {}
-            b'-' | b'{' | b'[' | b'%' | b'?' | b'|' | b'>' | b'&' | b'*' | b'!' | b'\t' | b':'
-            | b',' | b']' | b'}' | b'@' | b'`' | b'.' => return None,
+            c if not_a_key(c) => return None,
             _ if marker("---") || marker("...") => return None,
             _ if !keyed => keyed = true,
             _ => starts.push(at),
         }
-        at = end;
     }
     keyed.then_some(starts)
 }

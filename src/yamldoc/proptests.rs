@@ -483,6 +483,19 @@ proptest! {
 }
 
 /// What a document answers, read one way: for comparing the parts with the whole tree.
+/// The text read part by part and read whole, refused alike (`None`) or both read.
+fn read_both(text: &[u8]) -> Result<Option<(YamlDoc, YamlDoc)>, TestCaseError> {
+    let parts = YamlDoc::parse(text.to_vec());
+    let whole = YamlDoc::parse_whole(text.to_vec());
+    prop_assert_eq!(
+        parts.as_ref().err().map(|e| e.code),
+        whole.as_ref().err().map(|e| e.code),
+        "{:?}",
+        String::from_utf8_lossy(text)
+    );
+    Ok(parts.ok().zip(whole.ok()))
+}
+
 fn answers(d: &YamlDoc, c: &[String], name: &str) -> Vec<String> {
     let mut path = c.to_vec();
     path.push(name.to_string());
@@ -521,10 +534,7 @@ proptest! {
             let i = at.index(text.len() + 1);
             text.splice(i..i, ins.bytes());
         }
-        let parts = YamlDoc::parse(text.clone());
-        let whole = YamlDoc::parse_whole(text.clone());
-        prop_assert_eq!(parts.as_ref().err().map(|e| e.code), whole.as_ref().err().map(|e| e.code), "{:?}", String::from_utf8_lossy(&text));
-        let (Ok(mut p), Ok(mut w)) = (parts, whole) else {
+        let Some((mut p, mut w)) = read_both(&text)? else {
             return Ok(());
         };
         let c: Vec<String> = container.iter().map(|s| s.to_string()).collect();
@@ -600,10 +610,7 @@ proptest! {
             let i = starts[at.index(starts.len())];
             text.splice(i..i, ins.bytes());
         }
-        let parts = YamlDoc::parse(text.clone());
-        let whole = YamlDoc::parse_whole(text.clone());
-        prop_assert_eq!(parts.as_ref().err().map(|e| e.code), whole.as_ref().err().map(|e| e.code), "{:?}", String::from_utf8_lossy(&text));
-        let (Ok(mut p), Ok(mut w)) = (parts, whole) else {
+        let Some((mut p, mut w)) = read_both(&text)? else {
             return Ok(());
         };
         let c = vec!["extensions".to_string()];

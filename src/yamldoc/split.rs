@@ -16,7 +16,7 @@ use rustc_hash::FxHashSet;
 use serde_json::{Map, Value};
 
 use super::parse::{Entry, Kind, Node, to_value};
-use super::parts::{BATCH, hash, read, seq_of, shift};
+use super::parts::{BATCH, hash, lines, not_a_key, read, seq_of, shift};
 
 /// The most text before the first child that a split reads with every batch.
 const HEADER: usize = 64 * 1024;
@@ -58,16 +58,11 @@ pub(crate) struct Split {
 /// (relative offsets); `None`: the part is not split.
 fn scan(part: &str) -> Option<(usize, usize, Vec<usize>)> {
     let b = part.as_bytes();
-    let (mut at, mut keyed, mut indent, mut header) = (0, false, 0, None);
+    let (mut keyed, mut indent, mut header) = (false, 0, None);
     let mut starts = Vec::new();
-    while at < b.len() {
-        let end = b[at..]
-            .iter()
-            .position(|&c| c == b'\n')
-            .map_or(b.len(), |i| at + i + 1);
+    for (at, end) in lines(b) {
         let line = &b[at..end];
         if blank(line) {
-            at = end;
             continue;
         }
         let n = line.iter().take_while(|&&c| c == b' ').count();
@@ -80,7 +75,6 @@ fn scan(part: &str) -> Option<(usize, usize, Vec<usize>)> {
                 return None;
             }
             keyed = !marker;
-            at = end;
             continue;
         }
         if indent == 0 {
@@ -94,31 +88,11 @@ fn scan(part: &str) -> Option<(usize, usize, Vec<usize>)> {
             return None;
         }
         if n == indent {
-            if matches!(
-                rest[0],
-                b'-' | b'{'
-                    | b'['
-                    | b'%'
-                    | b'?'
-                    | b'|'
-                    | b'>'
-                    | b'&'
-                    | b'*'
-                    | b'!'
-                    | b'\t'
-                    | b':'
-                    | b','
-                    | b']'
-                    | b'}'
-                    | b'@'
-                    | b'`'
-                    | b'.'
-            ) {
+            if not_a_key(rest[0]) {
                 return None;
             }
             starts.push(at);
         }
-        at = end;
     }
     (starts.len() >= 2).then_some((header?, indent, starts))
 }
