@@ -40,43 +40,38 @@ def write(path, text):
         f.write(text)
 
 
-def codex(path, size):
+def fill(path, size, head, row, tail=""):
+    """`head`, then `row(i)` for i = 0, 1, … until the file holds `size` bytes, then `tail`."""
     with open(path, "w") as f:
-        f.write('model = "o3"\n\n[mcp_servers.user]\ncommand = "uvx"\nargs = ["mcp-server-user"]\n\n')
+        f.write(head)
         i = 0
         while f.tell() < size:
-            f.write(f'[projects."/home/user/src/project-{i:07d}"]\ntrust_level = "trusted"\n\n')
+            f.write(row(i))
             i += 1
-        f.write('[mcp_servers.later]\ncommand = "npx"\nargs = ["-y", "later@1.0.0"]\n')
+        f.write(tail)
+
+
+def codex(path, size):
+    fill(path, size, 'model = "o3"\n\n[mcp_servers.user]\ncommand = "uvx"\nargs = ["mcp-server-user"]\n\n',
+         lambda i: f'[projects."/home/user/src/project-{i:07d}"]\ntrust_level = "trusted"\n\n',
+         '[mcp_servers.later]\ncommand = "npx"\nargs = ["-y", "later@1.0.0"]\n')
 
 
 def codex_servers(path, size):
-    with open(path, "w") as f:
-        f.write('model = "o3"\n\n')
-        i = 0
-        while f.tell() < size:
-            f.write(f'[mcp_servers.user{i:07d}]\ncommand = "uvx"\nargs = ["mcp-server-{i}"]\n\n')
-            i += 1
+    fill(path, size, 'model = "o3"\n\n',
+         lambda i: f'[mcp_servers.user{i:07d}]\ncommand = "uvx"\nargs = ["mcp-server-{i}"]\n\n')
 
 
 def goose(path, size):
-    with open(path, "w") as f:
-        f.write("extensions:\n  user:\n    name: user\n    cmd: uvx\n    args:\n    - mcp-server-user\n"
-                "    enabled: true\n    type: stdio\n    timeout: 300\n")
-        i = 0
-        while f.tell() < size:
-            f.write(f"SETTING_{i:07d}: value {i}\n")
-            i += 1
+    fill(path, size, "extensions:\n  user:\n    name: user\n    cmd: uvx\n    args:\n    - mcp-server-user\n"
+                     "    enabled: true\n    type: stdio\n    timeout: 300\n",
+         lambda i: f"SETTING_{i:07d}: value {i}\n")
 
 
 def goose_extensions(path, size):
-    with open(path, "w") as f:
-        f.write("GOOSE_MODEL: gpt-4o\nextensions:\n")
-        i = 0
-        while f.tell() < size:
-            f.write(f"  user{i:07d}:\n    name: user{i:07d}\n    cmd: uvx\n    args:\n    - mcp-server-{i}\n"
-                    "    enabled: true\n    type: stdio\n    timeout: 300\n")
-            i += 1
+    fill(path, size, "GOOSE_MODEL: gpt-4o\nextensions:\n",
+         lambda i: f"  user{i:07d}:\n    name: user{i:07d}\n    cmd: uvx\n    args:\n    - mcp-server-{i}\n"
+                   "    enabled: true\n    type: stdio\n    timeout: 300\n")
 
 
 def manifest(path, client, server, package):

@@ -105,10 +105,13 @@ impl Editor {
                     // in the file (`toml_edit` would put it after the table it visits last,
                     // which depends on how the tables were defined, and which the window of
                     // one entry could not know).
-                    let own = parent
+                    let mut positions: Vec<isize> = parent
                         .position()
-                        .filter(|_| !parent.is_implicit() && !parent.is_dotted());
-                    if let Some(last) = own.into_iter().chain(last_header(parent)).max() {
+                        .filter(|_| !parent.is_implicit())
+                        .into_iter()
+                        .collect();
+                    table_positions(parent, &mut positions);
+                    if let Some(&last) = positions.iter().max() {
                         t.set_position(Some(last));
                     }
                     parent.insert(name, Item::Table(t));
@@ -390,21 +393,6 @@ fn table_positions(t: &Table, out: &mut Vec<isize>) {
             _ => {}
         }
     }
-}
-
-/// The document position of the last table with a header under `t`.
-fn last_header(t: &Table) -> Option<isize> {
-    let header = |s: &Table| s.position().filter(|_| !s.is_implicit() && !s.is_dotted());
-    t.iter()
-        .filter_map(|(_, item)| match item {
-            Item::Table(s) => header(s).into_iter().chain(last_header(s)).max(),
-            Item::ArrayOfTables(a) => a
-                .iter()
-                .filter_map(|s| s.position().into_iter().chain(last_header(s)).max())
-                .max(),
-            _ => None,
-        })
-        .max()
 }
 
 /// The table with a header at document position `at` under `t`.

@@ -247,22 +247,33 @@ impl Layout {
         })
     }
 
-    /// The value of the top-level key `key` (`None`: the file has no such key), read from the
-    /// text before the first header and `key`'s tables.
-    pub(super) fn value_of(&self, text: &str, key: &str) -> Option<Value> {
+    /// The value of `key` read from the text before the first header and `key`'s sections
+    /// that `held` says (`Err`: they do not parse; `Ok(None)`: they do not define `key`).
+    fn read_of(
+        &self,
+        text: &str,
+        key: &str,
+        held: impl Fn(&Section) -> bool,
+    ) -> Result<Option<Value>, ()> {
         let mut w = self.preamble(text).to_string();
         if let Some(id) = self.id(key) {
             for (i, s) in self.sections.iter().enumerate() {
-                if s.top == id {
+                if s.top == id && held(s) {
                     w.push_str(&text[s.begin()..self.end(i)]);
                 }
             }
         }
-        let doc: DocumentMut = w.parse().ok()?;
+        let doc: DocumentMut = w.parse().map_err(|_| ())?;
         match table_to_json(doc.as_table()) {
-            Value::Object(mut m) => m.remove(key),
-            _ => None,
+            Value::Object(mut m) => Ok(m.remove(key)),
+            _ => Err(()),
         }
+    }
+
+    /// The value of the top-level key `key` (`None`: the file has no such key), read from the
+    /// text before the first header and `key`'s tables.
+    pub(super) fn value_of(&self, text: &str, key: &str) -> Option<Value> {
+        self.read_of(text, key, |_| true).ok()?
     }
 
     /// The value of the entry `child` of the top-level key `key` (`None`: there is none), read
@@ -274,24 +285,12 @@ impl Layout {
         key: &str,
         child: &str,
     ) -> Result<Option<Value>, ()> {
-        let mut w = self.preamble(text).to_string();
-        if let Some(id) = self.id(key) {
-            let g = group(key, Some(child));
-            for (i, s) in self.sections.iter().enumerate() {
-                if s.top == id && (s.ancestor || s.group == g) {
-                    w.push_str(&text[s.begin()..self.end(i)]);
-                }
-            }
-        }
-        let doc: DocumentMut = w.parse().map_err(|_| ())?;
-        match table_to_json(doc.as_table()) {
-            Value::Object(mut m) => match m.remove(key) {
-                Some(Value::Object(mut t)) => Ok(t.remove(child)),
-                // Only other entries' tables define `key`: a table without `child`.
-                None => Ok(None),
-                Some(_) => Err(()),
-            },
-            _ => Err(()),
+        let g = group(key, Some(child));
+        match self.read_of(text, key, |s| s.ancestor || s.group == g)? {
+            Some(Value::Object(mut t)) => Ok(t.remove(child)),
+            // Only other entries' tables define `key`: a table without `child`.
+            None => Ok(None),
+            Some(_) => Err(()),
         }
     }
 
@@ -299,21 +298,10 @@ impl Layout {
     /// before the first header and `key`'s one-key tables, or an empty table when only tables
     /// below it define it (`Ok(None)`: there is no such key; `Err`: read `key` whole).
     pub(super) fn shape_of(&self, text: &str, key: &str) -> Result<Option<Value>, ()> {
-        let id = self.id(key);
-        let mut w = self.preamble(text).to_string();
-        for (i, s) in self.sections.iter().enumerate() {
-            if Some(s.top) == id && s.ancestor {
-                w.push_str(&text[s.begin()..self.end(i)]);
-            }
-        }
-        let doc: DocumentMut = w.parse().map_err(|_| ())?;
-        match table_to_json(doc.as_table()) {
-            Value::Object(mut m) => Ok(match m.remove(key) {
-                Some(v) => Some(v),
-                None => id.map(|_| Value::Object(serde_json::Map::new())),
-            }),
-            _ => Err(()),
-        }
+        Ok(match self.read_of(text, key, |s| s.ancestor)? {
+            Some(v) => Some(v),
+            None => self.id(key).map(|_| Value::Object(serde_json::Map::new())),
+        })
     }
 
     /// The window of `text` an edit below the top-level key `key` reads (see the parent

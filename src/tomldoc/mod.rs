@@ -332,33 +332,10 @@ impl TomlDoc {
                 ),
             _ => None,
         };
-        let (window, runs) = match &self.layout {
-            _ if child.is_some() => (Cow::Borrowed(""), Vec::new()),
-            Some(layout) if container.len() == 1 => layout.window(&lf, key),
-            _ => (Cow::Borrowed(&*lf), Vec::new()),
-        };
-        let cannot = || {
-            err(
-                Code::CannotPreserve,
-                "mcpconf cannot edit this TOML without reformatting it; this is a bug".into(),
-                1,
-                1,
-            )
-        };
         let one = child.is_some();
         let (doc, now, runs) = match child {
             Some(done) => done,
-            None => match edit_window(&window, container, name, value)? {
-                Some((doc, now, false)) => (doc, now, runs),
-                Some((doc, now, true)) if runs.is_empty() => (doc, now, runs),
-                // A window toml_edit would not give back as it is, or an edit it would place by
-                // what lies outside the window: the whole text.
-                _ if !runs.is_empty() => match edit_window(&lf, container, name, value)? {
-                    Some((doc, now, _)) => (doc, now, Vec::new()),
-                    None => return Err(cannot()),
-                },
-                _ => return Err(cannot()),
-            },
+            None => self.edit_in_window(&lf, key, container, name, value)?,
         };
         #[cfg(test)]
         if one {
@@ -414,6 +391,41 @@ impl TomlDoc {
         self.layout = layout.filter(|_| !self.whole).map(Arc::new);
         self.bytes = Arc::new(text);
         Ok(())
+    }
+
+    /// The edit made in the window of the top-level key `key` (the whole text when that is
+    /// all there is): the edited document, its value and the runs its stand-ins replace.
+    fn edit_in_window(
+        &self,
+        lf: &str,
+        key: &str,
+        container: &[String],
+        name: &str,
+        value: Option<&Value>,
+    ) -> Result<(Document<String>, Value, Vec<layout::Run>), ReadError> {
+        let (window, runs) = match &self.layout {
+            Some(layout) if container.len() == 1 => layout.window(lf, key),
+            _ => (Cow::Borrowed(lf), Vec::new()),
+        };
+        let cannot = || {
+            err(
+                Code::CannotPreserve,
+                "mcpconf cannot edit this TOML without reformatting it; this is a bug".into(),
+                1,
+                1,
+            )
+        };
+        Ok(match edit_window(&window, container, name, value)? {
+            Some((doc, now, false)) => (doc, now, runs),
+            Some((doc, now, true)) if runs.is_empty() => (doc, now, runs),
+            // A window toml_edit would not give back as it is, or an edit it would place by
+            // what lies outside the window: the whole text.
+            _ if !runs.is_empty() => match edit_window(lf, container, name, value)? {
+                Some((doc, now, _)) => (doc, now, Vec::new()),
+                None => return Err(cannot()),
+            },
+            _ => return Err(cannot()),
+        })
     }
 }
 

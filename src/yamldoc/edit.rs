@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::parse::{Entry, Kind, Node, Parser};
+use super::parts::Parts;
 use super::{UndoHint, YamlDoc, emit, err, item_name};
 use crate::diag::{Code, ReadError};
 use crate::text::line_col;
@@ -382,19 +383,9 @@ impl YamlDoc {
                     }
                     _ => None,
                 };
-                let text = self.entry_text(indent, name, value, list.is_some());
-                let body = text.trim_end_matches(['\n', '\r']);
-                match existing {
-                    Some(j) => {
-                        let c = &kids[j];
-                        splices.push((c.at, c.end, body[indent.min(body.len())..].to_string()));
-                    }
-                    None => {
-                        let last = kids.last().ok_or_else(|| self.internal("empty block"))?;
-                        let at = self.line_end(last.end);
-                        splices.push((at, at, format!("{nl}{body}")));
-                    }
-                }
+                let last = kids.last().ok_or_else(|| self.internal("empty block"))?;
+                let existing = existing.map(|j| &kids[j]);
+                splices.push(self.block_upsert(indent, existing, last, name, value, list));
             }
             Place::Flow(e) => {
                 let after = e.colon + 1;
@@ -607,23 +598,14 @@ impl YamlDoc {
         let Some(splice) = self.split_splice(container, name, want) else {
             return false;
         };
-        let Some(parts) = self.parts.clone() else {
+        let done = self
+            .parts
+            .as_ref()
+            .and_then(|p| p.split_commit(self.text(), &[splice], &container[0], name, want));
+        let Some((body, parts)) = done else {
             return false;
         };
-        let Some((body, parts)) =
-            parts.split_commit(self.text(), &[splice], &container[0], name, want)
-        else {
-            return false;
-        };
-        let mut text = String::with_capacity(self.bom + body.len());
-        text.push_str(&self.text[..self.bom]);
-        text.push_str(&body);
-        *self = YamlDoc {
-            text: text.into(),
-            bom: self.bom,
-            root: YamlDoc::empty().root,
-            parts: Some(parts.into()),
-        };
+        self.set_parts(body, parts);
         true
     }
 
@@ -644,20 +626,55 @@ impl YamlDoc {
             let (a, b) = self.lines_range(line_start, end);
             return Some((a, b, String::new()));
         };
-        let indent = s.indent();
-        let text = self.entry_text(indent, name, value, false);
+        let child = |i: usize| {
+            let (at, line_start, end) = s.places(start, i)?;
+            Some(Child {
+                at,
+                line_start,
+                end,
+            })
+        };
+        let existing = match found {
+            Some(j) => Some(child(j)?),
+            None => None,
+        };
+        let last = child(s.len() - 1)?;
+        Some(self.block_upsert(s.indent(), existing.as_ref(), &last, name, value, None))
+    }
+
+    /// The splice that sets the child `name` of a block collection whose children are indented
+    /// `indent`: over the existing child's text, or as lines after the last child.
+    fn block_upsert(
+        &self,
+        indent: usize,
+        existing: Option<&Child>,
+        last: &Child,
+        name: &str,
+        value: &Value,
+        list: Option<&str>,
+    ) -> (usize, usize, String) {
+        let text = self.entry_text(indent, name, value, list.is_some());
         let body = text.trim_end_matches(['\n', '\r']);
-        Some(match found {
-            Some(j) => {
-                let (at, _, end) = s.places(start, j)?;
-                (at, end, body.get(indent..)?.to_string())
-            }
+        match existing {
+            Some(c) => (c.at, c.end, body[indent.min(body.len())..].to_string()),
             None => {
-                let (_, _, end) = s.places(start, s.len() - 1)?;
-                let at = self.line_end(end);
+                let at = self.line_end(last.end);
                 (at, at, format!("{}{body}", self.nl()))
             }
-        })
+        }
+    }
+
+    /// This document made of `body` (the text after its byte order mark) read as `parts`.
+    fn set_parts(&mut self, body: String, parts: Parts) {
+        let mut text = String::with_capacity(self.bom + body.len());
+        text.push_str(&self.text[..self.bom]);
+        text.push_str(&body);
+        *self = YamlDoc {
+            text: text.into(),
+            bom: self.bom,
+            root: YamlDoc::empty().root,
+            parts: Some(std::sync::Arc::new(parts)),
+        };
     }
 
     fn entry_at(&self, parent: &[String], key: &str) -> Option<&Entry> {
@@ -705,15 +722,7 @@ impl YamlDoc {
         if let (Some(p), Some(top)) = (&self.parts, top)
             && let Some((body, parts)) = p.commit(self.text(), &splices, want, top)
         {
-            let mut text = String::with_capacity(bom + body.len());
-            text.push_str(&self.text[..bom]);
-            text.push_str(&body);
-            *self = YamlDoc {
-                text: text.into(),
-                bom,
-                root: YamlDoc::empty().root,
-                parts: Some(std::sync::Arc::new(parts)),
-            };
+            self.set_parts(body, parts);
             return Ok(());
         }
         splices.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));

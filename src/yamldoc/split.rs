@@ -135,6 +135,30 @@ fn blank(line: &[u8]) -> bool {
     matches!(line.get(n), None | Some(b'\n' | b'\r' | b'#'))
 }
 
+/// Read the children whose lines begin at `starts` a batch at a time ([`read_batch`]), giving
+/// `f` each batch's text, the index of its first child and the entry read.
+fn batches(
+    part: &str,
+    header: usize,
+    indent: usize,
+    starts: &[usize],
+    mut f: impl FnMut(&str, usize, Entry) -> Option<()>,
+) -> Option<()> {
+    let n = starts.len();
+    let mut a = 0;
+    while a < n {
+        let mut b = a + 1;
+        while b < n && starts[b] - starts[a] < BATCH {
+            b += 1;
+        }
+        let to = starts.get(b).copied().unwrap_or(part.len());
+        let (text, e) = read_batch(part, header, indent, (starts[a], to), &starts[a..b])?;
+        f(&text, a, e)?;
+        a = b;
+    }
+    Some(())
+}
+
 fn small(x: usize) -> Option<u32> {
     u32::try_from(x).ok()
 }
@@ -154,14 +178,7 @@ impl Split {
         let mut seq = Vec::with_capacity(n);
         let mut seen = FxHashSet::default();
         let mut top = None;
-        let mut a = 0;
-        while a < n {
-            let mut b = a + 1;
-            while b < n && starts[b] - starts[a] < BATCH {
-                b += 1;
-            }
-            let to = starts.get(b).copied().unwrap_or(part.len());
-            let (text, e) = read_batch(part, header, indent, (starts[a], to), &starts[a..b])?;
+        batches(part, header, indent, &starts, |text, a, e| {
             let Kind::Map(es) = &e.value.kind else {
                 return None;
             };
@@ -172,7 +189,7 @@ impl Split {
                     return None;
                 }
                 hashes.push(h);
-                seq.push(seq_of(&text, k));
+                seq.push(seq_of(text, k));
                 kids.push(Kid {
                     line_start: at(k.line_start)?,
                     key_at: at(k.key_at)?,
@@ -182,8 +199,8 @@ impl Split {
             if top.is_none() {
                 top = Some((e.key.clone(), e.key_at, e.line_start, e.colon));
             }
-            a = b;
-        }
+            Some(())
+        })?;
         let (key, key_at, line_start, colon) = top?;
         let first = seq.iter().find_map(|s| *s);
         let split = Split::new(
@@ -301,12 +318,17 @@ impl Split {
             .as_deref()
     }
 
-    /// The child named `name` (its index).
-    pub(crate) fn find(&self, part: &str, start: usize, name: &str) -> Option<usize> {
-        let h = hash(name);
+    /// The child whose key's hash is `h`.
+    fn slot(&self, h: u64) -> Option<usize> {
         let at = self.index.partition_point(|&i| self.hashes[i as usize] < h);
         let i = *self.index.get(at)? as usize;
-        (self.hashes[i] == h && self.kid(part, start, i)?.key == name).then_some(i)
+        (self.hashes[i] == h).then_some(i)
+    }
+
+    /// The child named `name` (its index).
+    pub(crate) fn find(&self, part: &str, start: usize, name: &str) -> Option<usize> {
+        let i = self.slot(hash(name))?;
+        (self.kid(part, start, i)?.key == name).then_some(i)
     }
 
     /// Child `i`'s places in the whole text: its key, its line start, its end.
@@ -326,31 +348,24 @@ impl Split {
 
     /// The entry's value, built child by child (no tree of the whole is held).
     pub(crate) fn value(&self, part: &str) -> Option<Value> {
-        let (header, indent) = (self.header as usize, self.indent as usize);
+        let starts: Vec<usize> = self.kids.iter().map(|k| k.line_start as usize).collect();
         let mut m = Map::new();
-        let n = self.kids.len();
-        let mut a = 0;
-        while a < n {
-            let mut b = a + 1;
-            let from = self.kids[a].line_start as usize;
-            while b < n && self.kids[b].line_start as usize - from < BATCH {
-                b += 1;
-            }
-            let expect: Vec<usize> = self.kids[a..b]
-                .iter()
-                .map(|k| k.line_start as usize)
-                .collect();
-            let to = self.region_end(b - 1, part);
-            let (_, e) = read_batch(part, header, indent, (from, to), &expect)?;
-            let Kind::Map(es) = e.value.kind else {
-                return None;
-            };
-            for k in es {
-                let v = to_value(&k.value);
-                m.insert(k.key, v);
-            }
-            a = b;
-        }
+        batches(
+            part,
+            self.header as usize,
+            self.indent(),
+            &starts,
+            |_, _, e| {
+                let Kind::Map(es) = e.value.kind else {
+                    return None;
+                };
+                for k in es {
+                    let v = to_value(&k.value);
+                    m.insert(k.key, v);
+                }
+                Some(())
+            },
+        )?;
         Some(Value::Object(m))
     }
 
@@ -392,12 +407,7 @@ impl Split {
             .max()?;
         let (rs, re) = (self.kids[a].line_start as usize, self.region_end(b, part));
         let named = self.find(part, start, name);
-        let h = hash(name);
-        let taken = self
-            .index
-            .get(self.index.partition_point(|&i| self.hashes[i as usize] < h))
-            .is_some_and(|&i| self.hashes[i as usize] == h);
-        if named.is_none() && taken {
+        if named.is_none() && self.slot(hash(name)).is_some() {
             // Another child's key has the new key's hash: the index could not tell them apart.
             return None;
         }
