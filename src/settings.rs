@@ -46,8 +46,8 @@ pub struct Settings {
     /// How long to wait for other writers.
     pub lock_timeout: Duration,
     /// The directories that move one client's user file (`$CODEX_HOME`, `$VIBE_HOME`,
-    /// `$GOOSE_PATH_ROOT`, `$HERMES_HOME`, `$CONTINUE_GLOBAL_DIR`), each read as its client
-    /// reads it.
+    /// `$GOOSE_PATH_ROOT`, `$HERMES_HOME`, `$CONTINUE_GLOBAL_DIR`, `$COPILOT_HOME`,
+    /// `$KIMI_CODE_HOME`, `$OPENHANDS_PERSISTENCE_DIR`), each read as its client reads it.
     pub client_homes: ClientHomes,
     /// `$XDG_CONFIG_HOME`, when set and the home was not given explicitly.
     pub xdg_config_home: Option<PathBuf>,
@@ -117,6 +117,8 @@ pub struct SettingsBuilder {
     hermes_home: Option<Option<PathBuf>>,
     continue_global_dir: Option<Option<PathBuf>>,
     copilot_home: Option<Option<PathBuf>>,
+    kimi_code_home: Option<Option<PathBuf>>,
+    openhands_persistence_dir: Option<Option<PathBuf>>,
     xdg_config_home: Option<Option<PathBuf>>,
     workspace: Option<String>,
     /// Resolve what is not given from the environment ([`SettingsBuilder::from_env`]).
@@ -191,6 +193,17 @@ impl SettingsBuilder {
         self.copilot_home = Some(dir);
         self
     }
+    /// Kimi Code CLI's home instead of `$KIMI_CODE_HOME` (`None`: its default, `~/.kimi-code`).
+    pub fn kimi_code_home(mut self, dir: Option<PathBuf>) -> Self {
+        self.kimi_code_home = Some(dir);
+        self
+    }
+    /// The OpenHands CLI's persistence directory instead of `$OPENHANDS_PERSISTENCE_DIR`
+    /// (`None`: its default, `~/.openhands`).
+    pub fn openhands_persistence_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.openhands_persistence_dir = Some(dir);
+        self
+    }
     /// The base of `~/.config` files instead of `$XDG_CONFIG_HOME` (`None`: `<home>/.config`).
     pub fn xdg_config_home(mut self, dir: Option<PathBuf>) -> Self {
         self.xdg_config_home = Some(dir);
@@ -260,6 +273,11 @@ impl SettingsBuilder {
                 &mut client_homes.continue_global_dir,
             ),
             (self.copilot_home, &mut client_homes.copilot_home),
+            (self.kimi_code_home, &mut client_homes.kimi_code_home),
+            (
+                self.openhands_persistence_dir,
+                &mut client_homes.openhands_persistence_dir,
+            ),
         ] {
             if let Some(dir) = given {
                 *field = dir.as_deref().map(abs).transpose()?;
@@ -314,6 +332,11 @@ impl SettingsBuilder {
                 &mut client_homes.continue_global_dir,
             ),
             (self.copilot_home, &mut client_homes.copilot_home),
+            (self.kimi_code_home, &mut client_homes.kimi_code_home),
+            (
+                self.openhands_persistence_dir,
+                &mut client_homes.openhands_persistence_dir,
+            ),
         ] {
             *field = given.flatten().as_deref().map(abs).transpose()?;
         }
@@ -374,6 +397,18 @@ pub struct ClientHomes {
     /// `~/.copilot`; a relative value is resolved from the current directory, `.` and `..`
     /// folded away (Copilot CLI 1.0.102 reads it so).
     pub copilot_home: Option<PathBuf>,
+    /// `$KIMI_CODE_HOME` (Kimi Code CLI: `<dir>/mcp.json`). Unset or empty: `~/.kimi-code`; a
+    /// relative value is taken from the current directory, `.` and `..` folded away by name
+    /// (Kimi Code joins paths with `pathe`, which folds them). An empty value counts as unset
+    /// as in Kimi Code's own data paths (its MCP loader would look for `mcp.json` in the
+    /// current directory, but its SDK then fails to create the home and Kimi Code does not
+    /// start).
+    pub kimi_code_home: Option<PathBuf>,
+    /// `$OPENHANDS_PERSISTENCE_DIR` (OpenHands CLI: `<dir>/mcp.json`). Unset: `~/.openhands`.
+    /// Taken as given, as the CLI takes it (`os.environ.get`, no `expanduser`): a relative
+    /// value from the current directory, `~` not expanded, and an empty value is the current
+    /// directory itself (the CLI then reads `./mcp.json`).
+    pub openhands_persistence_dir: Option<PathBuf>,
 }
 
 impl ClientHomes {
@@ -392,6 +427,12 @@ impl ClientHomes {
             copilot_home: var("COPILOT_HOME")
                 .map(|v| abs(Path::new(&v)).map(|p| fold_dots(&p)))
                 .transpose()?,
+            kimi_code_home: var("KIMI_CODE_HOME")
+                .map(|v| abs(Path::new(&v)).map(|p| fold_dots(&p)))
+                .transpose()?,
+            openhands_persistence_dir: openhands_dir(std::env::var_os("OPENHANDS_PERSISTENCE_DIR"))
+                .map(|v| abs(&v))
+                .transpose()?,
         })
     }
 
@@ -404,6 +445,8 @@ impl ClientHomes {
             &self.hermes_home,
             &self.continue_global_dir,
             &self.copilot_home,
+            &self.kimi_code_home,
+            &self.openhands_persistence_dir,
         ]
         .into_iter()
         .flatten()
@@ -413,6 +456,18 @@ impl ClientHomes {
 /// Goose's `Paths::path_root`: the value when it is an absolute path, else nothing.
 fn goose_path_root(value: Option<OsString>) -> Option<PathBuf> {
     value.map(PathBuf::from).filter(|p| p.is_absolute())
+}
+
+/// OpenHands' `get_persistence_dir`: the value as it is, and an empty one the current
+/// directory (`Path('') / 'mcp.json'` is `mcp.json`).
+fn openhands_dir(value: Option<OsString>) -> Option<PathBuf> {
+    value.map(|v| {
+        if v.is_empty() {
+            PathBuf::from(".")
+        } else {
+            PathBuf::from(v)
+        }
+    })
 }
 
 /// Hermes' `get_hermes_home`: the value without surrounding whitespace (Python's `str.strip`),
@@ -637,6 +692,13 @@ mod tests {
         // Continue: `path.resolve` folds `.` and `..` by name, above the root stays the root.
         assert_eq!(fold_dots(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
         assert_eq!(fold_dots(Path::new("/../a")), PathBuf::from("/a"));
+        // OpenHands: as given (no strip, no `~`), and empty is the current directory, which
+        // `abs` makes the current directory's own path.
+        assert_eq!(openhands_dir(None), None);
+        assert_eq!(openhands_dir(os(" ~/o ")), Some(PathBuf::from(" ~/o ")));
+        assert_eq!(openhands_dir(os("")), Some(PathBuf::from(".")));
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(abs(Path::new(".")).unwrap(), cwd);
     }
 
     #[test]
@@ -650,6 +712,8 @@ mod tests {
             .hermes_home(Some(PathBuf::from("hh")))
             .continue_global_dir(None)
             .copilot_home(Some(PathBuf::from("/c/./d/..")))
+            .kimi_code_home(Some(PathBuf::from("/k")))
+            .openhands_persistence_dir(None)
             .build()
             .unwrap();
         let cwd = std::env::current_dir().unwrap();
@@ -663,7 +727,8 @@ mod tests {
             [
                 &PathBuf::from("/g"),
                 &cwd.join("hh"),
-                &PathBuf::from("/c/./d/..")
+                &PathBuf::from("/c/./d/.."),
+                &PathBuf::from("/k")
             ]
         );
     }

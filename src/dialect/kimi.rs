@@ -4,7 +4,7 @@
 //! `{"transport": "sse", url, headers}`. Kimi expands no environment references, so a `${VAR}`
 //! is refused rather than written as a literal. The current Kimi Code CLI is `kimi-code`.
 
-use super::{BASE, Base, McpServers, Places, Scope, Syntax, Ty, Types};
+use super::{BASE, Base, McpServers, Places, Scope, Syntax, Ty, Types, UserHome};
 
 /// Kimi CLI (archived).
 pub static KIMI: McpServers = McpServers {
@@ -38,7 +38,8 @@ pub static KIMI: McpServers = McpServers {
 };
 
 /// Kimi Code CLI (MoonshotAI/kimi-code): user `~/.kimi-code/mcp.json` (`$KIMI_CODE_HOME/mcp.json`
-/// when that is set: give an explicit `path`), project `.kimi-code/mcp.json`. Strict JSON under
+/// when that is set: `packages/agent-core-v2/src/app/mcpConfig/configLoader.ts`; read as
+/// [`crate::settings::ClientHomes::kimi_code_home`] says), project `.kimi-code/mcp.json`. Strict JSON under
 /// `mcpServers`: stdio `{command, args, env, cwd}`, remote `{url, headers}` (HTTP) or
 /// `{"transport": "sse", url, headers}`; `enabledTools` is a tool allow-list. Kimi Code expands
 /// no references in this file, so a `${VAR}` is refused, except a header
@@ -61,6 +62,10 @@ pub static KIMI_CODE: McpServers = McpServers {
     type_key: "transport",
     var_places: Places::Nowhere,
     cwd: true,
+    user_home: Some(UserHome {
+        dir: |h| h.kimi_code_home.as_ref(),
+        file: "mcp.json",
+    }),
     pin_field: Some("enabledTools"),
     bearer_env_field: Some("bearerTokenEnvVar"),
     known_fields: &[

@@ -1,13 +1,13 @@
 //! `openhands`: the OpenHands CLI (PyPI `openhands`, OpenHands/OpenHands-CLI). One user file,
 //! `~/.openhands/mcp.json` (`openhands_cli/locations.py`: the persistence directory, which
-//! `$OPENHANDS_PERSISTENCE_DIR` moves; mcpconf does not follow that variable, name the file with
-//! `path` instead). It is read with fastmcp's `MCPConfig` (`openhands_cli/mcp/mcp_utils.py`):
+//! `$OPENHANDS_PERSISTENCE_DIR` moves; mcpconf follows it as
+//! [`crate::settings::ClientHomes::openhands_persistence_dir`] says). It is read with fastmcp's `MCPConfig` (`openhands_cli/mcp/mcp_utils.py`):
 //! strict JSON under `mcpServers`, stdio `{command, args, env, cwd}`, remote `{url, headers}`
 //! with the transport in `transport` (`http` inferred for a URL, `sse` written). Neither the
 //! CLI nor fastmcp expands environment references, so a `${VAR}` is refused.
 
 use super::reshaped::{Reshaped, no_precheck, type_as_transport};
-use super::{BASE, Base, McpServers, Places, Scope, Syntax, Ty, Types};
+use super::{BASE, Base, McpServers, Places, Scope, Syntax, Ty, Types, UserHome};
 
 /// OpenHands CLI.
 pub static OPENHANDS: Reshaped = Reshaped {
@@ -23,6 +23,10 @@ pub static OPENHANDS: Reshaped = Reshaped {
         },
         var_places: Places::Nowhere,
         cwd: true,
+        user_home: Some(UserHome {
+            dir: |h| h.openhands_persistence_dir.as_ref(),
+            file: "mcp.json",
+        }),
         known_fields: &[
             "transport",
             "command",

@@ -67,7 +67,11 @@ fn the_getting_started_commands_work_in_an_empty_home() {
             fs::write(proj.join("mcpconf.toml"), &toml).unwrap();
             fs::write(proj.join("hand-written"), "").unwrap();
         }
-        let out = Command::new("sh")
+        let mut sh = Command::new("sh");
+        for k in crate::common::LEAKY_ENV {
+            sh.env_remove(k);
+        }
+        let out = sh
             .arg("-c")
             .arg(line)
             .current_dir(&proj)
@@ -75,17 +79,6 @@ fn the_getting_started_commands_work_in_an_empty_home() {
             .env("PATH", &path)
             .env("NO_COLOR", "1")
             .env("GITHUB_TOKEN", "not-a-real-token")
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_DATA_HOME")
-            .env_remove("CODEX_HOME")
-            .env_remove("VIBE_HOME")
-            .env_remove("GOOSE_PATH_ROOT")
-            .env_remove("HERMES_HOME")
-            .env_remove("CONTINUE_GLOBAL_DIR")
-            .env_remove("COPILOT_HOME")
-            .env_remove("MCPCONF_MANIFEST")
-            .env_remove("MCPCONF_STATE_DIR")
             .stdin(Stdio::null())
             .output()
             .unwrap();

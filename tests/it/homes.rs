@@ -1,6 +1,7 @@
 //! Client home variables that move a client's user file: `$GOOSE_PATH_ROOT` (Goose),
 //! `$HERMES_HOME` (Hermes Agent), `$CONTINUE_GLOBAL_DIR` (Continue), `$COPILOT_HOME` (GitHub
-//! Copilot CLI). `apply` writes the moved
+//! Copilot CLI), `$KIMI_CODE_HOME` (Kimi Code CLI), `$OPENHANDS_PERSISTENCE_DIR` (OpenHands
+//! CLI). `apply` writes the moved
 //! file and not the default one, `prune` removes what it wrote there (the moved directory is a
 //! base like `--home`: a record naming it is accepted, and a directory mcpconf made below it
 //! goes again), `lint` finds the moved file, and a relative, blank or empty value is read the
@@ -45,6 +46,18 @@ const CASES: &[Case] = &[
         var: "COPILOT_HOME",
         file: "mcp-config.json",
         default: ".copilot/mcp-config.json",
+    },
+    Case {
+        client: "kimi-code",
+        var: "KIMI_CODE_HOME",
+        file: "mcp.json",
+        default: ".kimi-code/mcp.json",
+    },
+    Case {
+        client: "openhands",
+        var: "OPENHANDS_PERSISTENCE_DIR",
+        file: "mcp.json",
+        default: ".openhands/mcp.json",
     },
 ];
 
@@ -133,7 +146,7 @@ fn each_client_home_moves_the_user_file_for_apply_prune_and_lint() {
         let dup = match c.client {
             "goose" => "extensions:\n  a:\n    cmd: x\n  a:\n    cmd: y\n",
             "hermes" => "mcp_servers:\n  a:\n    command: x\n  a:\n    command: y\n",
-            "copilot-cli" => {
+            "copilot-cli" | "kimi-code" | "openhands" => {
                 "{\"mcpServers\": {\"a\": {\"command\": \"x\"}, \"a\": {\"command\": \"y\"}}}\n"
             }
             _ => "name: n\nversion: 0.0.1\nschema: v1\nname: m\n",
@@ -246,6 +259,36 @@ fn relative_blank_and_empty_values_are_read_as_each_client_reads_them() {
         applied_to("copilot-cli", "COPILOT_HOME", "", &copilot),
         copilot[0]
     );
+    // Kimi Code joins with `pathe` (`..` folded by name); empty is unset, as in its data paths.
+    let kimi = [
+        p("home/.kimi-code/mcp.json"),
+        p("rel-kimi/mcp.json"),
+        p("mcp.json"),
+    ];
+    assert_eq!(
+        applied_to("kimi-code", "KIMI_CODE_HOME", "gone/../rel-kimi", &kimi),
+        kimi[1]
+    );
+    assert_eq!(
+        applied_to("kimi-code", "KIMI_CODE_HOME", "", &kimi),
+        kimi[0]
+    );
+    // OpenHands takes the value as it is: relative from its current directory, `~` not
+    // expanded, and empty is the current directory (`Path('') / 'mcp.json'`).
+    let openhands = [
+        p("home/.openhands/mcp.json"),
+        p("rel-oh/mcp.json"),
+        p("~/oh/mcp.json"),
+        p("mcp.json"),
+    ];
+    let var = "OPENHANDS_PERSISTENCE_DIR";
+    for (value, want) in [("rel-oh", 1), ("~/oh", 2), ("", 3)] {
+        assert_eq!(
+            applied_to("openhands", var, value, &openhands),
+            openhands[want],
+            "{value:?}"
+        );
+    }
 }
 
 #[test]

@@ -50,16 +50,7 @@ impl Machine {
             .arg(self.p("home"))
             .arg("--state-dir")
             .arg(self.p("state"))
-            .env("NO_COLOR", "1")
-            .env_remove("MCPCONF_MANIFEST")
-            .env_remove("MCPCONF_STATE_DIR")
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("CODEX_HOME")
-            .env_remove("VIBE_HOME")
-            .env_remove("GOOSE_PATH_ROOT")
-            .env_remove("HERMES_HOME")
-            .env_remove("CONTINUE_GLOBAL_DIR")
-            .env_remove("COPILOT_HOME")
+            // (`mcpconf_cmd` removed the variables a tester's shell may set.)
             .stdin(Stdio::null());
         c
     }

@@ -39,6 +39,8 @@ pub const LEAKY_ENV: &[&str] = &[
     "HERMES_HOME",
     "CONTINUE_GLOBAL_DIR",
     "COPILOT_HOME",
+    "KIMI_CODE_HOME",
+    "OPENHANDS_PERSISTENCE_DIR",
     "MCPCONF_REGISTRY",
 ];
 
