@@ -611,7 +611,7 @@ pub(super) fn decode_text(bytes: Vec<u8>) -> Result<(String, usize), ReadError> 
                 .map_or((1, 1), |p| line_col(p, at));
             return Err(ReadError {
                 code: Code::InvalidUtf8,
-                message: format!("the file is not valid utf-8 (bad byte at offset {at})"),
+                message: format!("the file is not valid UTF-8 (bad byte at offset {at})"),
                 line,
                 column,
             });

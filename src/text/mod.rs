@@ -15,7 +15,7 @@ pub fn utf8(bytes: Vec<u8>) -> Result<String, ReadError> {
         let (line, column) = line_col(&ok, at);
         ReadError {
             code: Code::InvalidUtf8,
-            message: format!("the file is not valid utf-8 (bad byte at offset {at})"),
+            message: format!("the file is not valid UTF-8 (bad byte at offset {at})"),
             line,
             column,
         }

@@ -884,3 +884,56 @@ fn with_format_json_every_error_is_a_json_document() {
         );
     }
 }
+
+/// A file that is not UTF-8 is reported in one wording by every reader: `plan` (a JSON and a
+/// TOML file) and `lint` begin with the same message and the bad byte's offset.
+#[test]
+fn invalid_utf8_is_worded_the_same_by_plan_and_lint() {
+    let e = Env::new();
+    e.manifest(&manifest_for(
+        "[[targets]]\nclient = \"cursor\"\n[[targets]]\nclient = \"codex\"\n",
+    ));
+    e.write(".cursor/mcp.json", b"{\"a\": \"\xff\"}\n");
+    let toml = e.base.join("home/.codex/config.toml");
+    fs::create_dir_all(toml.parent().unwrap()).unwrap();
+    fs::write(&toml, b"a = \"\xff\"\n").unwrap();
+    let want = |offset: usize| format!("the file is not valid UTF-8 (bad byte at offset {offset})");
+
+    let (exit, doc) = e.json(&["plan"]);
+    assert_eq!(exit, 3, "{doc}");
+    let mut seen = Vec::new();
+    for err in doc["errors"].as_array().unwrap() {
+        assert_eq!(err["code"], "invalid-utf8", "{err}");
+        let path = err["path"].as_str().unwrap();
+        let offset = if path.ends_with("mcp.json") { 7 } else { 5 };
+        // (plan goes on to say which client reads the file as what)
+        assert!(
+            err["message"].as_str().unwrap().starts_with(&want(offset)),
+            "{err}"
+        );
+        seen.push(offset);
+    }
+    seen.sort();
+    assert_eq!(seen, [5, 7], "{doc}");
+
+    let out = e.run(&["lint", "--format", "json"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings: Vec<&Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "parse-error")
+        .collect();
+    assert_eq!(findings.len(), 2, "{doc}");
+    for f in findings {
+        let offset = if f["path"].as_str().unwrap().ends_with("mcp.json") {
+            7
+        } else {
+            5
+        };
+        assert!(
+            f["message"].as_str().unwrap().starts_with(&want(offset)),
+            "{f}"
+        );
+    }
+}
