@@ -387,8 +387,8 @@ impl Doc {
         }
     }
 
-    /// The bytes to write, as [`Content`]: for JSON the bytes read plus the edited object's new
-    /// bytes, shared, not copied; for TOML and YAML the whole new text, shared.
+    /// The bytes to write, as [`Content`]: for JSON and TOML the bytes read plus the edited
+    /// ranges' new bytes, shared, not copied; for YAML the whole new text, shared.
     pub fn content(&self) -> Content {
         match self {
             Doc::Json(d) => d.content(),
@@ -401,6 +401,7 @@ impl Doc {
     pub fn same_bytes(&self, other: &Doc) -> bool {
         match (self, other) {
             (Doc::Json(a), Doc::Json(b)) => a.same_bytes(b),
+            (Doc::Toml(a), Doc::Toml(b)) => a.same_bytes(b),
             (a, b) => a.bytes() == b.bytes(),
         }
     }

@@ -356,9 +356,7 @@ fn run_command(mut cli: Cli) -> u8 {
                 .is_some_and(|m| m.owner == owner && !m.legacy.is_empty());
             if !json
                 && !legacy
-                && let Ok((_, records)) =
-                    engine::status(&settings, manifest.as_ref(), &owner, false)
-                && records.is_empty()
+                && let Ok(false) = engine::has_records(&settings, manifest.as_ref(), &owner)
                 && !engine::holds_restore_copies(&settings, &owner)
             {
                 println!(

@@ -833,7 +833,7 @@ fn settle(rec: &mut Record, fp: &FilePlan) {
 }
 
 mod status;
-pub use status::{RecordState, RecordStatus, release, status};
+pub use status::{RecordState, RecordStatus, has_records, release, status};
 
 /// Every dialect, for `mcpconf clients`.
 pub fn clients() -> &'static [&'static dyn Dialect] {

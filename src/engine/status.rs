@@ -134,6 +134,21 @@ impl PartialEq<&str> for RecordState {
     }
 }
 
+/// Whether `owner` holds a record that [`status()`] would list without `all` (this run's
+/// workspace, with the records from before workspaces it would claim), read from the ledger
+/// alone: no file is read. `prune` asks this before it plans, to say "nothing to prune".
+pub fn has_records(
+    settings: &Settings,
+    manifest: Option<&Manifest>,
+    owner: &str,
+) -> Result<bool, Box<Report>> {
+    let (ledger, ws) = load_claimed(settings, manifest, owner, Mode::Prune)?;
+    Ok(ledger
+        .records
+        .iter()
+        .any(|r| r.workspace.as_deref() == Some(ws.as_str())))
+}
+
 /// The state of an owner's records: this run's workspace (with the records from before
 /// workspaces it would claim), or with `all` every workspace's. Also returns the workspace.
 /// Reads only; an unreadable ledger is an error report.

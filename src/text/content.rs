@@ -225,6 +225,139 @@ impl Content {
     }
 }
 
+impl Content {
+    /// These bytes with each range `lo..hi` of them (in order, disjoint) replaced by its
+    /// bytes, the base still shared: a second edit of edited content is spliced too, not
+    /// joined. `None` when a range is out of order or outside these bytes.
+    pub fn edited(&self, edits: Vec<(usize, usize, Vec<u8>)>) -> Option<Content> {
+        let len = self.len();
+        let mut at = 0;
+        for (lo, hi, _) in &edits {
+            if *lo < at || hi < lo || *hi > len {
+                return None;
+            }
+            at = *hi;
+        }
+        // What the result is made of, in order: ranges of the base and bytes of their own.
+        enum Seg<'a> {
+            Base(usize, usize),
+            Bytes(&'a [u8]),
+        }
+        let mut segs: Vec<(usize, Seg)> = Vec::with_capacity(2 * self.parts.len() + 1);
+        let mut now = 0;
+        let mut was = 0;
+        for p in &self.parts {
+            segs.push((now, Seg::Base(was, p.lo)));
+            now += p.lo - was;
+            segs.push((now, Seg::Bytes(&p.mid)));
+            now += p.mid.len();
+            was = p.hi;
+        }
+        segs.push((now, Seg::Base(was, self.base.bytes().len())));
+        // The result's segments: the current ones cut around each edit, its bytes between.
+        let mut out: Vec<Seg> = Vec::with_capacity(segs.len() + 2 * edits.len());
+        fn keep<'a>(out: &mut Vec<Seg<'a>>, a: usize, z: usize, segs: &[(usize, Seg<'a>)]) {
+            for (start, seg) in segs {
+                let seg_len = match seg {
+                    Seg::Base(x, y) => y - x,
+                    Seg::Bytes(b) => b.len(),
+                };
+                let (s, e) = (a.max(*start), z.min(start + seg_len));
+                if s >= e {
+                    continue;
+                }
+                let (s, e) = (s - start, e - start);
+                out.push(match seg {
+                    Seg::Base(x, _) => Seg::Base(x + s, x + e),
+                    Seg::Bytes(b) => Seg::Bytes(&b[s..e]),
+                });
+            }
+        }
+        let mut cursor = 0;
+        for (lo, hi, mid) in &edits {
+            keep(&mut out, cursor, *lo, &segs);
+            out.push(Seg::Bytes(mid));
+            cursor = *hi;
+        }
+        keep(&mut out, cursor, len, &segs);
+        // Back to a base and the ranges of it replaced.
+        let mut parts = Vec::new();
+        let mut pending: Vec<u8> = Vec::new();
+        let mut base_at = 0;
+        for seg in out {
+            match seg {
+                Seg::Bytes(b) => pending.extend_from_slice(b),
+                Seg::Base(x, y) => {
+                    if x < base_at {
+                        return None;
+                    }
+                    if !pending.is_empty() || x != base_at {
+                        parts.push(Part {
+                            lo: base_at,
+                            hi: x,
+                            mid: std::mem::take(&mut pending),
+                        });
+                    }
+                    base_at = y;
+                }
+            }
+        }
+        let base_len = self.base.bytes().len();
+        if !pending.is_empty() || base_at != base_len {
+            parts.push(Part {
+                lo: base_at,
+                hi: base_len,
+                mid: pending,
+            });
+        }
+        Some(Content {
+            base: self.base.clone(),
+            parts,
+        })
+    }
+
+    /// Whether the ASCII `needle` occurs in these bytes (within a piece or across pieces).
+    pub fn contains(&self, needle: &str) -> bool {
+        debug_assert!(needle.is_ascii());
+        if needle.is_empty() {
+            return true;
+        }
+        // Bytes that are not UTF-8 become U+FFFD, which no ASCII needle holds.
+        let holds = |b: &[u8]| String::from_utf8_lossy(b).contains(needle);
+        let pieces = self.pieces();
+        if pieces.iter().any(|p| holds(p)) {
+            return true;
+        }
+        // Across a boundary: the bytes around it, one short of the needle on each side.
+        let reach = needle.len() - 1;
+        let mut at = 0;
+        pieces[..pieces.len() - 1].iter().any(|p| {
+            at += p.len();
+            holds(&self.slice(at.saturating_sub(reach), at + reach))
+        })
+    }
+
+    /// The text, when it is one string read whole (no edits, not made from bytes).
+    pub fn as_str(&self) -> Option<&str> {
+        match (&self.base, self.parts.is_empty()) {
+            (Base::Shared(s), true) => Some(s.as_str()),
+            _ => None,
+        }
+    }
+
+    /// The bytes as one vector, without a copy when they are one buffer no clone shares.
+    pub fn into_vec(self) -> Vec<u8> {
+        if !self.parts.is_empty() {
+            return self.to_vec();
+        }
+        match self.base {
+            Base::Shared(s) => {
+                Arc::try_unwrap(s).map_or_else(|s| s.as_bytes().to_vec(), String::into_bytes)
+            }
+            Base::Owned(v) => Arc::try_unwrap(v).unwrap_or_else(|v| v.as_ref().clone()),
+        }
+    }
+}
 impl From<Vec<u8>> for Content {
     fn from(bytes: Vec<u8>) -> Content {
         Content {
@@ -255,7 +388,8 @@ fn pieces_eq(a: &[&[u8]], b: &[&[u8]]) -> bool {
             return x.is_empty() && y.is_empty();
         }
         let n = x.len().min(y.len());
-        if x[..n] != y[..n] {
+        // The same bytes of one buffer (a document's clone) need no comparing.
+        if x.as_ptr() != y.as_ptr() && x[..n] != y[..n] {
             return false;
         }
         x = &x[n..];
@@ -330,6 +464,47 @@ mod tests {
                 *flipped.last_mut().unwrap() = last ^ 1;
                 prop_assert!(c != Content::from(flipped));
             }
+        }
+    }
+
+    proptest! {
+        /// An edit of edited content is the edit of its materialised bytes, with the base
+        /// still shared; `contains` finds what the materialised bytes hold.
+        #[test]
+        fn edits_of_edited_content_equal_the_materialised_edits(
+            base in "[ab\n]{0,60}",
+            first in proptest::collection::vec((0usize..70, 0usize..8, "[cd\n]{0,6}"), 0..4),
+            second in proptest::collection::vec((0usize..80, 0usize..8, "[ae\n]{0,6}"), 0..4),
+            needle in "[a-e]{1,3}",
+        ) {
+            let splits = |n: usize, edits: Vec<(usize, usize, String)>| {
+                let mut at = 0;
+                let mut out = Vec::new();
+                for (lo, w, mid) in edits {
+                    let lo = lo.max(at).min(n);
+                    let hi = (lo + w).min(n);
+                    out.push((lo, hi, mid.into_bytes()));
+                    at = hi;
+                }
+                out
+            };
+            let shared = Arc::new(base.clone());
+            let c = Content::replaced(shared.clone(), splits(base.len(), first)).unwrap();
+            let before = c.to_vec();
+            let edits = splits(before.len(), second);
+            let mut want = Vec::new();
+            let mut at = 0;
+            for (lo, hi, mid) in &edits {
+                want.extend_from_slice(&before[at..*lo]);
+                want.extend_from_slice(mid);
+                at = *hi;
+            }
+            want.extend_from_slice(&before[at..]);
+            let e = c.edited(edits).unwrap();
+            prop_assert_eq!(e.to_vec(), want.clone());
+            prop_assert!(e.changes_from(shared.as_bytes()).is_some());
+            let found = want.windows(needle.len()).any(|w| w == needle.as_bytes());
+            prop_assert_eq!(e.contains(&needle), found);
         }
     }
 

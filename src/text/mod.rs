@@ -156,11 +156,12 @@ pub fn diff_window<'o, 'n>(old: &'o [u8], new: &'n [u8]) -> (&'o [u8], &'n [u8],
 /// [`diff_window`] of `old` and content made from it: when `new` shares `old`'s buffer
 /// ([`Content::change_from`]) only the replaced ranges and what matches around them is
 /// compared (the cost of the edit, not of the file) and the new window is copied out of the
-/// pieces; otherwise the whole new text is built and compared. The windows are the same
-/// either way.
+/// pieces; otherwise the whole new text is compared (joined only when it is in pieces). The
+/// windows are the same either way.
 pub fn diff_window_of<'a>(old: &'a [u8], new: &Content) -> (&'a [u8], Vec<u8>, usize) {
     let Some(ch) = new.change_from(old) else {
-        let whole = new.to_vec();
+        // Borrowed when the content is one piece (a new text of its own): not copied whole.
+        let whole = new.slice(0, new.len());
         let (o, n, shift) = diff_window(old, &whole);
         return (o, n.to_vec(), shift);
     };

@@ -10,6 +10,7 @@ use serde_json::Value;
 use toml_edit::{Document, DocumentMut, Item};
 
 use super::convert::table_to_json;
+use super::pieces::{Edit, Src, push_edit};
 
 /// The name that stand-in tables start with (a file holding it anywhere is read whole).
 pub(super) const STUB: &str = "__mcpconf_stub_";
@@ -27,24 +28,36 @@ const BATCH: usize = if cfg!(any(test, fuzzing)) {
 /// (`begin`) to the next part's `begin`, the last one to the layout's `tail`.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Section {
-    /// The top-level key the header starts with (an index into [`Layout::keys`]).
-    pub(super) top: u32,
-    /// A header of one key (`[a]`, `[[a]]`): every window of its key holds it.
-    pub(super) ancestor: bool,
+    /// The top-level key the header starts with (an index into [`Layout::keys`]), and in
+    /// the high bit whether the header has that one key only ([`Section::ancestor`]).
+    top: u32,
     begin: u32,
     /// Where the header's `[` is.
     header: u32,
     /// The header's first two keys, hashed ([`group`]): tables of different groups cannot
     /// define the same key (a collision only puts two groups in one window).
-    group: u64,
+    group: u32,
 }
 
+/// The bit of [`Section::top`] that marks a header of one key.
+const ANCESTOR: u32 = 1 << 31;
+
 /// The group of a header whose first two keys are `top` and `second`.
-fn group(top: &str, second: Option<&str>) -> u64 {
-    FxBuildHasher.hash_one((top, second))
+fn group(top: &str, second: Option<&str>) -> u32 {
+    FxBuildHasher.hash_one((top, second)) as u32
 }
 
 impl Section {
+    /// The top-level key the header starts with (an index into [`Layout::keys`]).
+    pub(super) fn key(&self) -> u32 {
+        self.top & !ANCESTOR
+    }
+
+    /// A header of one key (`[a]`, `[[a]]`): every window of its key holds it.
+    pub(super) fn ancestor(&self) -> bool {
+        self.top & ANCESTOR != 0
+    }
+
     pub(super) fn begin(&self) -> usize {
         self.begin as usize
     }
@@ -72,13 +85,17 @@ impl Layout {
         self.push_section(top, group(top, second), second.is_none(), begin, header);
     }
 
-    fn push_section(&mut self, top: &str, group: u64, ancestor: bool, begin: usize, header: usize) {
+    fn push_section(&mut self, top: &str, group: u32, ancestor: bool, begin: usize, header: usize) {
         let (Ok(begin), Ok(header)) = (u32::try_from(begin), u32::try_from(header)) else {
             self.overflow = true;
             return;
         };
         let top = match self.ids.get(top) {
             Some(&i) => i,
+            None if self.keys.len() >= ANCESTOR as usize => {
+                self.overflow = true;
+                return;
+            }
             None => {
                 let i = self.keys.len() as u32;
                 self.keys.push(top.to_string());
@@ -87,8 +104,7 @@ impl Layout {
             }
         };
         self.sections.push(Section {
-            top,
-            ancestor,
+            top: if ancestor { top | ANCESTOR } else { top },
             begin,
             header,
             group,
@@ -114,6 +130,8 @@ impl Layout {
             at = s.header() + 1;
         }
         self.tail = tail;
+        // A layout lives as long as its document: no room left over from its growth.
+        self.sections.shrink_to_fit();
         (at <= tail && tail <= len).then_some(self)
     }
 
@@ -168,7 +186,7 @@ impl Layout {
 
     /// The top-level key of a section.
     pub(super) fn top(&self, s: &Section) -> &str {
-        &self.keys[s.top as usize]
+        &self.keys[s.key() as usize]
     }
 
     /// Where section `i`'s part ends.
@@ -176,9 +194,9 @@ impl Layout {
         self.sections.get(i + 1).map_or(self.tail, Section::begin)
     }
 
-    /// The text before the first header.
-    fn preamble<'t>(&self, text: &'t str) -> &'t str {
-        &text[..self.sections.first().map_or(self.tail, Section::begin)]
+    /// Where the text before the first header ends.
+    fn preamble_end(&self) -> usize {
+        self.sections.first().map_or(self.tail, Section::begin)
     }
 
     /// Whether every window of the file parses and `toml_edit` gives it back byte for byte,
@@ -188,21 +206,21 @@ impl Layout {
         if self.sections.is_empty() {
             return super::edit::roundtrips(text) == Ok(true);
         }
-        let groups: Vec<u64> = self.sections.iter().map(|s| s.group).collect();
+        let groups: Vec<u32> = self.sections.iter().map(|s| s.group).collect();
         // What every window of a key holds (the top-level keys, the key's one-key tables) is
         // read once per window: a batch is at least as big, so that it is read at most about
         // as often as the text's own size allows (no more than twice the text in all).
         let mut fixed = vec![0usize; self.keys.len()];
         for (i, s) in self.sections.iter().enumerate() {
-            if s.ancestor {
-                fixed[s.top as usize] += self.end(i) - s.begin();
+            if s.ancestor() {
+                fixed[s.key() as usize] += self.end(i) - s.begin();
             }
         }
         let batch = BATCH
-            .max(self.preamble(text).len())
+            .max(self.preamble_end())
             .max(fixed.iter().copied().max().unwrap_or(0));
         // Each group goes to the batch open when it first appears.
-        let mut batch_of: FxHashMap<u64, u32> = FxHashMap::default();
+        let mut batch_of: FxHashMap<u32, u32> = FxHashMap::default();
         let mut sizes: Vec<usize> = vec![0];
         for (i, (s, g)) in self.sections.iter().zip(&groups).enumerate() {
             let len = self.end(i) - s.begin();
@@ -218,21 +236,21 @@ impl Layout {
         let mut batches_of_top: Vec<Vec<u32>> = vec![Vec::new(); self.keys.len()];
         for (s, g) in self.sections.iter().zip(&groups) {
             let b = batch_of[g];
-            if tops.insert((s.top, b)) {
-                batches_of_top[s.top as usize].push(b);
+            if tops.insert((s.key(), b)) {
+                batches_of_top[s.key() as usize].push(b);
             }
         }
         let mut members: Vec<Vec<usize>> = vec![Vec::new(); sizes.len()];
         for (i, (s, g)) in self.sections.iter().zip(&groups).enumerate() {
-            if s.ancestor {
-                for &b in &batches_of_top[s.top as usize] {
+            if s.ancestor() {
+                for &b in &batches_of_top[s.key() as usize] {
                     members[b as usize].push(i);
                 }
             } else {
                 members[batch_of[g] as usize].push(i);
             }
         }
-        let pre = self.preamble(text);
+        let pre = &text[..self.preamble_end()];
         let last = members.len() - 1;
         members.iter().enumerate().all(|(b, parts)| {
             let mut w = String::with_capacity(pre.len() + sizes[b]);
@@ -251,15 +269,15 @@ impl Layout {
     /// that `held` says (`Err`: they do not parse; `Ok(None)`: they do not define `key`).
     fn read_of(
         &self,
-        text: &str,
+        text: Src<'_>,
         key: &str,
         held: impl Fn(&Section) -> bool,
     ) -> Result<Option<Value>, ()> {
-        let mut w = self.preamble(text).to_string();
+        let mut w = text.get(0, self.preamble_end()).ok_or(())?.into_owned();
         if let Some(id) = self.id(key) {
             for (i, s) in self.sections.iter().enumerate() {
-                if s.top == id && held(s) {
-                    w.push_str(&text[s.begin()..self.end(i)]);
+                if s.key() == id && held(s) {
+                    w.push_str(&text.get(s.begin(), self.end(i)).ok_or(())?);
                 }
             }
         }
@@ -272,7 +290,7 @@ impl Layout {
 
     /// The value of the top-level key `key` (`None`: the file has no such key), read from the
     /// text before the first header and `key`'s tables.
-    pub(super) fn value_of(&self, text: &str, key: &str) -> Option<Value> {
+    pub(super) fn value_of(&self, text: Src<'_>, key: &str) -> Option<Value> {
         self.read_of(text, key, |_| true).ok()?
     }
 
@@ -281,12 +299,12 @@ impl Layout {
     /// `Err` when `key`'s value is not a table read so (the caller reads `key` whole).
     pub(super) fn child_value_of(
         &self,
-        text: &str,
+        text: Src<'_>,
         key: &str,
         child: &str,
     ) -> Result<Option<Value>, ()> {
         let g = group(key, Some(child));
-        match self.read_of(text, key, |s| s.ancestor || s.group == g)? {
+        match self.read_of(text, key, |s| s.ancestor() || s.group == g)? {
             Some(Value::Object(mut t)) => Ok(t.remove(child)),
             // Only other entries' tables define `key`: a table without `child`.
             None => Ok(None),
@@ -297,18 +315,19 @@ impl Layout {
     /// The value of the top-level key `key` as far as its kind needs it: read from the text
     /// before the first header and `key`'s one-key tables, or an empty table when only tables
     /// below it define it (`Ok(None)`: there is no such key; `Err`: read `key` whole).
-    pub(super) fn shape_of(&self, text: &str, key: &str) -> Result<Option<Value>, ()> {
-        Ok(match self.read_of(text, key, |s| s.ancestor)? {
+    pub(super) fn shape_of(&self, text: Src<'_>, key: &str) -> Result<Option<Value>, ()> {
+        Ok(match self.read_of(text, key, |s| s.ancestor())? {
             Some(v) => Some(v),
             None => self.id(key).map(|_| Value::Object(serde_json::Map::new())),
         })
     }
 
     /// The window of `text` an edit below the top-level key `key` reads (see the parent
-    /// module's docs), and the runs its stand-ins replace, in order.
-    pub(super) fn window<'t>(&self, text: &'t str, key: &str) -> (Cow<'t, str>, Vec<Run>) {
+    /// module's docs), and the runs its stand-ins replace, in order (`None`: `text` is not
+    /// as laid out).
+    pub(super) fn window<'t>(&self, text: Src<'t>, key: &str) -> Option<(Cow<'t, str>, Vec<Run>)> {
         let id = self.id(key);
-        self.window_of(text, |x| Some(x.top) == id)
+        self.window_of(text, |x| Some(x.key()) == id)
     }
 
     /// The window of `text` an edit of the entry `child` of the top-level table `key` reads:
@@ -317,31 +336,31 @@ impl Layout {
     /// table goes); `None` when that is all of `key`'s tables.
     pub(super) fn child_window<'t>(
         &self,
-        text: &'t str,
+        text: Src<'t>,
         key: &str,
         child: &str,
     ) -> Option<(Cow<'t, str>, Vec<Run>)> {
         let id = self.id(key)?;
         let g = group(key, Some(child));
         let s = &self.sections;
-        let last = s.iter().rev().find(|x| x.top == id)?.group;
-        let held = |x: &Section| x.top == id && (x.ancestor || x.group == g || x.group == last);
-        if s.iter().filter(|x| x.top == id).all(held) {
+        let last = s.iter().rev().find(|x| x.key() == id)?.group;
+        let held = |x: &Section| x.key() == id && (x.ancestor() || x.group == g || x.group == last);
+        if s.iter().filter(|x| x.key() == id).all(held) {
             return None;
         }
-        Some(self.window_of(text, held))
+        self.window_of(text, held)
     }
 
     /// The window of `text` that holds the sections `held` says, every run of the others
     /// standing as one stand-in.
     fn window_of<'t>(
         &self,
-        text: &'t str,
+        text: Src<'t>,
         held: impl Fn(&Section) -> bool,
-    ) -> (Cow<'t, str>, Vec<Run>) {
+    ) -> Option<(Cow<'t, str>, Vec<Run>)> {
         let s = &self.sections;
         if text.contains(STUB) || s.iter().all(&held) {
-            return (Cow::Borrowed(text), Vec::new());
+            return Some((text.get(0, text.len())?, Vec::new()));
         }
         let mut w = String::new();
         let mut runs = Vec::new();
@@ -357,9 +376,9 @@ impl Layout {
                 j += 1;
             }
             let (start, end) = (s[i].header(), s.get(j).map_or(self.tail, Section::begin));
-            w.push_str(&text[copied..start]);
+            w.push_str(&text.get(copied, start)?);
             w.push_str(&format!("[{STUB}{}]", runs.len()));
-            if text[start..end].ends_with('\n') {
+            if end > start && text.byte(end - 1) == Some(b'\n') {
                 w.push('\n');
             }
             runs.push(Run {
@@ -370,22 +389,26 @@ impl Layout {
             copied = end;
             i = j;
         }
-        w.push_str(&text[copied..]);
-        (Cow::Owned(w), runs)
+        w.push_str(&text.get(copied, text.len())?);
+        Some((Cow::Owned(w), runs))
     }
 
-    /// The whole new text from the edited window `doc` of `text` (laid out as `self`), whose
-    /// stand-ins replaced the `runs` of `text`, and its layout (`None` if not known).
+    /// The edits of `text` (laid out as `self`) that make it the whole new text, from the
+    /// edited window `doc` of it whose stand-ins replaced the `runs` of `text`, and the new
+    /// text's layout (`None` if not known). The runs stay where they are: only the window's
+    /// own text is edited, so the new text is the bytes read with a few ranges replaced.
     pub(super) fn restore(
         &self,
-        text: &str,
+        text: Src<'_>,
         doc: &Document<String>,
         runs: &[Run],
-    ) -> Option<(String, Option<Layout>)> {
+    ) -> Option<(Vec<Edit>, Option<Layout>)> {
         let out = doc.raw();
         let window = Layout::of(doc);
         if runs.is_empty() {
-            return Some((out.to_string(), window));
+            let mut edits = Vec::new();
+            push_edit(&mut edits, text, 0, text.len(), out)?;
+            return Some((edits, window));
         }
         // Each stand-in's header, in order.
         let mut stubs = Vec::with_capacity(runs.len());
@@ -405,7 +428,7 @@ impl Layout {
         // unless it ends the text, whose final newline was taken away: then so is the run's.
         let mut cut = vec![false; runs.len()];
         for ((stub, run), cut) in stubs.iter_mut().zip(runs).zip(&mut cut) {
-            if text[run.start..run.end].ends_with('\n') {
+            if run.end > run.start && text.byte(run.end - 1) == Some(b'\n') {
                 match out.as_bytes().get(stub.1) {
                     Some(b'\n') => stub.1 += 1,
                     None => *cut = true,
@@ -413,19 +436,29 @@ impl Layout {
                 }
             }
         }
-        let mut whole = String::with_capacity(text.len() + out.len());
-        let mut copied = 0;
+        // The text between the runs (the window's own) becomes the output's between the
+        // stand-ins; a run whose final newline was cut loses it.
+        let mut edits = Vec::new();
+        let (mut from, mut copied) = (0, 0);
         for ((&(start, end, _), run), &cut) in stubs.iter().zip(runs).zip(&cut) {
-            whole.push_str(&out[copied..start]);
-            whole.push_str(&text[run.start..run.end - usize::from(cut)]);
+            push_edit(&mut edits, text, from, run.start, out.get(copied..start)?)?;
+            from = run.end - usize::from(cut);
             copied = end;
         }
-        whole.push_str(&out[copied..]);
+        push_edit(&mut edits, text, from, text.len(), out.get(copied..)?)?;
+        let grown: isize = edits
+            .iter()
+            .map(|(lo, hi, mid)| mid.len() as isize - (hi - lo) as isize)
+            .sum();
+        let whole_len = text.len().checked_add_signed(grown)?;
         // The whole text's layout: the window's, each stand-in giving way to its run's
         // sections (the first keeps the stand-in's `begin`: comments may have moved above it).
         let layout = window.and_then(|w| {
             let at = |x: usize, d: isize| x.checked_add_signed(d);
             let mut l = Layout::default();
+            let held: usize = runs.iter().map(|r| r.sections.len()).sum();
+            l.sections
+                .reserve_exact((w.sections.len() + held).saturating_sub(runs.len()));
             let mut shift: isize = 0;
             let mut next = stubs.iter().zip(runs).zip(&cut).peekable();
             for s in &w.sections {
@@ -440,7 +473,13 @@ impl Layout {
                                 at(o.begin(), delta)?
                             };
                             let top = self.top(o);
-                            l.push_section(top, o.group, o.ancestor, begin, at(o.header(), delta)?);
+                            l.push_section(
+                                top,
+                                o.group,
+                                o.ancestor(),
+                                begin,
+                                at(o.header(), delta)?,
+                            );
                         }
                         shift += (run.end - run.start) as isize - (end - start) as isize;
                         if cut {
@@ -450,7 +489,7 @@ impl Layout {
                     _ => l.push_section(
                         w.top(s),
                         s.group,
-                        s.ancestor,
+                        s.ancestor(),
                         at(s.begin(), shift)?,
                         at(s.header(), shift)?,
                     ),
@@ -460,9 +499,9 @@ impl Layout {
                 return None;
             }
             let tail = at(w.tail, shift)?;
-            l.finish(tail, whole.len())
+            l.finish(tail, whole_len)
         });
-        Some((whole, layout))
+        Some((edits, layout))
     }
 
     /// The sections by key name, for comparing layouts read in different orders.
@@ -471,7 +510,7 @@ impl Layout {
         let sections = self
             .sections
             .iter()
-            .map(|s| (self.top(s).to_string(), s.ancestor, s.begin(), s.header()))
+            .map(|s| (self.top(s).to_string(), s.ancestor(), s.begin(), s.header()))
             .collect();
         (sections, self.tail)
     }

@@ -40,6 +40,7 @@
 mod convert;
 mod edit;
 mod layout;
+mod pieces;
 #[cfg(test)]
 mod proptests;
 mod scan;
@@ -49,7 +50,7 @@ mod tests;
 pub use convert::{item_to_json, json_to_value, table_to_json, value_to_json};
 
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
@@ -57,9 +58,10 @@ use toml_edit::Document;
 
 use crate::diag::{Code, ReadError};
 use crate::keyed::keyed_segment;
-use crate::text::line_col;
+use crate::text::{Content, line_col};
 use edit::Editor;
 use layout::{Layout, STUB};
+use pieces::Src;
 
 const BOM: &str = "\u{feff}";
 
@@ -75,8 +77,11 @@ thread_local! {
 /// one of them is edited (a plan keeps the document read beside the edited one).
 #[derive(Debug, Clone)]
 pub struct TomlDoc {
-    /// The text as it is now (as read, or after the last edit), BOM and CRLF included.
-    bytes: Arc<String>,
+    /// The text as it is now, BOM and CRLF included: the bytes read, and after an edit the
+    /// ranges of them the edits replaced (not joined: see [`Content::edited`]).
+    text: Content,
+    /// The text joined, once something asked for it as one slice ([`TomlDoc::bytes`]).
+    joined: OnceLock<Arc<[u8]>>,
     bom: bool,
     crlf: bool,
     /// Where the table headers are in the text (`None`: not known, the text is read whole).
@@ -152,7 +157,8 @@ impl TomlDoc {
             }
         }
         Ok(TomlDoc {
-            bytes: Arc::new(whole_text),
+            text: Content::shared(Arc::new(whole_text)),
+            joined: OnceLock::new(),
             bom,
             crlf,
             layout: layout.map(Arc::new),
@@ -171,7 +177,8 @@ impl TomlDoc {
     /// An empty document (for a new file).
     pub fn empty() -> TomlDoc {
         TomlDoc {
-            bytes: Arc::new(String::new()),
+            text: Content::shared(Arc::new(String::new())),
+            joined: OnceLock::new(),
             bom: false,
             crlf: false,
             layout: Some(Arc::new(Layout::default())),
@@ -192,10 +199,9 @@ impl TomlDoc {
         if let Some(v) = values.tops.get(key) {
             return v.clone();
         }
-        let lf = self.lf();
         let v = match &self.layout {
-            Some(l) => l.value_of(&lf, key),
-            None => read_whole(&lf).ok().and_then(|mut m| m.remove(key)),
+            Some(l) => l.value_of(self.lf_text().src(), key),
+            None => read_whole(&self.lf()).ok().and_then(|mut m| m.remove(key)),
         }
         .map(Arc::new);
         values.tops.insert(key.to_string(), v.clone());
@@ -213,7 +219,9 @@ impl TomlDoc {
         if let Some(v) = values.kids.get(&id) {
             return Ok(v.clone());
         }
-        let v = l.child_value_of(&self.lf(), key, child)?.map(Arc::new);
+        let v = l
+            .child_value_of(self.lf_text().src(), key, child)?
+            .map(Arc::new);
         values.kids.insert(id, v.clone());
         Ok(v)
     }
@@ -230,7 +238,7 @@ impl TomlDoc {
                 .unwrap_or_else(|p| p.into_inner())
                 .tops
                 .contains_key(key);
-            if !known && let Ok(v) = l.shape_of(&self.lf(), key) {
+            if !known && let Ok(v) = l.shape_of(self.lf_text().src(), key) {
                 return v.map(Ok);
             }
         }
@@ -262,26 +270,33 @@ impl TomlDoc {
         self.lookup(path)?.ok()
     }
 
-    /// The bytes as they are now.
+    /// The bytes as they are now (after an edit, joined once when first asked for).
     pub fn bytes(&self) -> &[u8] {
-        self.bytes.as_bytes()
+        match self.text.as_str() {
+            Some(s) => s.as_bytes(),
+            None => self.joined.get_or_init(|| self.text.to_vec().into()),
+        }
     }
 
     /// The bytes to write (BOM, CRLF and final newline as the input had them).
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.bytes.as_bytes().to_vec()
+        self.text.to_vec()
     }
 
-    /// The bytes to write, shared with this document (no copy).
-    pub fn content(&self) -> crate::text::Content {
-        crate::text::Content::shared(self.bytes.clone())
+    /// The bytes to write, shared with this document (no copy): the bytes read with the
+    /// ranges the edits replaced.
+    pub fn content(&self) -> Content {
+        self.text.clone()
     }
 
-    /// The bytes to write, without a copy when no clone shares them.
+    /// The bytes to write, without a copy when no clone shares them and nothing was edited.
     pub fn into_bytes(self) -> Vec<u8> {
-        Arc::try_unwrap(self.bytes)
-            .unwrap_or_else(|shared| String::clone(&shared))
-            .into_bytes()
+        self.text.into_vec()
+    }
+
+    /// Whether two documents hold the same bytes (without joining edited ones).
+    pub fn same_bytes(&self, other: &TomlDoc) -> bool {
+        self.text == other.text
     }
 
     /// Set `[<container>.<name>]` to `value` (a JSON object), creating the container as an
@@ -300,14 +315,41 @@ impl TomlDoc {
         self.edit(container, name, None)
     }
 
-    /// The text as it is now, with LF line endings and no BOM.
+    /// The text as it is now, with LF line endings and no BOM, as one string.
     fn lf(&self) -> Cow<'_, str> {
-        let text = self.bytes.as_str();
-        let text = text.strip_prefix(BOM).unwrap_or(text);
+        let text = match self.text.as_str() {
+            Some(s) => Cow::Borrowed(s),
+            // Pieces of UTF-8 cut at character bounds: the lossy reading borrows.
+            None => String::from_utf8_lossy(self.bytes()),
+        };
+        let strip = |t: &str| -> usize { if t.starts_with(BOM) { BOM.len() } else { 0 } };
+        match text {
+            Cow::Borrowed(t) => {
+                let t = &t[strip(t)..];
+                if self.crlf {
+                    Cow::Owned(t.replace("\r\n", "\n"))
+                } else {
+                    Cow::Borrowed(t)
+                }
+            }
+            Cow::Owned(t) => {
+                let t = &t[strip(&t)..];
+                Cow::Owned(if self.crlf {
+                    t.replace("\r\n", "\n")
+                } else {
+                    t.to_string()
+                })
+            }
+        }
+    }
+
+    /// The text as it is now, with LF line endings and no BOM, for a layout to read: the
+    /// content's pieces, or for a CRLF file the text read whole and converted.
+    fn lf_text(&self) -> Lf<'_> {
         if self.crlf {
-            Cow::Owned(text.replace("\r\n", "\n"))
+            Lf::Whole(self.lf())
         } else {
-            Cow::Borrowed(text)
+            Lf::Pieces(&self.text, if self.bom { BOM.len() } else { 0 })
         }
     }
 
@@ -318,12 +360,13 @@ impl TomlDoc {
         value: Option<&Value>,
     ) -> Result<(), ReadError> {
         let key = top_key(container, name);
-        let lf = self.lf();
+        let lf = self.lf_text();
+        let src = lf.src();
         // An edit of one entry of a top-level table is first made in that entry's window; what
         // it cannot prove there (a table given a header, a refusal) is made in the table's.
         let child = match (&self.layout, container) {
             (Some(layout), [c]) if keyed_segment(c).is_none() => layout
-                .child_window(&lf, c, name)
+                .child_window(src, c, name)
                 .and_then(
                     |(window, runs)| match edit_window(&window, container, name, value) {
                         Ok(Some((doc, now, false))) => Some((doc, now, runs)),
@@ -335,7 +378,7 @@ impl TomlDoc {
         let one = child.is_some();
         let (doc, now, runs) = match child {
             Some(done) => done,
-            None => self.edit_in_window(&lf, key, container, name, value)?,
+            None => self.edit_in_window(src, key, container, name, value)?,
         };
         #[cfg(test)]
         if one {
@@ -345,26 +388,42 @@ impl TomlDoc {
         if !runs.is_empty() && !one {
             WINDOWED.with(|w| w.set(w.get() + 1));
         }
-        let restored = match &self.layout {
-            Some(layout) => layout.restore(&lf, &doc, &runs),
-            None => Some((doc.raw().to_string(), Layout::of(&doc))),
-        };
-        let Some((text, layout)) = restored else {
-            return Err(err(
+        let bug = || {
+            err(
                 Code::InternalEditError,
                 "the edited window's stand-ins could not be found again; this is a bug, nothing was written".into(),
                 1,
                 1,
-            ));
+            )
         };
-        let mut text = if self.crlf {
-            text.replace('\n', "\r\n")
-        } else {
-            text
-        };
-        if self.bom {
-            text.insert_str(0, BOM);
+        let (edits, layout) = match &self.layout {
+            Some(layout) => layout.restore(src, &doc, &runs),
+            None => {
+                let mut edits = Vec::new();
+                pieces::push_edit(&mut edits, src, 0, src.len(), doc.raw())
+                    .map(|()| (edits, Layout::of(&doc)))
+            }
         }
+        .ok_or_else(bug)?;
+        // The new text: the edits made in the content's pieces, or for a CRLF file in the text
+        // read whole, whose line ends are then given back.
+        let text = match lf {
+            Lf::Pieces(content, skip) => content
+                .edited(
+                    edits
+                        .into_iter()
+                        .map(|(lo, hi, mid)| (lo + skip, hi + skip, mid.into_bytes()))
+                        .collect(),
+                )
+                .ok_or_else(bug)?,
+            Lf::Whole(whole) => {
+                let mut text = pieces::apply(&whole, &edits).replace('\n', "\r\n");
+                if self.bom {
+                    text.insert_str(0, BOM);
+                }
+                Content::shared(Arc::new(text))
+            }
+        };
         // The other keys' values are unchanged; this key's is the window's.
         let mut values = self
             .values
@@ -389,7 +448,8 @@ impl TomlDoc {
         }
         self.values = Arc::new(Mutex::new(values));
         self.layout = layout.filter(|_| !self.whole).map(Arc::new);
-        self.bytes = Arc::new(text);
+        self.text = text;
+        self.joined = OnceLock::new();
         Ok(())
     }
 
@@ -397,15 +457,16 @@ impl TomlDoc {
     /// all there is): the edited document, its value and the runs its stand-ins replace.
     fn edit_in_window(
         &self,
-        lf: &str,
+        src: Src<'_>,
         key: &str,
         container: &[String],
         name: &str,
         value: Option<&Value>,
     ) -> Result<(Document<String>, Value, Vec<layout::Run>), ReadError> {
-        let (window, runs) = match &self.layout {
-            Some(layout) if container.len() == 1 => layout.window(lf, key),
-            _ => (Cow::Borrowed(lf), Vec::new()),
+        let whole = || src.get(0, src.len());
+        let windowed = match &self.layout {
+            Some(layout) if container.len() == 1 => layout.window(src, key),
+            _ => None,
         };
         let cannot = || {
             err(
@@ -415,17 +476,40 @@ impl TomlDoc {
                 1,
             )
         };
+        let (window, runs) = match windowed {
+            Some(w) => w,
+            None => (whole().ok_or_else(cannot)?, Vec::new()),
+        };
         Ok(match edit_window(&window, container, name, value)? {
             Some((doc, now, false)) => (doc, now, runs),
             Some((doc, now, true)) if runs.is_empty() => (doc, now, runs),
             // A window toml_edit would not give back as it is, or an edit it would place by
             // what lies outside the window: the whole text.
-            _ if !runs.is_empty() => match edit_window(lf, container, name, value)? {
-                Some((doc, now, _)) => (doc, now, Vec::new()),
-                None => return Err(cannot()),
-            },
+            _ if !runs.is_empty() => {
+                match edit_window(&whole().ok_or_else(cannot)?, container, name, value)? {
+                    Some((doc, now, _)) => (doc, now, Vec::new()),
+                    None => return Err(cannot()),
+                }
+            }
             _ => return Err(cannot()),
         })
+    }
+}
+
+/// The LF text of a document ([`TomlDoc::lf_text`]).
+enum Lf<'a> {
+    /// The content's pieces after this many bytes (a byte order mark).
+    Pieces(&'a Content, usize),
+    /// One string.
+    Whole(Cow<'a, str>),
+}
+
+impl Lf<'_> {
+    fn src(&self) -> Src<'_> {
+        match self {
+            Lf::Pieces(c, skip) => Src::Pieces(c, *skip),
+            Lf::Whole(s) => Src::Str(s),
+        }
     }
 }
 

@@ -307,3 +307,58 @@ fn an_entry_of_a_big_table_is_edited_in_its_own_window() {
     assert_eq!(d.get(&c()), w.get(&c()));
     assert_eq!(d.value(), w.value());
 }
+
+/// An edit keeps the bytes read and the ranges it changed, not a whole new text: after a
+/// removal and an addition in a big file (the update of a mode switch), the content still
+/// shares the buffer read and what it replaced is a few hundred bytes, whatever the file's
+/// size; the bytes are those of the same edits of the whole text, CRLF and BOM included.
+#[test]
+fn edits_keep_the_bytes_read_and_only_the_ranges_they_changed() {
+    for (bom, eol) in [("", "\n"), ("\u{feff}", "\n"), ("", "\r\n")] {
+        let mut text = format!(
+            "{bom}model = \"o3\"{eol}{eol}[mcp_servers.user]{eol}command = \"uvx\"{eol}{eol}"
+        );
+        for i in 0..2000 {
+            text.push_str(&format!(
+                "[projects.\"/p/{i}\"]{eol}trust_level = \"trusted\"{eol}{eol}"
+            ));
+        }
+        text.push_str(&format!("[mcp_servers.later]{eol}command = \"npx\"{eol}"));
+        let read = TomlDoc::parse(text.as_bytes()).unwrap();
+        let mut d = read.clone();
+        let mut w = TomlDoc::parse_whole(text.as_bytes()).unwrap();
+        for (name, value) in [
+            ("ours", Some(entry())),
+            ("user", None),
+            ("other", Some(entry())),
+        ] {
+            match &value {
+                Some(v) => {
+                    d.upsert(&c(), name, v).unwrap();
+                    w.upsert(&c(), name, v).unwrap();
+                }
+                None => {
+                    d.remove(&c(), name).unwrap();
+                    w.remove(&c(), name).unwrap();
+                }
+            }
+            let path = vec!["mcp_servers".to_string(), name.to_string()];
+            assert_eq!(d.get(&path), value, "after {name}");
+        }
+        assert_eq!(d.to_bytes(), w.to_bytes(), "{eol:?} {bom:?}");
+        assert!(!d.same_bytes(&read) && d.same_bytes(&d.clone()));
+        let content = d.content();
+        assert!(content == *w.to_bytes().as_slice());
+        if eol == "\n" {
+            let changes = content
+                .changes_from(read.bytes())
+                .expect("the content shares the bytes read");
+            let replaced: usize = changes.iter().map(|ch| ch.new_end - ch.start).sum();
+            assert!(
+                replaced < 400,
+                "{replaced} bytes replaced in {}",
+                text.len()
+            );
+        }
+    }
+}
