@@ -456,9 +456,9 @@ impl Layout {
         let layout = window.and_then(|w| {
             let at = |x: usize, d: isize| x.checked_add_signed(d);
             let mut l = Layout::default();
-            let held: usize = runs.iter().map(|r| r.sections.len()).sum();
+            let in_runs: usize = runs.iter().map(|r| r.sections.len()).sum();
             l.sections
-                .reserve_exact((w.sections.len() + held).saturating_sub(runs.len()));
+                .reserve_exact((w.sections.len() + in_runs).saturating_sub(runs.len()));
             let mut shift: isize = 0;
             let mut next = stubs.iter().zip(runs).zip(&cut).peekable();
             for s in &w.sections {

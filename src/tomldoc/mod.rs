@@ -322,24 +322,11 @@ impl TomlDoc {
             // Pieces of UTF-8 cut at character bounds: the lossy reading borrows.
             None => String::from_utf8_lossy(self.bytes()),
         };
-        let strip = |t: &str| -> usize { if t.starts_with(BOM) { BOM.len() } else { 0 } };
+        let skip = if self.bom { BOM.len() } else { 0 };
         match text {
-            Cow::Borrowed(t) => {
-                let t = &t[strip(t)..];
-                if self.crlf {
-                    Cow::Owned(t.replace("\r\n", "\n"))
-                } else {
-                    Cow::Borrowed(t)
-                }
-            }
-            Cow::Owned(t) => {
-                let t = &t[strip(&t)..];
-                Cow::Owned(if self.crlf {
-                    t.replace("\r\n", "\n")
-                } else {
-                    t.to_string()
-                })
-            }
+            Cow::Borrowed(t) if !self.crlf => Cow::Borrowed(t.get(skip..).unwrap_or_default()),
+            t if self.crlf => Cow::Owned(t.get(skip..).unwrap_or_default().replace("\r\n", "\n")),
+            t => Cow::Owned(t.get(skip..).unwrap_or_default().to_string()),
         }
     }
 

@@ -5,6 +5,16 @@ fn c() -> Vec<String> {
     vec!["mcp_servers".to_string()]
 }
 
+/// Set (`Some`) or remove `mcp_servers.<name>` in both documents.
+fn edit_both(d: &mut TomlDoc, w: &mut TomlDoc, name: &str, value: Option<&Value>) {
+    for doc in [d, w] {
+        match value {
+            Some(v) => doc.upsert(&c(), name, v).unwrap(),
+            None => doc.remove(&c(), name).unwrap(),
+        }
+    }
+}
+
 fn entry() -> Value {
     json!({"command": "npx", "args": ["-y", "srv"], "env": {"K": "v"}, "env_vars": ["TOKEN"]})
 }
@@ -279,16 +289,7 @@ fn an_entry_of_a_big_table_is_edited_in_its_own_window() {
         ("ours", None),
         ("late", Some(entry())),
     ] {
-        match &value {
-            Some(v) => {
-                d.upsert(&c(), name, v).unwrap();
-                w.upsert(&c(), name, v).unwrap();
-            }
-            None => {
-                d.remove(&c(), name).unwrap();
-                w.remove(&c(), name).unwrap();
-            }
-        }
+        edit_both(&mut d, &mut w, name, value.as_ref());
         assert_eq!(
             String::from_utf8_lossy(d.bytes()),
             String::from_utf8_lossy(w.bytes()),
@@ -332,16 +333,7 @@ fn edits_keep_the_bytes_read_and_only_the_ranges_they_changed() {
             ("user", None),
             ("other", Some(entry())),
         ] {
-            match &value {
-                Some(v) => {
-                    d.upsert(&c(), name, v).unwrap();
-                    w.upsert(&c(), name, v).unwrap();
-                }
-                None => {
-                    d.remove(&c(), name).unwrap();
-                    w.remove(&c(), name).unwrap();
-                }
-            }
+            edit_both(&mut d, &mut w, name, value.as_ref());
             let path = vec!["mcp_servers".to_string(), name.to_string()];
             assert_eq!(d.get(&path), value, "after {name}");
         }
