@@ -1,4 +1,4 @@
-//! https for the probe: rustls (with the `ring` provider; no OpenSSL), verifying the server's
+//! https for the probe: rustls (with the `aws-lc-rs` provider; no OpenSSL), verifying the server's
 //! certificate against the platform's roots plus `SSL_CERT_FILE` / `SSL_CERT_DIR` when set plus
 //! `--cacert FILE`. A certificate problem is a failure with code `tls`, and the handshake is
 //! bounded by the probe's deadline like every other read and write.
@@ -128,7 +128,7 @@ fn handshake_failure(host: &str, e: &io::Error) -> Failure {
 
 fn build_config(cacert: Option<&Path>) -> Result<ClientConfig, String> {
     let roots = load_roots(cacert)?;
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let mut config = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| format!("cannot set up TLS: {e}"))?

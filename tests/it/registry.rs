@@ -71,7 +71,7 @@ fn registry(routes: Routes) -> Registry {
 fn https_registry(routes: Routes) -> (String, String) {
     use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
     let pki = crate::probe::tls::pki(&["localhost"], false);
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let config = Arc::new(
         rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()

@@ -108,7 +108,7 @@ fn server(pki: Option<&Pki>, token: Option<&'static str>) -> SocketAddr {
     let l = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
     let addr = l.local_addr().expect("addr");
     let config = pki.map(|p| {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
         Arc::new(
             rustls::ServerConfig::builder_with_provider(provider)
                 .with_safe_default_protocol_versions()
