@@ -30,7 +30,9 @@ mod restore;
 mod store;
 pub use client_state::{entry_proof, short_digest, without};
 pub use restore::{RestoreCopy, Restores, load_restores, restore_path, save_restores};
-pub use store::{commit, intent_path, load, lock_path, path, save, save_intent, state_dir};
+pub use store::{
+    clean_temps, commit, intent_path, load, lock_path, path, save, save_intent, state_dir,
+};
 
 /// One owner's ledger file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

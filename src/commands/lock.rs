@@ -104,11 +104,15 @@ pub(super) fn run_lock(settings: &Settings, req: LockRequest, json: bool, style:
         return finish(&r, &Redactor::default(), json, style, false);
     }
     let bytes = lock.render();
-    let current = fsio::read(&lock_path, 16 << 20).ok().flatten();
-    let changed = current.is_none_or(|c| c.bytes != bytes.as_bytes());
-    if changed && let Err(e) = write_new_file(&lock_path, bytes.as_bytes()) {
-        return failed(&e.path, e.code, e.message, Exit::Io);
-    }
+    // The one writer of mcpconf's own files: a link (or a directory) in the lock's place is
+    // refused, never written through (exit 3, nothing written).
+    let changed = match write_new_file(&lock_path, bytes.as_bytes(), settings.lock_timeout) {
+        Ok(w) => w == fsio::Written::Changed,
+        Err(e) if e.code == Code::NotAFile => {
+            return failed(&e.path, e.code, e.message, Exit::Refused);
+        }
+        Err(e) => return failed(&e.path, e.code, e.message, Exit::Io),
+    };
     if json {
         let servers: Vec<_> = lock
             .servers

@@ -293,8 +293,14 @@ fn run_command(mut cli: Cli) -> u8 {
                     workspace: settings.workspace.clone(),
                     files: SavedPlan::files_of(&r.files),
                 };
-                if let Err(e) = write_new_file(out, sp.to_json().as_bytes()) {
-                    return Failure::at(Exit::Io, Path::new(""), e.code, e.message).print(json);
+                if let Err(e) = write_new_file(out, sp.to_json().as_bytes(), settings.lock_timeout)
+                {
+                    let exit = if e.code == crate::diag::Code::NotAFile {
+                        Exit::Refused
+                    } else {
+                        Exit::Io
+                    };
+                    return Failure::at(exit, Path::new(""), e.code, e.message).print(json);
                 }
             }
             finish(&r, &crate::scan::redactor_for(&r, &red), json, style, false)
@@ -457,17 +463,20 @@ fn read_saved(path: &Path) -> Result<SavedPlan, String> {
     }
 }
 
-/// Write a file mcpconf owns outright (a saved plan): atomically, 0600.
-fn write_new_file(path: &Path, bytes: &[u8]) -> Result<(), fsio::FsError> {
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    // Resolved once: the write never follows a link on the way.
-    let abs = fsio::resolve(&abs)?;
-    let current = fsio::read(&abs, 64 * 1024 * 1024)?;
-    let (meta, expect) = match &current {
-        Some(r) => (Some(r.meta), fsio::Expect::Stamp(r.stamp)),
-        None => (None, fsio::Expect::Missing),
-    };
-    fsio::replace(&abs, bytes, meta, expect)
+/// Write a file mcpconf owns outright (a saved plan, `mcpconf.lock`) through the one writer of
+/// its own files ([`fsio::write_own`]): under its directory's lock, atomically, 0600, never
+/// through a link.
+fn write_new_file(
+    path: &Path,
+    bytes: &[u8],
+    timeout: std::time::Duration,
+) -> Result<fsio::Written, fsio::FsError> {
+    fsio::write_own(
+        path,
+        bytes,
+        fsio::Writers::Lock(timeout),
+        fsio::Durability::Durable,
+    )
 }
 
 /// The error for a client id that is not one: the closest id, or the list of ids.

@@ -327,6 +327,11 @@ fn lock_step(settings: &Settings, owner: &str, pre_specs: &[Spec]) -> Result<Loc
         Ok(l) => l,
         Err(e) => return Err(Box::new(fs_report(owner, &e, super::lock_exit(&e)))),
     };
+    // Under the owner's lock: the temps a killed run left for its ledger, intent or restore
+    // copies are its own, and go (even when this run is refused later and writes nothing).
+    if let Err(e) = ledger::clean_temps(&settings.state_dir, owner) {
+        return Err(Box::new(fs_report(owner, &e, super::lock_exit(&e))));
+    }
     let mut dirs: Vec<PathBuf> = pre_specs
         .iter()
         .filter_map(|s| s.real.parent().map(Path::to_path_buf))
@@ -476,7 +481,11 @@ fn write_step(
         Err(e) => {
             let mut report = Report::from_plans(owner, plans);
             report.errors.push(fs_entry(&e));
-            report.exit = Exit::Io;
+            report.exit = if matches!(e.code, Code::NotAFile | Code::LedgerCorrupt) {
+                Exit::Refused
+            } else {
+                Exit::Io
+            };
             for f in &mut report.files {
                 if f.writes() {
                     f.status = Status::Unchanged;

@@ -19,6 +19,8 @@ pub fn release(
     fsio::create_parent_dirs(&lock).map_err(fail)?;
     let _lock = fsio::lock_file(&lock, settings.lock_timeout)
         .map_err(|e| Box::new(fs_report(owner, &e, lock_exit(&e))))?;
+    ledger::clean_temps(&settings.state_dir, owner)
+        .map_err(|e| Box::new(fs_report(owner, &e, lock_exit(&e))))?;
     let (mut ledger, ws) = load_claimed(settings, manifest, owner, Mode::Prune)?;
     // Only this workspace's records: another workspace's claim on a co-owned entry stays.
     let matches = |r: &Record| {

@@ -73,8 +73,10 @@ mod at;
 mod at;
 mod lock;
 mod meta;
+mod own;
 mod write;
 pub use lock::*;
+pub use own::*;
 pub use write::*;
 
 use crate::diag::Code;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::fsio::{self, Expect, FsError, MAX_FILE};
+use crate::fsio::{self, FsError, MAX_FILE};
 
 /// One replaced entry: where it was, its value, and the text around it before and after the
 /// take-over (whole lines), so the restore is a splice of the very bytes.
@@ -82,41 +82,58 @@ pub fn load_restores(state_dir: &Path, owner: &str) -> Result<Restores, FsError>
     let Some(r) = fsio::read_existing(&path, MAX_FILE)? else {
         return Ok(Restores::default());
     };
-    serde_json::from_slice(&r.bytes).map_err(|e| FsError {
+    let corrupt = |why: String| FsError {
         code: crate::diag::Code::LedgerCorrupt,
         path: path.clone(),
         message: format!(
-            "the restore copies `{}` cannot be read ({e}); nothing was changed: restore the file from a backup or move it away",
+            "the restore copies `{}` {why}; nothing was changed: restore the file from a backup or move it away",
             path.display()
         ),
         source: None,
         published: false,
-    })
+    };
+    // serde's message may quote a value (a replaced entry's secret): only the place is said.
+    let restores: Restores = serde_json::from_slice(&r.bytes).map_err(|e| {
+        corrupt(format!(
+            "cannot be read (not restore copies at line {} column {})",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    // A copy is given back only as it was taken: its value must still hash to the digest
+    // recorded with it (a copy edited or swapped since would put foreign text in a user's file).
+    if let Some(c) = restores
+        .copies
+        .iter()
+        .find(|c| super::digest(&c.original) != c.original_digest)
+    {
+        return Err(corrupt(format!(
+            "hold a copy of `{}` in `{}` that does not match its recorded digest (edited or damaged since it was taken)",
+            c.server, c.file
+        )));
+    }
+    Ok(restores)
 }
 
 /// Save an owner's restore copies atomically and durably (a new file is created 0600); no
 /// copies: the file is removed. Unchanged copies are not rewritten.
 pub fn save_restores(state_dir: &Path, owner: &str, restores: &Restores) -> Result<(), FsError> {
-    let path = restore_path(state_dir, owner);
-    let path = fsio::resolve(&path).unwrap_or(path);
-    let current = fsio::read(&path, MAX_FILE)?;
+    let path = restore_path(&super::store::state_dir(state_dir), owner);
     if restores.copies.is_empty() {
-        return match current {
-            Some(_) => fsio::remove_file(&path),
-            None => Ok(()),
-        };
+        return fsio::remove_own(&path);
     }
     let mut out = restores.clone();
     out.format_version = 1;
     let mut text = serde_json::to_string_pretty(&out).unwrap_or_default();
     text.push('\n');
-    if current.as_ref().is_some_and(|r| r.bytes == text.as_bytes()) {
-        return Ok(());
-    }
     fsio::create_parent_dirs(&path)?;
-    let (meta, expect) = match &current {
-        Some(r) => (Some(r.meta), Expect::Stamp(r.stamp)),
-        None => (None, Expect::Missing),
-    };
-    fsio::replace(&path, text.as_bytes(), meta, expect)
+    // The caller holds the owner's ledger lock; a temp a killed save left (it may hold the
+    // replaced entry's secret) is removed under it.
+    fsio::write_own(
+        &path,
+        text.as_bytes(),
+        fsio::Writers::Held,
+        fsio::Durability::Durable,
+    )
+    .map(|_| ())
 }

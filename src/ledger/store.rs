@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Ledger;
 use crate::diag::Code;
-use crate::fsio::{self, Expect, FsError, MAX_FILE};
+use crate::fsio::{self, FsError, MAX_FILE};
 
 /// The state directory, resolved once: a state directory reached through a link (a dotfile
 /// manager's) is followed, but nothing in it is — `ledger/` and the files in it are opened
@@ -44,6 +44,20 @@ fn ledger_dir(state: &Path) -> Result<PathBuf, FsError> {
         });
     }
     Ok(dir)
+}
+
+/// Removes the temps a killed run left for an owner's ledger, intent and restore copies (a
+/// restore copy's may hold the replaced entry's secret). Call it holding the owner's lock
+/// ([`lock_path`]): then every such temp is a dead run's, never a live write's.
+pub fn clean_temps(state_dir: &Path, owner: &str) -> Result<usize, FsError> {
+    let state = self::state_dir(state_dir);
+    let dir = ledger_dir(&state)?;
+    let (ledger, intent, restore) = (
+        path(&state, owner),
+        intent_path(&state, owner),
+        super::restore::restore_path(&state, owner),
+    );
+    fsio::clean_stale_temps_of(&dir, &[&ledger, &intent, &restore])
 }
 
 /// Where an owner's ledger lives.
@@ -107,7 +121,17 @@ pub fn load(state_dir: &Path, owner: &str) -> Result<(Ledger, Option<fsio::Stamp
     ledger_dir(&state)?;
     let path = self::path(&state, owner);
     let corrupt = |message: String| fail(Code::LedgerCorrupt, &path, message);
-    let read = fsio::read_existing(&path, MAX_FILE).map_err(|e| {
+    // A link or a directory in the place of the ledger, its intent or its restore copies is
+    // refused before anything is read or written through it (`not-a-file`).
+    // (The ledger's own refusal is worded and coded as an unreadable ledger, below.)
+    for own in [
+        &intent_path(&state, owner),
+        &super::restore::restore_path(&state, owner),
+    ] {
+        fsio::refuse_link(own)?;
+    }
+    let read = fsio::refuse_link(&path).and_then(|()| fsio::read_existing(&path, MAX_FILE));
+    let read = read.map_err(|e| {
         fail(
             Code::Unreadable,
             &e.path,
@@ -178,12 +202,13 @@ pub fn save_intent(state_dir: &Path, ledger: &mut Ledger, base: u64) -> Result<(
     ledger.generation += 1;
     // A ledger always serializes (string keys, no floats).
     let text = serde_json::to_string(&IntentRef { base, ledger }).unwrap_or_default();
-    let current = fsio::read(&path, MAX_FILE)?;
-    let (meta, expect) = match &current {
-        Some(r) => (Some(r.meta), Expect::Stamp(r.stamp)),
-        None => (None, Expect::Missing),
-    };
-    fsio::replace(&path, text.as_bytes(), meta, expect)
+    fsio::write_own(
+        &path,
+        text.as_bytes(),
+        fsio::Writers::Held,
+        fsio::Durability::Durable,
+    )
+    .map(|_| ())
 }
 
 #[derive(Serialize)]
@@ -205,11 +230,9 @@ fn publish(state_dir: &Path, ledger: &Ledger, durable: bool) -> Result<(), FsErr
     ledger_dir(&state)?;
     let path = path(&state, &ledger.owner);
     fsio::create_parent_dirs(&path)?;
+    // Under the owner's ledger lock (every caller holds it).
+    clean_temps(&state, &ledger.owner)?;
     let current = fsio::read(&path, MAX_FILE)?;
-    let (meta, expect) = match &current {
-        Some(r) => (Some(r.meta), Expect::Stamp(r.stamp)),
-        None => (None, Expect::Missing),
-    };
     if ledger.records.is_empty() && current.is_none() && ledger.generation == 0 {
         return Ok(());
     }
@@ -235,11 +258,12 @@ fn publish(state_dir: &Path, ledger: &Ledger, durable: bool) -> Result<(), FsErr
     if current.as_ref().is_some_and(|r| r.bytes == text.as_bytes()) {
         return Ok(());
     }
-    if durable {
-        fsio::replace(&path, text.as_bytes(), meta, expect)
+    let durability = if durable {
+        fsio::Durability::Durable
     } else {
-        fsio::replace_unsynced(&path, text.as_bytes(), meta, expect)
-    }
+        fsio::Durability::AtomicOnly
+    };
+    fsio::write_own(&path, text.as_bytes(), fsio::Writers::Held, durability).map(|_| ())
 }
 
 #[cfg(test)]

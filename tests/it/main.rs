@@ -34,6 +34,7 @@ mod io_errors;
 mod lint;
 mod openab;
 mod operator;
+mod own_files;
 mod permissions;
 mod probe;
 mod probe_real;
