@@ -12,8 +12,7 @@ use serde_json::{Map, Value};
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
 
 use crate::dialect::{Dialect, Slot};
-use crate::redact::detect::tokens;
-use crate::redact::{classify, credential_name, only_references};
+use crate::redact::{classify, credential_name};
 
 /// A manifest text and what the operator must know about it.
 #[derive(Debug, Clone, PartialEq)]
@@ -417,9 +416,21 @@ fn var_name(parts: &[&str]) -> String {
 /// Replace a literal secret by a reference, with a warning: a value under a credential-like
 /// name, or any value the shared detector flags (the test `lint`'s `literal-secret` applies).
 fn protect(server: &str, key: &str, v: String, is_header: bool, notes: &mut Notes) -> String {
-    let by_name = credential_name(key) && !only_references(&v) && v.trim().len() >= 4;
+    // The same decision as the diff's mask and lint's `literal-secret` (`must_hide`): a
+    // placeholder or a plain word under a credential-like name stays as it is.
+    let by_name = credential_name(key) && crate::redact::must_hide(key, &v);
     if !by_name && classify(key, &v).is_none() {
         return v;
+    }
+    // Under a plain name (`DB_URL`, `CONFIG`), only what lies inside becomes a reference
+    // (`Server=db;Password=${…};`), so the rest of the value stays what the server reads.
+    let t = v.trim();
+    let whole_token = crate::redact::detect::tokens(t)
+        .iter()
+        .any(|(r, _)| r.start == 0 && r.end == t.len());
+    if !by_name && !whole_token {
+        let field = format!("{}.{key}", if is_header { "headers" } else { "env" });
+        return protect_inline(server, &field, v, notes);
     }
     let var = if is_header {
         var_name(&[
@@ -463,52 +474,24 @@ fn protect_inline(server: &str, field: &str, v: String, notes: &mut Notes) -> St
         ));
         notes.replaced(&var);
     };
-    // Credential options anywhere in the string (`--api-key=V`, `npx srv --token=V`, `tool
-    // --token V`; right to left, so earlier offsets stay valid).
-    let options: Vec<(std::ops::Range<usize>, String)> = crate::redact::argv::values_in(&out)
+    // Every credential inside the string, found by the one reading every output shares
+    // (`redact::spans`: tokens, credential pairs and options, URL passwords and query values,
+    // literal `Bearer` tokens), outermost first; replaced right to left so that earlier
+    // offsets stay valid.
+    let mut spans: Vec<(std::ops::Range<usize>, String)> = crate::redact::spans::secret_spans(&out)
         .into_iter()
-        .filter(|(r, _)| r.end > r.start)
-        .map(|(r, flag)| (r, flag.to_string()))
+        .map(|s| (s.range, s.name.trim_start_matches('-').to_string()))
         .collect();
-    for (r, flag) in options.into_iter().rev() {
-        replace(&mut out, r, &[server, &flag]);
-    }
-    // A URL: the user info's password, then credential-named query values (right to left, so
-    // earlier offsets stay valid).
-    if let Some(k) = out.find("://") {
-        let at = k + 3;
-        let auth_end = out[at..]
-            .find(['/', '?', '#'])
-            .map_or(out.len(), |e| at + e);
-        if let Some(a) = out[at..auth_end].rfind('@')
-            && let Some(c) = out[at..at + a].find(':')
-            && !only_references(&out[at + c + 1..at + a])
-        {
-            replace(&mut out, at + c + 1..at + a, &[server, "password"]);
-        }
-        if let Some(q) = out.find('?') {
-            let end = out[q..].find('#').map_or(out.len(), |e| q + e);
-            let mut pairs = Vec::new();
-            let mut p = q + 1;
-            for pair in out[q + 1..end].split('&') {
-                if let Some((k, v)) = pair.split_once('=')
-                    && !v.is_empty()
-                    && ((credential_name(k) && crate::redact::detect::query_secret(v))
-                        || crate::redact::secret_value(v))
-                    && !only_references(v)
-                {
-                    pairs.push((p + k.len() + 1..p + pair.len(), k.to_string()));
-                }
-                p += pair.len() + 1;
-            }
-            for (r, k) in pairs.into_iter().rev() {
-                replace(&mut out, r, &[server, &k]);
-            }
+    // Of two spans over the same bytes, the one named by its key or option names the variable.
+    spans.sort_by_key(|(r, n)| (r.start, std::cmp::Reverse(r.end), n == "token"));
+    let mut kept: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    for (r, name) in spans {
+        if kept.last().is_none_or(|(k, _)| r.start >= k.end) && r.end > r.start {
+            kept.push((r, name));
         }
     }
-    // Tokens with a known shape anywhere (right to left).
-    for (r, _) in tokens(&out).into_iter().rev() {
-        replace(&mut out, r, &[server, "token"]);
+    for (r, name) in kept.into_iter().rev() {
+        replace(&mut out, r, &[server, &name]);
     }
     if classify(field, &out).is_some() {
         out = String::new();

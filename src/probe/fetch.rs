@@ -32,9 +32,18 @@ pub fn get(
             talk: Talk::default(),
         },
     );
+    // The exchange's own cap is the probe's (32 MiB): an answer over `max` is said in `max`'s
+    // terms whichever check caught it.
+    let too_large = || format!("the answer is larger than {} MiB", max >> 20);
     let resp = conn
         .exchange_at(&parsed, "GET", None, deadline, "the request")
-        .map_err(|f| f.message)?;
+        .map_err(|f| {
+            if f.code == super::code::FailureCode::OutputTooLarge {
+                too_large()
+            } else {
+                f.message
+            }
+        })?;
     let status = resp.status;
     let mut body = Vec::new();
     resp.body
@@ -48,12 +57,14 @@ pub fn get(
                     "no whole answer within the {}s timeout",
                     timeout.as_secs_f64()
                 )
+            } else if body.len() > max {
+                too_large()
             } else {
                 format!("reading the answer: {e}")
             }
         })?;
     if body.len() > max {
-        return Err(format!("the answer is larger than {} MiB", max >> 20));
+        return Err(too_large());
     }
     Ok((status, body))
 }

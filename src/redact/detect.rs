@@ -191,6 +191,9 @@ fn only_references_left(stripped: &str) -> bool {
 /// "oauth"`, `TOKEN_TTL = "3600"`, `bearer_token_env_var = "API_TOKEN"`).
 pub fn trivial(value: &str) -> bool {
     let v = value.trim();
+    if placeholder(v) || path_like(v) || snake_word(v) {
+        return true;
+    }
     // The name of an environment variable (Codex's `bearer_token_env_var = "API_TOKEN"`).
     let env_name = v.contains('_')
         && v.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
@@ -205,6 +208,54 @@ pub fn trivial(value: &str) -> bool {
         || ["true", "false", "null"]
             .iter()
             .any(|w| v.eq_ignore_ascii_case(w))
+}
+
+/// A value that stands for a credential someone still has to fill in (`YOUR_API_KEY_HERE`,
+/// `<your-token>`, `xxxxxxxx`, `changeme`, `replace-me`), as READMEs and templates ship
+/// them: not a credential, for every output alike.
+pub fn placeholder(v: &str) -> bool {
+    let l = v.to_ascii_lowercase();
+    let marked = (l.starts_with('<') && l.ends_with('>'))
+        || (l.starts_with('[') && l.ends_with(']'))
+        || l.contains("xxxx")
+        || l.contains("****")
+        || l.contains("...")
+        || l.contains('…');
+    let words = [
+        "your_",
+        "your-",
+        "yourkey",
+        "your ",
+        "_here",
+        "-here",
+        " here",
+        "changeme",
+        "change_me",
+        "change-me",
+        "replace_me",
+        "replace-me",
+        "replaceme",
+        "placeholder",
+        "insert_",
+        "insert-",
+        "dummy",
+        "redacted",
+    ];
+    marked || words.iter().any(|w| l.contains(w))
+}
+
+/// A file path (`/run/secrets/api_key`, `~/.config/x.pem`, `./key.json`): where a credential
+/// is kept, not the credential.
+fn path_like(v: &str) -> bool {
+    ["/", "~/", "./", "../"].iter().any(|p| v.starts_with(p)) && !v.contains(char::is_whitespace)
+}
+
+/// A lower-case snake_case identifier of words (`google_credentials`, `service_account`): a
+/// setting's value, not a credential.
+fn snake_word(v: &str) -> bool {
+    v.contains('_')
+        && v.split('_')
+            .all(|w| !w.is_empty() && w.bytes().all(|c| c.is_ascii_lowercase()))
 }
 
 /// The first bytes of [`PREFIXES`] and of a JSON Web Token (`eyJ`).
@@ -427,7 +478,9 @@ fn classify_left(credential: bool, stripped: &str, value: &str) -> Option<&'stat
         return None;
     }
     if !credential {
-        return url_credential(literal).or_else(|| option_credential(value));
+        return url_credential(literal)
+            .or_else(|| option_credential(value))
+            .or_else(|| embedded(value));
     }
     // `Authorization: Bearer abc…` / `Basic …` with a literal token.
     if let Some((scheme, token)) = literal.split_once(' ') {
@@ -446,7 +499,24 @@ fn classify_left(credential: bool, stripped: &str, value: &str) -> Option<&'stat
     if high_entropy(literal) {
         return Some("a random-looking credential");
     }
-    url_credential(literal).or_else(|| option_credential(value))
+    url_credential(literal)
+        .or_else(|| option_credential(value))
+        .or_else(|| embedded(value))
+}
+
+/// A credential inside the value where [`super::spans::secret_spans`] finds one (a pair such
+/// as `Password=…;` or `"apiKey": "…"`, a header line, a literal `Bearer` token, …).
+fn embedded(value: &str) -> Option<&'static str> {
+    (!super::spans::secret_spans(value).is_empty()).then_some(EMBEDDED_CREDENTIAL)
+}
+
+/// What [`classify`] says of a credential found inside a longer value.
+pub const EMBEDDED_CREDENTIAL: &str = "a credential inside the value";
+
+/// Whether a URL query parameter's name says its value is a credential: a credential-like
+/// name ([`credential_name`]) or a signature's short name (`sig`, as in signed URLs; `hmac`).
+pub fn query_name(name: &str) -> bool {
+    credential_name(name) || ["sig", "hmac"].iter().any(|w| name.eq_ignore_ascii_case(w))
 }
 
 /// A credential option with a literal value anywhere in `s` read as a command line
@@ -492,7 +562,7 @@ pub fn url_credential(s: &str) -> Option<&'static str> {
     for pair in query.split('&') {
         if let Some((k, v)) = pair.split_once('=') {
             let v = v.split('#').next().unwrap_or("");
-            if credential_name(k) && query_secret(v) {
+            if query_name(k) && query_secret(v) {
                 return Some("a credential in the URL's query");
             }
         }

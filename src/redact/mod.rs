@@ -19,6 +19,7 @@
 pub mod argv;
 pub mod detect;
 pub mod mask;
+pub mod spans;
 mod yaml;
 
 use serde_json::Value;
@@ -102,12 +103,11 @@ impl Redactor {
     /// in it.
     fn remember(&mut self, value: &str) {
         self.add(value);
-        for (r, _) in detect::tokens(value) {
-            self.add(&value[r]);
-        }
-        for (r, _) in argv::values_in(value) {
-            if r.end > r.start {
-                self.add(&value[r]);
+        // Every credential inside it (tokens, pairs, options, URL parts): the same spans that
+        // free text is scrubbed of.
+        for s in spans::secret_spans(value) {
+            if s.range.end > s.range.start {
+                self.add(&value[s.range]);
             }
         }
     }
@@ -269,141 +269,19 @@ pub fn redact_text<'a>(text: &str, known: impl IntoIterator<Item = &'a str>) -> 
     Redactor::with_values(known).redact(text)
 }
 
-/// Characters that may end a value written in free text.
-fn value_end(c: char) -> bool {
-    c.is_whitespace()
-        || matches!(
-            c,
-            '"' | '\'' | ',' | ';' | '&' | '<' | '>' | '`' | ')' | '}' | ']'
-        )
-}
-
-/// Replace what the detector recognises in free text: known token shapes anywhere; the value
-/// of a credential-like `name=value`, `name: value`, `--name value` or `"name": "value"`
-/// (after a `Bearer`/`Basic`/`Token` word, the word after it); a URL's password and its
-/// credential-like query values. References and trivially plain values are left.
+/// Replace what the detector recognises in free text ([`spans::secret_spans`]): known token
+/// shapes anywhere; the value of a credential-like `name=value`, `name: value`, `--name value`
+/// or `"name": "value"` (after a `Bearer`/`Basic`/`Token` word, the word after it); a URL's
+/// password and its credential-like query values; a literal `Bearer` token under any name.
+/// References and trivially plain values are left.
 pub fn scrub_text(text: &str) -> String {
-    let mut hide: Vec<std::ops::Range<usize>> =
-        detect::tokens(text).into_iter().map(|(r, _)| r).collect();
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if !(c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.') {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'-' | b'.')) {
-            i += 1;
-        }
-        let name = &text[start..i];
-        let mut j = i;
-        // A quoted name: `"API_KEY": …`.
-        if j < b.len() && (b[j] == b'"' || b[j] == b'\'') && start > 0 && b[start - 1] == b[j] {
-            j += 1;
-        }
-        while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
-            j += 1;
-        }
-        let sep = j < b.len() && (b[j] == b'=' || (b[j] == b':' && !text[j..].starts_with("://")));
-        let option = !sep && name.starts_with("--") && j > i && j < b.len();
-        if !(sep || option) || !credential_name(name) {
-            continue;
-        }
-        if sep {
-            j += 1;
-        }
-        while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
-            j += 1;
-        }
-        let Some(r) = value_at(text, j) else {
-            continue;
-        };
-        let mut r = r;
-        let word = &text[r.clone()];
-        if ["bearer", "basic", "token"]
-            .iter()
-            .any(|w| word.eq_ignore_ascii_case(w))
-        {
-            let mut k = r.end;
-            while k < b.len() && b[k] == b' ' {
-                k += 1;
-            }
-            match value_at(text, k) {
-                Some(next) if k > r.end => r = next,
-                _ => continue,
-            }
-        }
-        let value = &text[r.clone()];
-        if !only_references(value) && !trivial(value) {
-            hide.push(r);
-        }
-    }
-    // URLs: the password of the user info and credential-like query values.
-    let mut from = 0;
-    while let Some(k) = text[from..].find("://") {
-        let at = from + k + 3;
-        let end = text[at..].find(value_end).map_or(text.len(), |e| at + e);
-        let url = &text[at..end];
-        let auth_end = url.find(['/', '?', '#']).unwrap_or(url.len());
-        if let Some(a) = url[..auth_end].rfind('@')
-            && let Some(c) = url[..a].find(':')
-            && !only_references(&url[c + 1..a])
-            && !trivial(&url[c + 1..a])
-        {
-            hide.push(at + c + 1..at + a);
-        }
-        if let Some(q) = url.find('?') {
-            let mut p = q + 1;
-            for pair in url[q + 1..].split('&') {
-                if let Some((k, v)) = pair.split_once('=') {
-                    let v = v.split('#').next().unwrap_or("");
-                    if credential_name(k) && detect::query_secret(v) {
-                        let s = at + p + k.len() + 1;
-                        hide.push(s..s + v.len());
-                    }
-                }
-                p += pair.len() + 1;
-            }
-        }
-        from = end.max(at);
-    }
-    replace_ranges(text, hide)
-}
-
-/// The value that starts at `j`: a quoted string's inside, or a run up to a delimiter.
-fn value_at(text: &str, j: usize) -> Option<std::ops::Range<usize>> {
-    let b = text.as_bytes();
-    if j >= b.len() {
-        return None;
-    }
-    if b[j] == b'"' || b[j] == b'\'' {
-        let q = b[j];
-        let mut k = j + 1;
-        while k < b.len() && b[k] != q && b[k] != b'\n' {
-            if b[k] == b'\\' {
-                k += 1;
-            }
-            k += 1;
-        }
-        let k = k.min(b.len());
-        return (k > j + 1).then_some(j + 1..k);
-    }
-    let mut depth = 0usize;
-    let mut end = text.len();
-    for (k, c) in text[j..].char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' if depth > 0 => depth -= 1,
-            c if depth == 0 && value_end(c) => {
-                end = j + k;
-                break;
-            }
-            _ => {}
-        }
-    }
-    (end > j).then_some(j..end)
+    replace_ranges(
+        text,
+        spans::secret_spans(text)
+            .into_iter()
+            .map(|s| s.range)
+            .collect(),
+    )
 }
 
 /// `text` with each range (merged where they overlap) replaced by `<redacted>`.

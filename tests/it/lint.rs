@@ -248,8 +248,10 @@ fn no_output_format_contains_a_secret_value() {
         .iter()
         .filter(|f| f["rule"] == "literal-secret")
         .count();
+    // 8: `hunter2hunter2` under `DB_PASSWORD` too (too plain to classify alone, masked by
+    // every diff for its name: what a diff masks, lint reports).
     assert_eq!(
-        found, 7,
+        found, 8,
         "the fixture's literal secrets must be found: {doc}"
     );
     for format in ["text", "json", "sarif", "github"] {

@@ -13,6 +13,7 @@ mod common;
 
 mod action;
 mod ansible;
+mod canary;
 mod cli;
 mod client_docs;
 mod client_facts;

@@ -128,8 +128,10 @@ impl Run<'_> {
             }
         }
         // literal-secret
+        // What a diff masks, lint reports: a value hidden only by its credential-like name
+        // (too short or too plain to classify on its own) is a finding too.
         for f in &strings.found {
-            let Some(what) = f.what else {
+            let Some(what) = f.what.or(f.hide.then_some(UNDER_CREDENTIAL_NAME)) else {
                 continue;
             };
             let (s, element) = (f.value, f.element);
@@ -366,6 +368,9 @@ pub(in crate::lint) fn walk_strings<'a>(
         _ => {}
     }
 }
+
+/// What `literal-secret` says of a value hidden only by the name it stands under.
+const UNDER_CREDENTIAL_NAME: &str = "a literal value under a credential-like name";
 
 pub(in crate::lint) fn secret_fix(d: &dyn Dialect, rel: &[String]) -> String {
     let top = rel.first().map(String::as_str).unwrap_or("");
