@@ -291,6 +291,9 @@ impl Parser<'_> {
                 }
             }
         }
+        if locked.package.as_deref() == Some("oci") && !t.contains_key("args") {
+            pass_env_to_container(&mut merged);
+        }
         // What the registry requires and gives no value for, the manifest must give.
         let missing: Vec<&str> = locked
             .required
@@ -320,6 +323,38 @@ impl Parser<'_> {
     }
 }
 
+/// An OCI server's container sees only the variables `docker run` passes by name: each `env`
+/// variable the manifest adds gets its `-e NAME` (after `run -i --rm`, where the lock put the
+/// registry's), unless the arguments already pass it.
+fn pass_env_to_container(merged: &mut Table) {
+    let names: Vec<String> = merged
+        .get("env")
+        .and_then(Item::as_table_like)
+        .map(|m| m.iter().map(|(k, _)| k.to_string()).collect())
+        .unwrap_or_default();
+    let Some(args) = merged.get_mut("args").and_then(Item::as_array_mut) else {
+        return;
+    };
+    let words: Vec<String> = args
+        .iter()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let passed = |n: &str| {
+        words
+            .windows(2)
+            .any(|w| w[0] == "-e" && (w[1] == n || w[1].starts_with(&format!("{n}="))))
+    };
+    let mut at = words
+        .iter()
+        .take_while(|w| matches!(w.as_str(), "run" | "-i" | "--rm"))
+        .count();
+    for n in names.iter().filter(|n| !passed(n)) {
+        args.insert(at, "-e");
+        args.insert(at + 1, n.as_str());
+        at += 2;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{lock::Lock, parse, parse_with_lock};
@@ -342,6 +377,44 @@ env = { API_KEY = "${API_KEY}", LOG_LEVEL = "info" }
 
     fn manifest(server: &str) -> String {
         format!("owner = \"o\"\n[servers.files]\n{server}\n[[targets]]\nclient = \"cursor\"\n")
+    }
+
+    #[test]
+    fn an_oci_container_is_passed_every_variable_the_manifest_adds() {
+        let lock = LOCK
+            .replace("package = \"npm\"", "package = \"oci\"")
+            .replace("command = \"npx\"", "command = \"docker\"")
+            .replace(
+                "args = [\"-y\", \"@acme/files@1.2.3\"]",
+                "args = [\"run\", \"-i\", \"--rm\", \"-e\", \"API_KEY\", \"-e\", \"LOG_LEVEL\", \"-e\", \"DB_USER\", \"acme/files:1.2.3\"]",
+            );
+        let lock = Lock::parse(&lock).unwrap();
+        let m = parse_with_lock(
+            &manifest("registry = \"io.github.acme/files\"\nversion = \"1.2.3\"\nenv = { DB_USER = \"me\", DB_HOST = \"db\" }"),
+            &Known,
+            Some(&lock),
+        )
+        .unwrap();
+        let Transport::Stdio { args, .. } = &m.servers[0].transport else {
+            panic!("{:?}", m.servers[0]);
+        };
+        assert_eq!(
+            args.iter().map(|a| a.raw.as_str()).collect::<Vec<_>>(),
+            [
+                "run",
+                "-i",
+                "--rm",
+                "-e",
+                "DB_HOST",
+                "-e",
+                "API_KEY",
+                "-e",
+                "LOG_LEVEL",
+                "-e",
+                "DB_USER",
+                "acme/files:1.2.3"
+            ]
+        );
     }
 
     #[test]

@@ -280,6 +280,16 @@ pub fn resolve(
             return Err(err(Code::UnsupportedPackage, message));
         };
         let kind = ty(p);
+        let id = text(p, "identifier").unwrap_or("");
+        if let Some(why) = check::package(id, text(p, "version")) {
+            return Err(err(
+                Code::UnsupportedPackage,
+                format!(
+                    "the `{kind}` package of {} cannot be run as the registry gives it: {why}",
+                    r.describe()
+                ),
+            ));
+        }
         if let Some(t) = transport_type(p).filter(|t| *t != "stdio") {
             return Err(err(
                 Code::UnsupportedPackage,
@@ -294,6 +304,27 @@ pub fn resolve(
             package_entry(p, &kind, &mut required).map_err(|m| bad(&m))?,
         )
     };
+    if let Some(why) = check::names(&entry) {
+        return Err(err(
+            Code::RegistryError,
+            format!(
+                "the registry's entry for {} is refused: {why}",
+                r.describe()
+            ),
+        ));
+    }
+    // The lock holds references only: a credential the registry wrote into a value not marked
+    // secret (a URL's password, an `sk-…` default) refuses the lock, named by its field.
+    if let Some(field) = check::credential(&entry) {
+        return Err(err(
+            Code::RegistryError,
+            format!(
+                "the registry's entry for {} holds what looks like a credential in `{field}` (the value is not shown); mcpconf never writes a credential into mcpconf.lock: set that field in `[servers.{}]` (a `${{VAR}}` reference), or ask the server's publisher to mark the input `isSecret`",
+                r.describe(),
+                r.server
+            ),
+        ));
+    }
     Ok(LockedServer {
         server: r.server.clone(),
         registry: registry.to_string(),
@@ -364,17 +395,14 @@ fn literal(s: &str) -> String {
 /// `default`; a secret, or an input without either, becomes a `${NAME}` reference. `None` for an
 /// optional input without a value.
 fn input_value(input: &Value, name: &str) -> Option<String> {
-    let secret = flag(input, "isSecret", "is_secret");
+    // A secret is a reference whatever the registry put in it: a value, a default, a value
+    // with `{variables}` (`Bearer <secret> {tenant}` was once written literally).
+    if flag(input, "isSecret", "is_secret") {
+        return Some(format!("${{{}}}", env_name(name)));
+    }
     if let Some(v) = text(input, "value") {
         let vars = input.get("variables").and_then(Value::as_object);
-        let any_var = vars.is_some_and(|vars| vars.keys().any(|k| v.contains(&format!("{{{k}}}"))));
-        if secret && !any_var {
-            return Some(format!("${{{}}}", env_name(name)));
-        }
         return Some(substitute(v, vars));
-    }
-    if secret {
-        return Some(format!("${{{}}}", env_name(name)));
     }
     text(input, "default").map(literal)
 }
@@ -471,6 +499,30 @@ fn environment(list: Option<&Value>, env: &mut Map<String, Value>, required: &mu
     }
 }
 
+/// The names of the environment variables a package declares with a value, a default, as a
+/// secret or as required (then the manifest supplies it), in order, once each: an optional
+/// variable nobody gives is not passed.
+fn declared_env(p: &Value) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for e in field(p, "environmentVariables", "environment_variables")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let given = e.get("value").is_some()
+            || e.get("default").is_some()
+            || flag(e, "isSecret", "is_secret")
+            || flag(e, "isRequired", "is_required");
+        if let Some(n) = text(e, "name")
+            && given
+            && !names.iter().any(|x| x == n)
+        {
+            names.push(n.to_string());
+        }
+    }
+    names
+}
+
 fn package_entry(p: &Value, kind: &str, required: &mut Vec<String>) -> Result<Value, String> {
     let id = text(p, "identifier")
         .filter(|s| !s.is_empty())
@@ -526,10 +578,12 @@ fn package_entry(p: &Value, kind: &str, required: &mut Vec<String>) -> Result<Va
         "oci" => {
             args.extend(["run", "-i", "--rm"].map(String::from));
             args.extend(runtime);
-            // The container sees only the variables passed to it by name.
-            for k in env.keys() {
+            // The container sees only the variables passed to it by name: every variable the
+            // package declares, those the manifest must supply included (`-e NAME` passes the
+            // client's value through).
+            for k in declared_env(p) {
                 args.push("-e".into());
-                args.push(literal(k));
+                args.push(literal(&k));
             }
             let last = id.rsplit('/').next().unwrap_or(id);
             let image = match version {
@@ -586,6 +640,8 @@ fn remote_entry(remote: &Value, required: &mut Vec<String>) -> Result<Value, Str
     }
     Ok(Value::Object(entry))
 }
+
+mod check;
 
 #[cfg(test)]
 mod tests;

@@ -114,6 +114,9 @@ fn arguments_and_variables() {
             "DB_TYPE=postgres",
             "--mount",
             "src=${SRC},dst=/p",
+            // A required variable the manifest supplies reaches the container (issue 41).
+            "-e",
+            "DB_USER",
             "acme/db:3.1.0",
             "--host",
             "localhost",
@@ -216,4 +219,92 @@ fn the_request_path_encodes_the_name() {
         version_path("io.github.acme/files", "1.0.0+b"),
         "/v0.1/servers/io.github.acme%2Ffiles/versions/1.0.0%2Bb"
     );
+}
+
+#[test]
+fn a_secret_input_is_a_reference_whatever_its_value_holds() {
+    // `isSecret` with `{variables}` in its value was written literally (issue 39).
+    let secret = "sk-live-planted-0123456789abcdef";
+    let p = json!({"registryType": "npm", "identifier": "@acme/x", "version": "1.0.0",
+        "transport": {"type": "stdio"},
+        "packageArguments": [
+            {"type": "named", "name": "--token", "value": format!("{secret}-{{tenant}}"), "isSecret": true,
+             "variables": {"tenant": {"default": "t1"}}},
+            {"type": "positional", "valueHint": "key", "value": format!("{secret}{{x}}"), "isSecret": true,
+             "variables": {"x": {"default": "1"}}},
+        ],
+        "environmentVariables": [{"name": "API_KEY", "isSecret": true, "value": format!("{secret}{{v}}"),
+            "variables": {"v": {"default": "2"}}}]});
+    let remote = json!({"type": "streamable-http", "url": "https://h.example/mcp",
+        "headers": [{"name": "Authorization", "isSecret": true, "value": format!("Bearer {secret} {{tenant}}"),
+            "variables": {"tenant": {"default": "t1"}}}]});
+    let l = resolve(&doc(json!([p]), json!([])), &declared(""), "r").unwrap();
+    let text = l.entry.to_string();
+    assert!(!text.contains(secret), "{text}");
+    assert_eq!(l.entry["env"]["API_KEY"], "${API_KEY}");
+    let r = resolve(
+        &doc(json!([]), json!([remote])),
+        &declared("remote = true\n"),
+        "r",
+    )
+    .unwrap();
+    assert_eq!(r.entry["headers"]["Authorization"], "${AUTHORIZATION}");
+}
+
+#[test]
+fn untrusted_identifiers_names_and_credentials_are_refused() {
+    use crate::diag::Code;
+    let pkg = |id: &str, env: Value| {
+        json!({"registryType": "npm", "identifier": id, "version": "1.0.0",
+               "transport": {"type": "stdio"}, "environmentVariables": env})
+    };
+    let refuse = |p: Value, code: Code| {
+        let e = resolve(&doc(json!([p]), json!([])), &declared(""), "r").unwrap_err();
+        assert_eq!(e.code, code, "{e}");
+        e.to_string()
+    };
+    let m = refuse(
+        pkg("--registry=https://evil.example", json!([])),
+        Code::UnsupportedPackage,
+    );
+    assert!(m.contains("starts with `-`") && !m.contains("evil"), "{m}");
+    refuse(pkg("../../x", json!([])), Code::UnsupportedPackage);
+    refuse(
+        pkg("@acme/x", json!([{"name": "A\u{0}B", "value": "1"}])),
+        Code::RegistryError,
+    );
+    refuse(
+        pkg("@acme/x", json!([{"name": "A=B", "value": "1"}])),
+        Code::RegistryError,
+    );
+    // A credential in a value not marked secret: refused, named by its field, never shown.
+    let m = refuse(
+        pkg(
+            "@acme/x",
+            json!([{"name": "OPENAI", "default": "sk-live-planted-0123456789abcdef"}]),
+        ),
+        Code::RegistryError,
+    );
+    assert!(m.contains("`env.OPENAI`") && !m.contains("sk-live"), "{m}");
+    let remote = json!({"type": "streamable-http", "url": "https://app:pa55w0rd-9@h.example/mcp"});
+    let e = resolve(
+        &doc(json!([]), json!([remote])),
+        &declared("remote = true\n"),
+        "r",
+    )
+    .unwrap_err();
+    assert_eq!(e.code, Code::RegistryError);
+    assert!(
+        e.to_string().contains("`url`") && !e.to_string().contains("pa55w0rd"),
+        "{e}"
+    );
+    let remote = json!({"type": "streamable-http", "url": "https://h.example/mcp?key={k}",
+        "variables": {"k": {"default": "sk-live-planted-0123456789abcdef"}}});
+    let e = resolve(
+        &doc(json!([]), json!([remote])),
+        &declared("remote = true\n"),
+        "r",
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("`url`"), "{e}");
 }
