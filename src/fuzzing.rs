@@ -465,3 +465,62 @@ pub fn redact_argv(data: &[u8]) {
         }
     }
 }
+
+/// The credentials inside a string (`redact::spans`): for any text around a secret planted in
+/// one of the shapes people embed (byte 0 the shape; the rest, split at its middle, the text
+/// before and after, each on lines of their own), every span lies on character bounds inside
+/// the text, free-text scrubbing shows no byte of the secret, the detector classifies the whole
+/// text as holding a credential under a neutral name, and the known-value redactor of a value
+/// holding it hides it.
+pub fn redact_spans(data: &[u8]) {
+    let Some(&shape) = data.first() else {
+        return;
+    };
+    let tail: String = data.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    let secret = format!("Pl4nt{tail}Qz");
+    let s = secret.as_str();
+    let shapes = [
+        format!("API_KEY={s}"),
+        format!("GITHUB_TOKEN={s}"),
+        format!("Authorization: Bearer {s}"),
+        format!("X-Api-Key: {s}"),
+        format!("--apikey:{s}"),
+        format!("{{\"apiKey\": \"{s}\"}}"),
+        format!("Server=db;Password={s};"),
+        format!("https://h.example/o?se=1&sig={s}"),
+        format!("postgres://app:{s}@db/x"),
+        format!("--api-key={s}"),
+        format!("Bearer {s}"),
+        format!("sk-{s}{s}"),
+    ];
+    let planted = &shapes[usize::from(shape) % shapes.len()];
+    let rest = String::from_utf8_lossy(data.get(1..).unwrap_or_default()).replace("Pl4nt", "");
+    let mid = rest
+        .char_indices()
+        .map(|(i, _)| i)
+        .nth(rest.chars().count() / 2)
+        .unwrap_or(rest.len());
+    let text = format!("{}\n {planted} \n{}", &rest[..mid], &rest[mid..]);
+    // Whatever the text, spans are in bounds and on character bounds.
+    for t in [rest.as_str(), text.as_str()] {
+        for sp in crate::redact::spans::secret_spans(t) {
+            assert!(sp.range.start <= sp.range.end && sp.range.end <= t.len());
+            assert!(t.is_char_boundary(sp.range.start) && t.is_char_boundary(sp.range.end));
+        }
+        let _ = crate::redact::classify("value", t);
+    }
+    // The planted line alone: found, classified and hidden.
+    let line = format!(" {planted} ");
+    assert!(
+        crate::redact::classify("value", &line).is_some(),
+        "not classified: {line:?}"
+    );
+    let mut red = crate::redact::Redactor::default();
+    red.consider("value", &line);
+    for shown in [crate::redact::scrub_text(&text), red.redact(&text)] {
+        assert!(
+            !shown.contains(s),
+            "a planted secret is shown:\n{text}\n->\n{shown}"
+        );
+    }
+}

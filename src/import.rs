@@ -321,6 +321,9 @@ fn foreign_references(s: &str, dialect: &str) -> Vec<String> {
     if open == "${" || open == "\u{0}" {
         return Vec::new();
     }
+    // The client's own variables (`${workspaceFolder}`) are no environment references: they
+    // stay as written (a literal the client fills in).
+    let builtins = crate::dialect::lookup(dialect).map_or(&[][..], |d| d.builtins());
     let mut out = Vec::new();
     let mut rest = s;
     while let Some(i) = rest.find("${") {
@@ -329,6 +332,7 @@ fn foreign_references(s: &str, dialect: &str) -> Vec<String> {
             && !rest[i..].starts_with(open)
             && let Some(j) = after.find('}')
             && valid_var(&after[..j])
+            && !builtins.contains(&&after[..j])
         {
             out.push(after[..j].to_string());
         }

@@ -46,11 +46,12 @@ pub(super) fn run_import(
 /// made up for literal secrets get their values from the file; the references the entries
 /// already held only need to be set.
 fn import_next_steps(imported: &crate::import::Imported, owner: &str) -> String {
-    let mut vars: Vec<&str> = imported
-        .manifest
-        .split("${")
-        .skip(1)
-        .filter_map(|r| r.split_once('}').map(|(v, _)| v))
+    // `${VAR}` references only: a `$${` is a literal (a client's own `${workspaceFolder}`).
+    let m = &imported.manifest;
+    let mut vars: Vec<&str> = m
+        .match_indices("${")
+        .filter(|(i, _)| !m[..*i].ends_with('$'))
+        .filter_map(|(i, _)| m[i + 2..].split_once('}').map(|(v, _)| v))
         .filter(|v| !v.is_empty() && v.chars().all(|c| c == '_' || c.is_ascii_alphanumeric()))
         .collect();
     vars.sort_unstable();

@@ -22,6 +22,9 @@ pub static CURSOR: McpServers = McpServers {
         source: "https://docs.cursor.com/context/model-context-protocol",
         checked: "Cursor docs, checked 2026-12: servers are switched on and off in Cursor settings, which keeps that state outside `mcp.json`",
     },
+    // Cursor's docs ("Config interpolation"): `${userHome}`, `${workspaceFolder}`,
+    // `${workspaceFolderBasename}`, `${pathSeparator}` / `${/}` besides `${env:NAME}`.
+    builtins: super::VSCODE_VARIABLES.split_at(5).0,
     source: "https://cursor.com/docs/context/mcp",
     checked: "docs (2026-09)",
     ..BASE

@@ -230,6 +230,10 @@ pub struct McpServers {
     pub bearer_env_field: Option<&'static str>,
     /// Other clients' files (client id, scope) this client also reads.
     pub also_reads: &'static [(&'static str, &'static str)],
+    /// The client's own built-in variables, spelled `${NAME}` (`${workspaceFolder}`): the
+    /// client fills them in itself, so such text is neither an environment reference nor a
+    /// literal to refuse; it is written as the client spells it.
+    pub builtins: &'static [&'static str],
     /// Where these facts were read (the client's own code or docs).
     pub source: &'static str,
     /// The client release (or docs revision) they were checked against.
@@ -278,6 +282,7 @@ pub const BASE: McpServers = McpServers {
     gates: &[],
     bearer_env_field: None,
     also_reads: &[],
+    builtins: &[],
     source: "",
     checked: "",
 };
@@ -359,8 +364,10 @@ impl McpServers {
         if slot == Slot::Command && self.command_hazard != Hazard::None {
             hazard = self.command_hazard;
         }
+        // The client's built-in variables are what it expands them to, as meant: only other
+        // text it would expand is a hazard.
         let literal_hit = t.parts.iter().any(|p| match p {
-            Part::Lit(l) => hazard.hits(l),
+            Part::Lit(l) => hazard.hits(&super::without_builtins(l, self.builtins)),
             Part::Var(_) => false,
         });
         if literal_hit {
@@ -617,6 +624,9 @@ impl Dialect for McpServers {
     }
     fn also_reads(&self) -> &'static [(&'static str, &'static str)] {
         self.also_reads
+    }
+    fn builtins(&self) -> &'static [&'static str] {
+        self.builtins
     }
 }
 

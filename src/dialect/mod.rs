@@ -400,6 +400,12 @@ pub trait Dialect: Sync {
     fn gates(&self) -> &'static [Gate] {
         &[]
     }
+    /// The client's own built-in variables (`${workspaceFolder}`, `${userHome}`, …), which it
+    /// fills in itself: `import` keeps them as written (never as environment references) and a
+    /// literal holding them is written as is.
+    fn builtins(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// Other clients' files (client id, scope) this client also reads, so the same servers
     /// written there too show twice in it (Copilot CLI reads Claude Code's `.mcp.json`).
     fn also_reads(&self) -> &'static [(&'static str, &'static str)] {
@@ -578,3 +584,41 @@ pub fn lookup(id: &str) -> Option<&'static dyn Dialect> {
 pub fn ids() -> Vec<&'static str> {
     ALL.iter().map(|d| d.id()).collect()
 }
+
+/// `text` with every `${NAME}` whose NAME is one of `builtins` blanked (the rest kept), so
+/// that what is left can be checked for text a client would expand.
+pub fn without_builtins<'a>(text: &'a str, builtins: &[&str]) -> std::borrow::Cow<'a, str> {
+    if builtins.is_empty() || !text.contains("${") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = text.to_string();
+    for b in builtins {
+        out = out.replace(&format!("${{{b}}}"), "");
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// VS Code's predefined variables (its variables reference), which it resolves in `mcp.json`;
+/// Cursor fills in the first five of them.
+pub const VSCODE_VARIABLES: &[&str] = &[
+    "userHome",
+    "workspaceFolder",
+    "workspaceFolderBasename",
+    "pathSeparator",
+    "/",
+    "file",
+    "fileWorkspaceFolder",
+    "relativeFile",
+    "relativeFileDirname",
+    "fileBasename",
+    "fileBasenameNoExtension",
+    "fileExtname",
+    "fileDirname",
+    "fileDirnameBasename",
+    "cwd",
+    "lineNumber",
+    "columnNumber",
+    "selectedText",
+    "execPath",
+    "defaultBuildTask",
+];

@@ -31,6 +31,9 @@ pub(super) const SHAPE: McpServers = McpServers {
         sse: Ty::Name("sse"),
     },
     var_syntax: "${env:VAR}",
+    // https://code.visualstudio.com/docs/reference/variables-reference (MCP configuration
+    // resolves them: https://code.visualstudio.com/docs/copilot/reference/mcp-configuration).
+    builtins: super::VSCODE_VARIABLES,
     cwd: true,
     known_fields: &[
         "type",

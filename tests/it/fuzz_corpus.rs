@@ -69,3 +69,8 @@ fn toml_edit_seeds() {
 fn redact_argv_seeds() {
     replay("redact_argv", mcpconf::fuzzing::redact_argv);
 }
+
+#[test]
+fn redact_spans_seeds() {
+    replay("redact_spans", mcpconf::fuzzing::redact_spans);
+}

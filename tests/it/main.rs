@@ -19,6 +19,7 @@ mod client_docs;
 mod client_facts;
 mod client_refusals;
 mod client_state;
+mod client_variables;
 mod concurrency;
 mod crash;
 mod dialects;

@@ -1,0 +1,88 @@
+//! A client's own built-in variables (issue 39, item 5): Cursor's and VS Code's
+//! `${workspaceFolder}`, `${userHome}`, … are filled in by the client itself. `import` keeps them
+//! as the client spells them (never as environment references: `${env:workspaceFolder}` is
+//! empty, and a filesystem server would get an empty path), lists no variable to set for
+//! them, and the imported manifest applies into an empty file as the very same entry and plans
+//! clean against the file it came from.
+
+use std::fs;
+
+use serde_json::{Value, json};
+
+use crate::common::Env;
+
+fn entries(path: &std::path::Path, container: &str) -> Value {
+    let v: Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+    v[container].clone()
+}
+
+#[test]
+fn built_in_variables_round_trip_through_import_and_apply() {
+    for (client, rel, container, entry) in [
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            "mcpServers",
+            json!({"command": "npx", "args": ["-y", "@mcp/fs", "${workspaceFolder}/src", "${userHome}${pathSeparator}x"],
+                   "env": {"ROOT": "${workspaceFolder}", "TOKEN": "${env:TOKEN}"}}),
+        ),
+        (
+            "vscode",
+            ".vscode/mcp.json",
+            "servers",
+            json!({"type": "stdio", "command": "npx", "args": ["${workspaceFolder}", "${fileDirname}"],
+                   "env": {"HOME_DIR": "${userHome}", "TOKEN": "${env:TOKEN}"}}),
+        ),
+    ] {
+        let src = Env::new();
+        let file = src.write(
+            rel,
+            serde_json::to_string_pretty(&json!({container: {"fs": entry}})).unwrap(),
+        );
+        let out = src.run(&["import", "--client", client, "--scope", "project"]);
+        assert_eq!(out.status.code(), Some(0), "{client}: {out:?}");
+        let manifest = String::from_utf8(out.stdout).unwrap();
+        let notes = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !manifest.contains("${workspaceFolder}") || manifest.contains("$${workspaceFolder}"),
+            "{manifest}"
+        );
+        assert!(manifest.contains("${TOKEN}"), "{manifest}");
+        assert!(
+            !notes.contains("workspaceFolder are set") && !notes.contains("userHome"),
+            "{client}: a built-in variable is no variable to set:\n{notes}"
+        );
+        // Applied into an empty project: the same entry, as the client spells it.
+        let dst = Env::new();
+        dst.manifest(&manifest);
+        let out = dst.run(&["apply", "--yes"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{client}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            entries(&dst.path(rel), container),
+            entries(&file, container),
+            "{client}"
+        );
+        // Applied to the file it came from: adopted, nothing else to change.
+        src.manifest(&manifest);
+        let before = fs::read(&file).unwrap();
+        let (code, doc) = src.json(&["apply", "--yes", "--adopt"]);
+        assert_eq!(code, 0, "{client}: {doc:#}");
+        let ops: Vec<&str> = doc["files"][0]["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["op"].as_str().unwrap())
+            .collect();
+        assert_eq!(ops, ["adopt"], "{client}: {doc:#}");
+        assert_eq!(
+            fs::read(&file).unwrap(),
+            before,
+            "{client}: adoption writes no byte"
+        );
+    }
+}
