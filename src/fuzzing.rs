@@ -354,7 +354,7 @@ pub fn registry(data: &[u8]) {
 }
 
 /// Every string of the document: `value` and `default` of objects marked `isSecret` (or
-/// `is_secret`, or inside one) into `secrets`, the rest into `plain`.
+/// `is_secret`, or a variable of one) into `secrets`, the rest into `plain`.
 fn collect_values(v: &Value, secret: bool, secrets: &mut Vec<String>, plain: &mut Vec<String>) {
     match v {
         Value::Object(o) => {
@@ -365,13 +365,16 @@ fn collect_values(v: &Value, secret: bool, secrets: &mut Vec<String>, plain: &mu
             for (k, x) in o {
                 match x.as_str() {
                     Some(s) if secret && (k == "value" || k == "default") => secrets.push(s.into()),
-                    _ => collect_values(x, secret, secrets, plain),
+                    // A secret input's `{variables}` are inside its value: secret too. Anything
+                    // else under an object marked `isSecret` (a package that carries the flag,
+                    // which means nothing there) is judged on its own.
+                    _ => collect_values(x, secret && k == "variables", secrets, plain),
                 }
             }
         }
         Value::Array(a) => a
             .iter()
-            .for_each(|x| collect_values(x, secret, secrets, plain)),
+            .for_each(|x| collect_values(x, false, secrets, plain)),
         Value::String(s) => plain.push(s.clone()),
         _ => {}
     }
@@ -477,7 +480,7 @@ pub fn redact_spans(data: &[u8]) {
         return;
     };
     let tail: String = data.iter().take(6).map(|b| format!("{b:02x}")).collect();
-    let secret = format!("Pl4nt{tail}Qz");
+    let secret = format!("Pl4nt{tail}Qz7Rv3Lm9Tw");
     let s = secret.as_str();
     let shapes = [
         format!("API_KEY={s}"),

@@ -141,16 +141,21 @@ pub fn strip_references(s: &str) -> Cow<'_, str> {
     let blank = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
     while let Some(c) = rest.chars().next() {
         if rest.starts_with("${") || rest.starts_with("{env:") {
-            match rest.find('}') {
-                Some(j) => {
-                    blank(&mut out, j + 1);
-                    rest = &rest[j + 1..];
-                    continue;
+            // Only a reference is blanked: `${NAME}`, `${env:NAME}` (a word and a colon before
+            // the name), `{env:NAME}`; of `${NAME:-default}` only `${NAME:-` and `}`, so a
+            // literal default is still examined. Anything else between `${` and `}` (white
+            // space, a line break, another `${`) is text, never a hiding place.
+            if let Some((head, default)) = reference_at(rest) {
+                blank(&mut out, head);
+                if let Some(inner) = default {
+                    // A default: examined as it is, then the closing brace blanked.
+                    out.push_str(&rest[head..head + inner]);
+                    blank(&mut out, 1);
+                    rest = &rest[head + inner + 1..];
+                } else {
+                    rest = &rest[head..];
                 }
-                None => {
-                    out.push_str(rest);
-                    break;
-                }
+                continue;
             }
         }
         if c == '$' {
@@ -170,6 +175,45 @@ pub fn strip_references(s: &str) -> Cow<'_, str> {
         rest = &rest[c.len_utf8()..];
     }
     Cow::Owned(out)
+}
+
+/// A reference at the start of `s`: the length of what is blanked first (the whole `${NAME}`,
+/// or `${NAME:-` / `${NAME-` before a default) and, for a default, its length (its closing `}`
+/// right after it), or `None` when `s` does not start with one.
+fn reference_at(s: &str) -> Option<(usize, Option<usize>)> {
+    let open = if s.starts_with("${") {
+        2
+    } else if s.starts_with("{env:") {
+        5
+    } else {
+        return None;
+    };
+    let b = s.as_bytes();
+    let word = |from: usize| {
+        let n = b[from..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+            .count();
+        (n > 0 && !b[from].is_ascii_digit()).then_some(from + n)
+    };
+    let mut at = word(open)?;
+    // `${env:NAME}`, `${input:ID}`: a word and a colon, then the name.
+    if open == 2 && b.get(at) == Some(&b':') && b.get(at + 1) != Some(&b'-') {
+        at = word(at + 1)?;
+    }
+    match b.get(at) {
+        Some(b'}') => Some((at + 1, None)),
+        Some(b':') | Some(b'-') if open == 2 => {
+            let head = at + if b[at] == b':' { 2 } else { 1 };
+            if b[at] == b':' && b.get(at + 1) != Some(&b'-') {
+                return None;
+            }
+            let inner = s[head..].find('}')?;
+            let default = &s[head..head + inner];
+            (!default.contains(['\n', '$', '{'])).then_some((head, Some(inner)))
+        }
+        _ => None,
+    }
 }
 
 /// Whether a value is only references (plus an optional scheme word such as `Bearer`), so

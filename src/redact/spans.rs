@@ -291,6 +291,21 @@ mod tests {
     }
 
     #[test]
+    fn braces_that_are_no_reference_hide_nothing() {
+        let sk = "sk-Zq8vW2nR5tY7uP3xQ1w2E3r4";
+        for text in [
+            format!("${{\n {sk} \n}}"),
+            format!("${{API_KEY:-{sk}}}"),
+            format!("${{ {sk} }}"),
+            format!("{{env: {sk}}}"),
+        ] {
+            assert!(found(&text).contains(&sk), "{text:?}: {:?}", found(&text));
+            assert!(!crate::redact::scrub_text(&text).contains(sk), "{text:?}");
+        }
+        assert!(found("${API_KEY:-} ${env:TOKEN} {env:X} ${A-b}").is_empty());
+    }
+
+    #[test]
     fn references_locations_and_prose_are_not_spans() {
         for text in [
             "API_KEY=${API_KEY}",
