@@ -194,6 +194,7 @@ pub(super) fn run_lint(
             .iter()
             .flat_map(|m| m.legacy.iter().map(|l| (m.owner.clone(), l.clone())))
             .collect(),
+        current: manifest.iter().flat_map(declared_entries).collect(),
         config,
     };
     let progress = output::Progress::start(
@@ -218,4 +219,22 @@ pub(super) fn run_lint(
     } else {
         Exit::Ok as u8
     }
+}
+
+/// Every entry the manifest declares, as each target's client spells it (its off form when
+/// switched off): what `lint` takes as current without a ledger.
+fn declared_entries(m: &crate::manifest::Manifest) -> Vec<(String, String, serde_json::Value)> {
+    let mut out = Vec::new();
+    for t in &m.targets {
+        let Some(d) = dialect::lookup(&t.client) else {
+            continue;
+        };
+        for s in m.servers_for(t) {
+            let enabled = s.enabled.unwrap_or(true) && t.enabled.unwrap_or(true);
+            if let Ok(r) = dialect::render_target(d, s, t.client_version.as_deref(), enabled) {
+                out.push((t.client.clone(), s.name.clone(), r.value));
+            }
+        }
+    }
+    out
 }

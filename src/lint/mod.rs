@@ -268,6 +268,11 @@ pub struct Request {
     pub owners: Vec<String>,
     /// Legacy shapes from the manifest, with their owner, for `stale-legacy`.
     pub legacy: Vec<(String, Legacy)>,
+    /// The entries the manifest declares, as each target's client spells them: (client id,
+    /// server name, entry). An entry equal to one of them is current, whatever shape it shares
+    /// with a legacy one and whether or not a ledger says so (a CI runner has none), so
+    /// `stale-legacy` does not apply to it.
+    pub current: Vec<(String, String, serde_json::Value)>,
     /// Severity per rule.
     pub config: Config,
 }
@@ -286,6 +291,7 @@ impl Request {
             state_dir: None,
             owners: Vec::new(),
             legacy: Vec::new(),
+            current: Vec::new(),
             config: Config::default(),
         }
     }

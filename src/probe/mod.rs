@@ -141,12 +141,17 @@ pub struct Outcome {
     pub stderr: Option<String>,
     /// How long the probe took, in milliseconds.
     pub elapsed_ms: u64,
+    /// The `--smoke` checks: `passed`, `failed`, or absent when they were not asked for (or
+    /// the server failed before them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub smoke: Option<&'static str>,
 }
 
 impl Outcome {
-    /// Reachable, exposes nothing outside its pin, and no pinned tool changed.
+    /// Reachable, exposes exactly its pin (nothing outside it, every pinned tool there: a
+    /// missing tool is a job the agent cannot do), and no pinned tool changed.
     pub fn passes(&self) -> bool {
-        self.ok && self.unpinned.is_empty() && self.changed.is_empty()
+        self.ok && self.unpinned.is_empty() && self.missing.is_empty() && self.changed.is_empty()
     }
 }
 
@@ -274,6 +279,7 @@ fn empty_outcome(server: &Server, transport: &'static str) -> Outcome {
         auth: None,
         stderr: None,
         elapsed_ms: 0,
+        smoke: None,
     }
 }
 
@@ -447,6 +453,13 @@ fn probe_one(
             out.server = d.server;
             compare_pins(server, &d.tools, &d.digests, &mut out);
             out.tools = d.tools;
+            if opts.smoke {
+                out.smoke = Some(if d.smoke.is_some() {
+                    "failed"
+                } else {
+                    "passed"
+                });
+            }
             let failure = d
                 .smoke
                 .or_else(|| version_floor(server, out.server.as_ref()));

@@ -184,6 +184,14 @@ pub fn report_text(outcomes: &[Outcome], red: &Redactor) -> String {
         .iter()
         .filter(|o| o.ok && !o.unpinned.is_empty())
         .count();
+    let short = outcomes
+        .iter()
+        .filter(|o| o.ok && !o.missing.is_empty())
+        .count();
+    let smoked = outcomes
+        .iter()
+        .filter(|o| o.smoke == Some("passed"))
+        .count();
     let changed = outcomes
         .iter()
         .filter(|o| o.ok && !o.changed.is_empty())
@@ -197,8 +205,18 @@ pub fn report_text(outcomes: &[Outcome], red: &Redactor) -> String {
         failed,
         wide
     );
+    if short > 0 {
+        let _ = write!(out, ", {short} missing pinned tools");
+    }
     if changed > 0 {
         let _ = write!(out, ", {changed} with changed tools");
+    }
+    if outcomes.iter().any(|o| o.smoke.is_some()) {
+        let _ = write!(
+            out,
+            "; smoke checks passed by {smoked} of {}",
+            outcomes.len()
+        );
     }
     out.push('\n');
     red.redact(&out)

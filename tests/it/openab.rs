@@ -379,3 +379,62 @@ fn the_recipes_run_as_written() {
         assert_eq!(run_ci(c), Some(0), "`{c}` after apply");
     }
 }
+
+/// CI lint needs no ledger (issue 41): after a fresh setup of every seed client (Cursor, Kiro
+/// settings and agents, Claude Code's local scope, Codex, Gemini) from either workdir, `lint -m`
+/// with an empty state directory — a CI runner never has the ledger — reports nothing about
+/// the owner's own entries, though the Kiro ones have the very shape of a `[[legacy]]` entry.
+/// Before the apply, a legacy entry the manifest spells otherwise is still `stale-legacy`.
+#[test]
+fn ci_lint_with_no_ledger_takes_the_manifests_own_entries_as_current() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/openab");
+    for workdir in ["workdir", "workdir-facade"] {
+        let base = tempfile::tempdir().unwrap();
+        let base = base.path();
+        copy_tree(&example.join(workdir), &base.join("workdir"));
+        copy_tree(&example.join("home"), &base.join("home"));
+        fs::copy(example.join("mcpconf.toml"), base.join("mcpconf.toml")).unwrap();
+        let run = |args: &[&str], state: &str| {
+            let mut c = mcpconf_cmd();
+            c.args(args)
+                .arg("-m")
+                .arg(base.join("mcpconf.toml"))
+                .args(["--root", &base.join("workdir").display().to_string()])
+                .args(["--home", &base.join("home").display().to_string()])
+                .args(["--state-dir", &base.join(state).display().to_string()])
+                .env("OPENAB_SESSION_TOKEN", "")
+                .stdin(Stdio::null());
+            c.output().unwrap()
+        };
+        let findings = |out: &Output| -> Vec<Value> {
+            let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+            v["findings"].as_array().unwrap().clone()
+        };
+        let before = findings(&run(&["lint", "--format", "json"], "ci-before"));
+        if workdir == "workdir-facade" {
+            assert!(
+                before.iter().any(|f| f["rule"] == "stale-legacy"),
+                "the facade writer's Cursor entry is stale before the apply: {before:?}"
+            );
+        }
+        let out = run(&["apply", "--yes"], "state");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let after = findings(&run(&["lint", "--format", "json"], "ci-empty"));
+        let ours: Vec<&Value> = after
+            .iter()
+            .filter(|f| {
+                f["rule"] == "stale-legacy"
+                    || f["message"]
+                        .as_str()
+                        .unwrap_or("")
+                        .contains("server `openab`")
+            })
+            .collect();
+        assert!(ours.is_empty(), "{workdir}: {ours:#?}");
+    }
+}

@@ -241,6 +241,13 @@ impl Run<'_> {
             .filter(|(_, l)| l.name == name && &l.entry == whole)
             .map(|(owner, _)| owner.clone())
             .collect();
+        // The manifest's own current entry for this client, ledger or not.
+        let current = self
+            .req
+            .current
+            .iter()
+            .any(|(c, n, v)| c == d.id() && n == name && v == whole);
+        let legacy = if current { Vec::new() } else { legacy };
         for owner in legacy {
             let at = src.locate(path);
             self.push(

@@ -56,6 +56,23 @@ fn cli_exit_codes_json_and_text() {
             f.server("broken", "exit", None)
         )
     });
+    // A pinned tool the server does not have fails the probe (issue 41): the seeds' smoke
+    // test wants exactly its tools, in text and JSON.
+    let short = Cli::new(|f| {
+        f.server(
+            "short",
+            "ok",
+            Some(&["alpha", "beta", "gamma", "delta", "omega"]),
+        )
+    });
+    let (code, out, err) = short.run(&["--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["servers"][0]["missing"], json!(["omega"]));
+    assert_eq!(v["servers"][0]["unpinned"], json!([]));
+    let (code, out, _) = short.run(&[]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("1 missing pinned tools"), "{out}");
     // All pass: the exact pin.
     let (code, out, err) = cli.run(&["exact"]);
     assert_eq!(code, 0, "{out}{err}");
@@ -63,7 +80,7 @@ fn cli_exit_codes_json_and_text() {
         out.contains("SERVER") && out.contains("exact") && out.contains("ok"),
         "{out}"
     );
-    // Missing pinned tools alone do not fail; unpinned tools do.
+    // Unpinned tools fail too.
     let (code, out, _) = cli.run(&["wide", "--format", "json"]);
     assert_eq!(code, 1, "{out}");
     let v: Value = serde_json::from_str(&out).expect("json");

@@ -48,6 +48,19 @@ fn a_modern_only_server_is_probed_as_2026_07_28_and_a_legacy_one_through_initial
     // The smoke checks pass on both eras' well-behaved servers.
     for o in probe_smoke(&m, 60.0) {
         assert!(o.passes(), "{o:?}");
+        // Shown as passed (issue 41), in the JSON report too.
+        assert_eq!(o.smoke, Some("passed"), "{o:?}");
+        let json = mcpconf::probe::report_json(
+            std::slice::from_ref(&o),
+            None,
+            &mcpconf::redact::Redactor::default(),
+        );
+        assert!(json.contains("\"smoke\": \"passed\""), "{json}");
+        let text = mcpconf::probe::report_text(
+            std::slice::from_ref(&o),
+            &mcpconf::redact::Redactor::default(),
+        );
+        assert!(text.contains("smoke checks passed by 1 of 1"), "{text}");
     }
 }
 
