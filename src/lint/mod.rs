@@ -342,6 +342,7 @@ impl LintReport {
 ///     state_dir: None,
 ///     owners: Vec::new(),
 ///     legacy: Vec::new(),
+///     current: Vec::new(),
 ///     config,
 /// })?;
 /// let f = &report.findings[0];
