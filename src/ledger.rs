@@ -28,7 +28,9 @@ use crate::text::hex;
 mod client_state;
 mod restore;
 mod store;
-pub use client_state::{entry_proof, short_digest, without};
+pub use client_state::{
+    ClientFacts, entry_proof, is_default, short_digest, without, without_defaults,
+};
 pub use restore::{RestoreCopy, Restores, load_restores, restore_path, save_restores};
 pub use store::{
     clean_temps, commit, intent_path, load, lock_path, path, save, save_intent, state_dir,
@@ -441,7 +443,7 @@ impl Record {
     /// Whether the value found now (`None` = absent) is provably ours (see
     /// [`Record::ownership_in`]; no fallback keys for records from before client state).
     pub fn ownership(&self, current: Option<&Value>) -> Ownership {
-        self.ownership_in(current, &[])
+        self.ownership_in(current, ClientFacts::default())
     }
 }
 

@@ -7,7 +7,7 @@
 //! `disabledTools`). Source: Factory-AI/factory `docs/cli/configuration/mcp.mdx` ("Variable
 //! expansion", "Per-tool filtering", "Configuration Schema").
 
-use super::{BASE, Base, McpServers, Scope, Syntax, Ty, Types};
+use super::{BASE, Base, ClientManaged, DISABLED_TRUE, McpServers, Scope, Syntax, Ty, Types};
 
 /// Factory Droid.
 pub static FACTORY: McpServers = McpServers {
@@ -37,6 +37,12 @@ pub static FACTORY: McpServers = McpServers {
         "disabledTools",
         "timeoutMs",
     ],
+    client_managed: ClientManaged {
+        keys: &["disabled"],
+        source: "https://github.com/Factory-AI/factory/blob/main/docs/cli/configuration/mcp.mdx",
+        checked: "docs a80aa7c: `disabled` (boolean, default false) \"temporarily disable the server\", set by `/mcp`'s Enable/disable",
+    },
+    off: Some(DISABLED_TRUE),
     source: "https://github.com/Factory-AI/factory/blob/main/docs/cli/configuration/mcp.mdx",
     checked: "docs a80aa7c (2026-07-24)",
     ..BASE

@@ -82,6 +82,14 @@ pub fn facts_json(d: &dyn Dialect) -> Value {
         "known_fields": d.known_fields(),
         "version_gates": gates,
         "also_reads": d.also_reads().iter().map(|(c, s)| json!({"client": c, "scope": s})).collect::<Vec<_>>(),
+        "client_managed": {
+            "keys": d.client_managed().keys,
+            "source": d.client_managed().source,
+            "checked": d.client_managed().checked,
+        },
+        "off_form": d.off_form().map(|o| json!({o.key: o.off})),
+        "defaults": d.defaults().iter().map(|(k, v)| (k.to_string(), serde_json::from_str::<serde_json::Value>(v).unwrap_or(serde_json::Value::Null))).collect::<serde_json::Map<_, _>>(),
+        "builtin_variables": d.builtins(),
         "source": d.source(),
         "checked": d.checked(),
     })

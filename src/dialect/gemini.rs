@@ -7,7 +7,7 @@
 //! `includeTools`. Gemini expands `$VAR`, `${VAR}` and `${VAR:-default}` in every string of
 //! its settings and has no escape, so a literal that looks like one is refused.
 
-use super::{BASE, Base, Hazard, McpServers, Scope, Syntax, Ty, Types};
+use super::{BASE, Base, ClientManaged, Hazard, McpServers, Scope, Syntax, Ty, Types};
 
 /// Gemini CLI.
 pub static GEMINI: McpServers = McpServers {
@@ -47,6 +47,13 @@ pub static GEMINI: McpServers = McpServers {
         "targetServiceAccount",
     ],
     extra_forms: &[super::RefForm::Bare],
+    // `gemini mcp add --trust` writes `trust` (a user sets it by hand for headless runs); its
+    // enable/disable go to `~/.gemini/mcp-server-enablement.json`, outside the entry.
+    client_managed: ClientManaged {
+        keys: &["trust"],
+        source: "https://github.com/google-gemini/gemini-cli/blob/main/packages/cli/src/commands/mcp/add.ts",
+        checked: "gemini-cli 5411f11 (add.ts e9a9474; enableDisable.ts writes mcp-server-enablement.json)",
+    },
     source: "https://github.com/google-gemini/gemini-cli packages/core/src/config/config.ts (`MCPServerConfig`), packages/core/src/tools/mcp-client.ts",
     checked: "Gemini CLI 0.61.0",
     ..BASE

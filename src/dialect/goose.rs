@@ -159,6 +159,20 @@ impl Dialect for Goose {
     fn off_form(&self) -> Option<OffForm> {
         Some(ENABLED_FALSE)
     }
+    /// Goose re-saves the whole `extensions` map through its `ExtensionEntry` serde types,
+    /// which skip no field (block/goose `crates/goose/src/agents/extension.rs` d4c86e9,
+    /// `crates/goose/src/config/extensions.rs` 1071c82): a stdio entry gains `description: ''`,
+    /// `envs: {}`, `env_keys: []`, `timeout: null`, `bundled: null`, `available_tools: []`;
+    /// an http one `headers: {}` too (the `null`s and an empty `headers` are every client's
+    /// defaults).
+    fn defaults(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("description", "\"\""),
+            ("envs", "{}"),
+            ("env_keys", "[]"),
+            ("available_tools", "[]"),
+        ]
+    }
     fn source(&self) -> &'static str {
         "https://github.com/block/goose crates/goose/src/agents/extension_manager.rs (`substitute_env_vars`, `merge_environments`), crates/goose/src/agents/extension.rs, crates/goose/src/config/extensions.rs"
     }

@@ -17,8 +17,8 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 use super::{
-    BASE, Base, Ctx, Dialect, Hazard, McpServers, PinSupport, RenderError, Rendered, Scope, Syntax,
-    Ty, Types,
+    BASE, Base, ClientManaged, Ctx, Dialect, ENABLED_FALSE, Hazard, McpServers, OffForm,
+    PinSupport, RenderError, Rendered, Scope, Syntax, Ty, Types,
 };
 use crate::server::{RemoteKind, Server, Transport};
 
@@ -98,6 +98,19 @@ impl Dialect for Hermes {
     }
     fn pin_support(&self) -> PinSupport {
         PinSupport::Field("tools.include")
+    }
+    /// `hermes tools disable SERVER:TOOL` edits `tools.exclude` (or `tools.include`) and keeps
+    /// the key when it empties (`tools: {exclude: []}`); `hermes mcp add` / `configure` write
+    /// `tools.include` and `enabled`. The runtime reads a missing `enabled` as true.
+    fn client_managed(&self) -> ClientManaged {
+        ClientManaged {
+            keys: &["enabled", "tools"],
+            source: "https://github.com/NousResearch/hermes-agent/blob/main/hermes_cli/tools_config_mcp.py",
+            checked: "hermes-agent 1c9798c (`_apply_mcp_change`, `_apply_mcp_checklist`), hermes_cli/mcp_config.py 6e11d81 (`cmd_mcp_add`, `cmd_mcp_configure`)",
+        }
+    }
+    fn off_form(&self) -> Option<OffForm> {
+        Some(ENABLED_FALSE)
     }
     fn known_fields(&self) -> &'static [&'static str] {
         INNER.known_fields

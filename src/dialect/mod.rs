@@ -400,6 +400,14 @@ pub trait Dialect: Sync {
     fn gates(&self) -> &'static [Gate] {
         &[]
     }
+    /// The defaults the client writes out for fields an entry did not have when it saves its
+    /// own file (key, value as compact JSON), from its own code: an entry that differs from
+    /// the one mcpconf wrote only by these is the same entry. Beyond these, every client's
+    /// `null`s, empty `args`/`env`/`headers`, `disabled: false`, `enabled: true` and a stdio
+    /// `type` count as defaults ([`crate::ledger::is_default`]).
+    fn defaults(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
     /// The client's own built-in variables (`${workspaceFolder}`, `${userHome}`, …), which it
     /// fills in itself: `import` keeps them as written (never as environment references) and a
     /// literal holding them is written as is.
@@ -520,6 +528,16 @@ pub static ALL: &[&dyn Dialect] = &[
 /// The keys `client` writes into its entries itself (none for an unknown client).
 pub fn client_keys(client: &str) -> &'static [&'static str] {
     lookup(client).map_or(&[], |d| d.client_managed().keys)
+}
+
+/// What a client does to an entry when it saves its file: its own keys and the defaults it
+/// writes out ([`Dialect::defaults`]), for every comparison of entries (ledger, `--adopt`,
+/// `[[legacy]]`, lint).
+pub fn client_facts(client: &str) -> crate::ledger::ClientFacts<'static> {
+    lookup(client).map_or_else(Default::default, |d| crate::ledger::ClientFacts {
+        keys: d.client_managed().keys,
+        defaults: d.defaults(),
+    })
 }
 
 /// The client keys of one entry: the client's keys that the manifest does not declare. A key

@@ -7,7 +7,10 @@
 //! CLI nor fastmcp expands environment references, so a `${VAR}` is refused.
 
 use super::reshaped::{Reshaped, no_precheck, type_as_transport};
-use super::{BASE, Base, McpServers, Places, Scope, Syntax, Ty, Types, UserHome};
+use super::{
+    BASE, Base, ClientManaged, ENABLED_FALSE, McpServers, Places, Scope, Syntax, Ty, Types,
+    UserHome,
+};
 
 /// OpenHands CLI.
 pub static OPENHANDS: Reshaped = Reshaped {
@@ -41,6 +44,14 @@ pub static OPENHANDS: Reshaped = Reshaped {
             "description",
             "icon",
         ],
+        // `mcp add` / `enable` / `disable` set `enabled`; every save re-dumps each entry through
+        // fastmcp's models (`transport: "stdio"`, `env: {}`, `null`s: every client's defaults).
+        client_managed: ClientManaged {
+            keys: &["enabled"],
+            source: "https://github.com/OpenHands/OpenHands-CLI/blob/main/openhands_cli/mcp/mcp_utils.py",
+            checked: "OpenHands-CLI 6b3838c with fastmcp 3.2.0: `add_server`, `enable_server` and `disable_server` write `enabled`; `write_to_file` is `model_dump_json` without `exclude_none`",
+        },
+        off: Some(ENABLED_FALSE),
         ..BASE
     },
     home_only: false,

@@ -9,7 +9,9 @@
 //! (the file is Claude Code's `.mcp.json`, where `${…}` is a reference). No working-directory
 //! field is documented.
 
-use super::{BASE, Base, Hazard, McpServers, Places, Scope, Syntax, Ty, Types};
+use super::{
+    BASE, Base, ClientManaged, DISABLED_TRUE, Hazard, McpServers, Places, Scope, Syntax, Ty, Types,
+};
 
 /// Qoder CLI.
 pub static QODER: McpServers = McpServers {
@@ -37,5 +39,11 @@ pub static QODER: McpServers = McpServers {
         "headers",
         "headersHelper",
     ],
+    client_managed: ClientManaged {
+        keys: &["disabled"],
+        source: "https://docs.qoder.com/cli/mcp-servers",
+        checked: "qodercli 1.1.52 (npm `@qoder-ai/qodercli`), run: `qodercli mcp disable NAME` adds `\"disabled\": true` to the entry, `mcp enable NAME` removes it (the docs page does not mention the toggle)",
+    },
+    off: Some(DISABLED_TRUE),
     ..BASE
 };

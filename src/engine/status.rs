@@ -230,8 +230,9 @@ pub fn status(
                             d.get(&c)
                         }
                     });
-                    let fallback = dialect::client_keys(&r.client);
-                    match r.ownership_in(v.as_ref(), fallback) {
+                    let facts = dialect::client_facts(&r.client);
+                    let fallback = facts.keys;
+                    match r.ownership_in(v.as_ref(), facts) {
                         ledger::Ownership::Intact => {
                             if let Some(v) = &v {
                                 client_state = r.client_state_in(v, fallback);

@@ -7,13 +7,73 @@ use serde_json::Value;
 
 use super::{Ownership, Record, digest};
 
+/// What one client does to an entry when it saves its own file: the keys it manages in it
+/// (switches, approvals, trust) and the defaults it writes out for fields it was not given
+/// (`key`, the value as compact JSON: `("env_keys", "[]")`, `("timeout", "300")`). Given by
+/// the client's dialect; the ledger, `--adopt`, `[[legacy]]` and lint compare entries through
+/// it (see [`without_defaults`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClientFacts<'a> {
+    /// Keys the client writes into an entry itself.
+    pub keys: &'a [&'a str],
+    /// Defaults the client writes out for absent fields.
+    pub defaults: &'a [(&'a str, &'a str)],
+}
+
+/// Fields every client reads as absent when empty.
+const EMPTY_DEFAULTS: &[&str] = &["args", "env", "headers", "autoApprove", "alwaysAllow"];
+
+/// Whether member `key` = `x` of an entry says only what its client assumes when the member
+/// is absent: `null`; an empty `args` / `env` / `headers` / `autoApprove` / `alwaysAllow`;
+/// `disabled: false`, `enabled: true`; `type` (or `transport`) `"stdio"` beside a `command`;
+/// or one of the client's own `defaults`.
+pub fn is_default(key: &str, x: &Value, has_command: bool, defaults: &[(&str, &str)]) -> bool {
+    let generic = match (key, x) {
+        (_, Value::Null) => true,
+        (k, Value::Array(a)) if EMPTY_DEFAULTS.contains(&k) => a.is_empty(),
+        (k, Value::Object(o)) if EMPTY_DEFAULTS.contains(&k) => o.is_empty(),
+        ("disabled", Value::Bool(false)) | ("enabled", Value::Bool(true)) => true,
+        ("type" | "transport", Value::String(t)) => has_command && t == "stdio",
+        _ => false,
+    };
+    generic
+        || defaults
+            .iter()
+            .any(|(k, d)| *k == key && serde_json::to_string(x).is_ok_and(|t| t == *d))
+}
+
+/// An entry as its client means it: without the members that only spell out a default
+/// ([`is_default`]), except those in `keep` (the members mcpconf wrote, which the record
+/// names). A non-object as it is.
+pub fn without_defaults(
+    v: &Value,
+    defaults: &[(&str, &str)],
+    keep: Option<&std::collections::BTreeMap<String, String>>,
+) -> Value {
+    let Some(m) = v.as_object() else {
+        return v.clone();
+    };
+    let has_command = m.contains_key("command") || m.contains_key("cmd");
+    Value::Object(
+        m.iter()
+            .filter(|(k, x)| {
+                keep.is_some_and(|w| w.contains_key(k.as_str()))
+                    || !is_default(k, x, has_command, defaults)
+            })
+            .map(|(k, x)| (k.clone(), x.clone()))
+            .collect(),
+    )
+}
+
 impl Record {
     /// Whether the value found now is provably ours: its canonical value, without the
     /// record's client keys, hashes to the recorded (or pending) digest. For a record written
-    /// before client state was known (no `members`), `fallback` are the keys the client
+    /// before client state was known (no `members`), `facts.keys` are the keys the client
     /// writes itself: the value without any of those it holds is tried too, so an entry whose
-    /// only change is such a key stays ours.
-    pub fn ownership_in(&self, current: Option<&Value>, fallback: &[&str]) -> Ownership {
+    /// only change is such a key stays ours. An entry the client re-saved with its defaults
+    /// written out (`facts.defaults`, members mcpconf did not write) is the same entry.
+    pub fn ownership_in(&self, current: Option<&Value>, facts: ClientFacts<'_>) -> Ownership {
+        let fallback = facts.keys;
         let Some(v) = current else {
             return Ownership::Missing;
         };
@@ -27,6 +87,11 @@ impl Record {
         }
         let own: Vec<&str> = self.client_state.iter().map(String::as_str).collect();
         if !own.is_empty() && proves(&without(v, &own)) {
+            return Ownership::Intact;
+        }
+        // The client's own save: defaults written out for members mcpconf did not write.
+        let canon = without_defaults(v, facts.defaults, self.members.as_ref());
+        if &canon != v && (proves(&canon) || (!own.is_empty() && proves(&without(&canon, &own)))) {
             return Ownership::Intact;
         }
         if self.members.is_none() {
@@ -201,13 +266,31 @@ mod tests {
         let found = json!({"command": "c", "autoApprove": ["t"], "disabled": true});
         assert_eq!(r.ownership(Some(&found)), Ownership::Drifted);
         let keys = ["autoApprove", "disabled", "disabledTools"];
-        assert_eq!(r.ownership_in(Some(&found), &keys), Ownership::Intact);
+        assert_eq!(
+            r.ownership_in(
+                Some(&found),
+                ClientFacts {
+                    keys: &keys,
+                    defaults: &[]
+                }
+            ),
+            Ownership::Intact
+        );
         assert_eq!(
             r.client_state_in(&found, &keys),
             vec!["autoApprove", "disabled"]
         );
         let other = json!({"command": "d", "disabled": true});
-        assert_eq!(r.ownership_in(Some(&other), &keys), Ownership::Drifted);
+        assert_eq!(
+            r.ownership_in(
+                Some(&other),
+                ClientFacts {
+                    keys: &keys,
+                    defaults: &[]
+                }
+            ),
+            Ownership::Drifted
+        );
         assert_eq!(r.differing_member(&other), None);
     }
 }

@@ -4,43 +4,41 @@
 
 use super::*;
 
-/// Fields an entry may spell out with the value every client assumes when they are absent.
-const EMPTY_DEFAULTS: &[&str] = &["args", "env", "headers", "autoApprove", "alwaysAllow"];
-
-/// An entry with the defaults clients write out removed: empty `args` / `env` / `headers` /
-/// `autoApprove` / `alwaysAllow`, `disabled: false`, `enabled: true`, and `type` (or
-/// `transport`) `"stdio"` beside a `command`. Key order never mattered (values compare as maps).
+/// An entry with the defaults clients write out removed: `null`s, empty `args` / `env` /
+/// `headers` / `autoApprove` / `alwaysAllow`, `disabled: false`, `enabled: true`, and `type`
+/// (or `transport`) `"stdio"` beside a `command` ([`crate::ledger::is_default`]). Key order
+/// never mattered (values compare as maps).
 pub fn normalized(v: &Value) -> Value {
-    let Some(m) = v.as_object() else {
-        return v.clone();
-    };
-    let has_command = m.contains_key("command");
-    let mut out = serde_json::Map::new();
-    for (k, x) in m {
-        let default = match (k.as_str(), x) {
-            (k, Value::Array(a)) if EMPTY_DEFAULTS.contains(&k) => a.is_empty(),
-            (k, Value::Object(o)) if EMPTY_DEFAULTS.contains(&k) => o.is_empty(),
-            ("disabled", Value::Bool(false)) | ("enabled", Value::Bool(true)) => true,
-            ("type" | "transport", Value::String(t)) => has_command && t == "stdio",
-            _ => false,
-        };
-        if !default {
-            out.insert(k.clone(), x.clone());
-        }
-    }
-    Value::Object(out)
+    normalized_for(v, &[])
+}
+
+/// [`normalized`], also without the defaults one client writes out when it saves its file
+/// (`defaults`, its dialect's: Goose's `env_keys: []`, OpenHands' `transport: "stdio"`, …).
+pub fn normalized_for(v: &Value, defaults: &[(&str, &str)]) -> Value {
+    crate::ledger::without_defaults(v, defaults, None)
 }
 
 /// Whether two entries mean the same to the client (see [`normalized`]).
 pub fn semantic_eq(a: &Value, b: &Value) -> bool {
-    a == b || normalized(a) == normalized(b)
+    semantic_eq_for(a, b, &[])
+}
+
+/// Whether two entries mean the same to a client that writes out `defaults` (see
+/// [`normalized_for`]): the one comparison `apply`, `--adopt`, `[[legacy]]` and lint share.
+pub fn semantic_eq_for(a: &Value, b: &Value, defaults: &[(&str, &str)]) -> bool {
+    a == b || normalized_for(a, defaults) == normalized_for(b, defaults)
 }
 
 /// Whether two entries mean the same once the keys the client manages in them (`client`, see
 /// `dialect::ClientManaged`) are set aside, and which of those keys differ (empty when the
 /// entries are [`semantic_eq`] as they are).
-pub fn eq_but_client_keys(a: &Value, b: &Value, client: &[String]) -> Option<Vec<String>> {
-    if semantic_eq(a, b) {
+pub fn eq_but_client_keys(
+    a: &Value,
+    b: &Value,
+    client: &[String],
+    defaults: &[(&str, &str)],
+) -> Option<Vec<String>> {
+    if semantic_eq_for(a, b, defaults) {
         return Some(Vec::new());
     }
     let (Some(x), Some(y)) = (a.as_object(), b.as_object()) else {
@@ -54,7 +52,7 @@ pub fn eq_but_client_keys(a: &Value, b: &Value, client: &[String]) -> Option<Vec
                 .collect(),
         )
     };
-    if !semantic_eq(&strip(x), &strip(y)) {
+    if !semantic_eq_for(&strip(x), &strip(y), defaults) {
         return None;
     }
     let differ: Vec<String> = client

@@ -118,10 +118,16 @@ pub(super) fn plan_present(
         });
         // Other workspaces of the same owner that provably own what is there now.
         let co_owners = co_owners(&index, &pointer, current.as_ref());
-        let legacy = input
-            .legacy
-            .iter()
-            .any(|l| l.name == w.server && Some(&l.entry) == current.as_ref());
+        let legacy = input.legacy.iter().any(|l| {
+            l.name == w.server
+                && current.as_ref().is_some_and(|c| {
+                    semantic_eq_for(
+                        &l.entry,
+                        c,
+                        crate::dialect::client_facts(input.client).defaults,
+                    )
+                })
+        });
         match (current, record) {
             (None, rec) => match doc.upsert(&w.container, &w.server, &w.value) {
                 Ok(hints) => {
@@ -142,7 +148,7 @@ pub(super) fn plan_present(
                 Err(e) => fp.errors.push(e.into()),
             },
             (Some(v), Some(r)) => {
-                let own = r.ownership_in(Some(&v), crate::dialect::client_keys(&r.client));
+                let own = r.ownership_in(Some(&v), crate::dialect::client_facts(&r.client));
                 // The client's own keys of the entry found now (kept by an update).
                 let state: Vec<String> = w
                     .client_state
@@ -151,12 +157,14 @@ pub(super) fn plan_present(
                     .cloned()
                     .collect();
                 let keys: Vec<&str> = w.client_state.iter().map(String::as_str).collect();
+                let defaults = crate::dialect::client_facts(w.client).defaults;
                 if v == w.value
                     || (own == Ownership::Intact
-                        && (semantic_eq(&v, &w.value)
-                            || semantic_eq(
+                        && (semantic_eq_for(&v, &w.value, defaults)
+                            || semantic_eq_for(
                                 &ledger::without(&v, &keys),
                                 &ledger::without(&w.value, &keys),
+                                defaults,
                             )))
                 {
                     fp.actions.push(Action {
@@ -236,7 +244,11 @@ pub(super) fn plan_present(
                 }
             }
             (Some(v), None) if !co_owners.is_empty() => {
-                if semantic_eq(&v, &w.value) {
+                if semantic_eq_for(
+                    &v,
+                    &w.value,
+                    crate::dialect::client_facts(w.client).defaults,
+                ) {
                     // Co-owned: written once, recorded for every workspace that declares it.
                     fp.actions.push(Action {
                         op: Op::Keep,
@@ -269,7 +281,9 @@ pub(super) fn plan_present(
                 }
             }
             (Some(v), None) => {
-                let expanded_eq = w.expanded.as_ref().is_some_and(|x| semantic_eq(&v, x));
+                let expanded_eq = w.expanded.as_ref().is_some_and(|x| {
+                    semantic_eq_for(&v, x, crate::dialect::client_facts(w.client).defaults)
+                });
                 if legacy {
                     match doc.upsert(&w.container, &w.server, &w.value) {
                         Ok(_) => {
@@ -284,9 +298,12 @@ pub(super) fn plan_present(
                         }
                         Err(e) => fp.errors.push(e.into()),
                     }
-                } else if let Some(client_keys) =
-                    super::equal::eq_but_client_keys(&v, &w.value, &w.client_state)
-                {
+                } else if let Some(client_keys) = super::equal::eq_but_client_keys(
+                    &v,
+                    &w.value,
+                    &w.client_state,
+                    crate::dialect::client_facts(w.client).defaults,
+                ) {
                     if opts.adopt {
                         fp.actions.push(Action {
                             op: Op::Adopt,
@@ -603,7 +620,7 @@ pub(super) fn plan_present(
             fp.restore.push(RestoreOp::Drop(r.pointer.clone()));
         }
         let co = co_owners(&index, &r.pointer, current.as_ref());
-        let own = r.ownership_in(current.as_ref(), crate::dialect::client_keys(&r.client));
+        let own = r.ownership_in(current.as_ref(), crate::dialect::client_facts(&r.client));
         if own == Ownership::Intact && !co.is_empty() {
             // Co-owned: only this workspace's claim goes.
             fp.actions.push(Action {
@@ -647,7 +664,9 @@ pub(super) fn plan_present(
         }
     }
 
-    // Legacy shapes: exact matches only.
+    // Legacy shapes: exact matches only, in the client's canonical form (the defaults the
+    // client writes out when it saves its file are no difference).
+    let defaults = crate::dialect::client_facts(input.client).defaults;
     let mut legacy_removed: Vec<String> = fp
         .actions
         .iter()
@@ -662,7 +681,11 @@ pub(super) fn plan_present(
             }
             let mut path = c.clone();
             path.push(l.name.clone());
-            if doc.get(&path).as_ref() == Some(&l.entry) {
+            if doc
+                .get(&path)
+                .as_ref()
+                .is_some_and(|v| semantic_eq_for(&l.entry, v, defaults))
+            {
                 match doc.remove(c, &l.name, None) {
                     Ok(()) => {
                         fp.actions.push(Action {
@@ -852,7 +875,7 @@ fn co_owners(index: &Index, pointer: &str, current: Option<&Value>) -> Vec<Strin
         .others(pointer)
         .iter()
         .filter(|r| {
-            r.ownership_in(current, crate::dialect::client_keys(&r.client)) == Ownership::Intact
+            r.ownership_in(current, crate::dialect::client_facts(&r.client)) == Ownership::Intact
         })
         .map(|r| match &r.workspace {
             Some(w) => format!("`{w}`"),

@@ -170,3 +170,85 @@ fn conflict_points_at_the_entry() {
     assert_eq!((fp.errors[0].line, fp.errors[0].column), (3, 5));
     assert!(fp.new.is_none() && fp.ledger.is_empty());
 }
+
+/// A record of `written` as `apply` makes it for dialect `d` (its client keys outside the
+/// proof, every member named).
+fn canonical_record(d: &dyn crate::dialect::Dialect, written: &Value) -> ledger::Record {
+    let state = crate::dialect::entry_client_state(d, written, false);
+    let (digest, members) = ledger::entry_proof(written, &state);
+    let text = json!({
+        "workspace": "w", "file": "/f", "client": d.id(), "pointer": "/mcpServers/s",
+        "kind": "entry", "server": "s", "digest": digest,
+    });
+    let mut r: ledger::Record = serde_json::from_value(text).unwrap();
+    r.client_state = state;
+    r.members = members;
+    r
+}
+
+/// A value no client writes as a default of any field.
+fn odd_value() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        "[a-z]{3,8}".prop_map(|s| json!(format!("x-{s}"))),
+        (1000u32..9999).prop_map(|n| json!(n)),
+        "[a-z]{2,5}".prop_map(|s| json!([s])),
+        "[a-z]{2,5}".prop_map(|s| json!({ s: "v" })),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Every dialect (issue 40): an entry the client re-saved with its own defaults written
+    /// out, or with its own keys (switches, approvals, trust) set, is still the entry mcpconf
+    /// wrote; any other single change of a field — one mcpconf wrote, or a new one with a
+    /// value that is no default — is drift.
+    #[test]
+    fn a_clients_own_save_never_drifts_and_any_other_change_does(
+        which in 0usize..64,
+        key in "[a-z]{4,9}",
+        value in odd_value(),
+    ) {
+        let d = crate::dialect::ALL[which % crate::dialect::ALL.len()];
+        let m = crate::manifest::parse(
+            "owner = \"o\"\n[servers.s]\ncommand = \"srv\"\nargs = [\"--port\", \"1\"]\n\n[[targets]]\nclient = \"cursor\"\n",
+            &crate::known::Known,
+        ).unwrap();
+        let Ok(r) = d.render(&m.servers[0]) else { return Ok(()) };
+        let written = r.value;
+        prop_assume!(written.is_object());
+        let rec = canonical_record(d, &written);
+        let facts = crate::dialect::client_facts(d.id());
+        let intact = |v: &Value| rec.ownership_in(Some(v), facts) == ledger::Ownership::Intact;
+        prop_assert!(intact(&written));
+        // The client's save: every default it writes out for a field not written, at once.
+        let mut saved = written.clone();
+        for (k, text) in facts.defaults {
+            if saved.get(*k).is_none() {
+                saved[*k] = serde_json::from_str(text).unwrap();
+            }
+        }
+        saved["zz_unset"] = Value::Null;
+        prop_assert!(intact(&saved), "{}: {saved}", d.id());
+        // Its own keys, set to anything.
+        for k in facts.keys {
+            let mut v = saved.clone();
+            v[*k] = value.clone();
+            prop_assert!(intact(&v), "{}: {v}", d.id());
+        }
+        // Anything else: a field mcpconf wrote changed, or a new non-default field.
+        let fields: Vec<String> = written.as_object().unwrap().keys()
+            .filter(|k| !facts.keys.contains(&k.as_str()))
+            .cloned().collect();
+        for f in &fields {
+            let mut v = saved.clone();
+            v[f.as_str()] = value.clone();
+            prop_assert!(!intact(&v), "{}: changing `{f}` is drift: {v}", d.id());
+        }
+        if !facts.keys.contains(&key.as_str()) && written.get(&key).is_none() {
+            let mut v = saved.clone();
+            v[key.as_str()] = value.clone();
+            prop_assert!(!intact(&v), "{}: adding `{key}` is drift: {v}", d.id());
+        }
+    }
+}

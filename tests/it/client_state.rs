@@ -39,14 +39,20 @@ fn add_client_key(text: &str, client: &str, key: &str) -> (String, String) {
         let member = format!("[mcp_servers.{NAME}.tools.search]\napproval_mode =  \"approve\"\n");
         return (format!("{text}\n{member}"), member);
     }
-    if client == "goose" {
+    if client == "goose" || client == "hermes" {
+        // YAML: the key's line changed in place, or a line added under the entry's name.
         let member = format!("{key}: {}", client_value(key));
         let i = text.find(NAME).expect("entry in the file");
-        let at = i + text[i..]
-            .find(&format!("{key}: "))
-            .expect("key in the goose entry");
-        let end = at + text[at..].find('\n').unwrap();
-        return (format!("{}{member}{}", &text[..at], &text[end..]), member);
+        if let Some(k) = text[i..].find(&format!("\n    {key}: ")) {
+            let at = i + k + 5;
+            let end = at + text[at..].find('\n').unwrap();
+            return (format!("{}{member}{}", &text[..at], &text[end..]), member);
+        }
+        let at = i + text[i..].find('\n').unwrap() + 1;
+        return (
+            format!("{}    {member}\n{}", &text[..at], &text[at..]),
+            member,
+        );
     }
     let head = format!("\"{NAME}\": {{");
     let at = text.find(&head).expect("entry in the file") + head.len();
@@ -81,10 +87,10 @@ fn add_foreign_key(text: &str, client: &str) -> String {
             1,
         );
     }
-    if client == "goose" {
+    if client == "goose" || client == "hermes" {
         let i = text.find(NAME).unwrap();
-        let at = i + text[i..].find("enabled: ").unwrap();
-        return format!("{}zz_user: 1\n    {}", &text[..at], &text[at..]);
+        let at = i + text[i..].find('\n').unwrap() + 1;
+        return format!("{}    zz_user: 1\n{}", &text[..at], &text[at..]);
     }
     let head = format!("\"{NAME}\": {{");
     text.replacen(&head, &format!("{head}\"zz_user\": 1,"), 1)
@@ -311,7 +317,7 @@ fn enabled_false_is_written_in_each_clients_off_form() {
                         .unwrap_or_else(|e| panic!("{client}: {e}: {doc:#}"));
                     let want = match (client, off.off) {
                         ("codex", v) => format!("{} = {v}", off.key),
-                        ("goose", v) => format!("{}: {v}", off.key),
+                        ("goose" | "hermes", v) => format!("{}: {v}", off.key),
                         (_, v) => format!("\"{}\": {v}", off.key),
                     };
                     assert!(text.contains(&want), "{client}: no `{want}` in:\n{text}");
@@ -398,4 +404,94 @@ fn enabled_false_in_a_kiro_agent_file() {
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(doc["mcpServers"][NAME]["disabled"], true, "{doc:#}");
+}
+
+/// A client that re-saves its whole file writes every field out (issue 40). Emulated from
+/// each client's own save code, for the clients that cannot run here: the entry mcpconf wrote,
+/// re-saved so, stays ours — `plan --check` finds nothing to do, an update applies, `prune`
+/// removes it — while a real edit beside the defaults is still drift.
+/// - Goose (block/goose `crates/goose/src/agents/extension.rs` d4c86e9,
+///   `crates/goose/src/config/extensions.rs` 1071c82): `ExtensionEntry` serialized with no
+///   field skipped: `env_keys: []`, `bundled: null`, `available_tools: []`, `description: ''`.
+/// - OpenHands CLI (OpenHands-CLI 6b3838c `openhands_cli/mcp/mcp_utils.py`, fastmcp 3.2.0
+///   `StdioMCPServer`): `model_dump_json` without `exclude_none`: `env: {}`,
+///   `transport: "stdio"`, `null` for every optional field, `enabled: true` from `mcp add`.
+/// - Hermes (hermes-agent 1c9798c `hermes_cli/tools_config_mcp.py`): a tool disabled and
+///   enabled again leaves `tools: {exclude: []}`; `hermes mcp add` writes `enabled: true`.
+#[test]
+fn a_clients_whole_file_save_keeps_our_entry_ours() {
+    type Resave = fn(&str) -> String;
+    let goose: Resave = |t| {
+        t.replace(
+            "    timeout: 300\n",
+            "    env_keys: []\n    timeout: 300\n    bundled: null\n    available_tools: []\n",
+        )
+        .replace("description: \"\"", "description: ''")
+    };
+    let openhands: Resave = |t| {
+        let mut v: Value = serde_json::from_str(t).unwrap();
+        let e = &mut v["mcpServers"][NAME];
+        for (k, x) in [
+            ("env", serde_json::json!({})),
+            ("transport", serde_json::json!("stdio")),
+            ("type", Value::Null),
+            ("cwd", Value::Null),
+            ("timeout", Value::Null),
+            ("keep_alive", Value::Null),
+            ("description", Value::Null),
+            ("icon", Value::Null),
+            ("authentication", Value::Null),
+            ("enabled", serde_json::json!(true)),
+        ] {
+            e[k] = x;
+        }
+        serde_json::to_string_pretty(&v).unwrap()
+    };
+    let hermes: Resave = |t| {
+        if t.contains("      exclude: []\n") {
+            return t.to_string(); // saved before, and kept by the update
+        }
+        let at = t.find(NAME).unwrap();
+        let at = at + t[at..].find('\n').unwrap() + 1;
+        format!(
+            "{}    enabled: true\n    tools:\n      exclude: []\n{}",
+            &t[..at],
+            &t[at..]
+        )
+    };
+    for (client, resave) in [
+        ("goose", goose),
+        ("openhands", openhands),
+        ("hermes", hermes),
+    ] {
+        let e = Env::new();
+        e.manifest(&manifest(client, "a", ""));
+        let (code, doc) = e.json(&["apply", "--yes"]);
+        assert_eq!(code, 0, "{client}: {doc:#}");
+        let path = target_path(&e);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let saved = resave(&text);
+        assert_ne!(saved, text, "{client}: the emulated save changed nothing");
+        std::fs::write(&path, &saved).unwrap();
+        let recs = status(&e);
+        assert_eq!(recs[0]["state"], "intact", "{client}: {recs:#?}\n{saved}");
+        let out = e.run(&["plan", "--check"]);
+        assert_eq!(out.status.code(), Some(0), "{client}: {}", show(&out));
+        // An update applies over the client's save.
+        e.manifest(&manifest(client, "b", ""));
+        let out = e.run(&["apply", "--yes"]);
+        assert_eq!(out.status.code(), Some(0), "{client}: {}", show(&out));
+        // A real edit beside the defaults is drift.
+        let now = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, add_foreign_key(&resave(&now), client)).unwrap();
+        let (code, doc) = e.json(&["prune", "--yes"]);
+        assert_eq!(code, 3, "{client}: {doc:#}");
+        assert_eq!(doc["errors"][0]["code"], "drift", "{client}: {doc:#}");
+        // Without it, prune removes the entry.
+        std::fs::write(&path, resave(&now)).unwrap();
+        let out = e.run(&["prune", "--yes"]);
+        assert_eq!(out.status.code(), Some(0), "{client}: {}", show(&out));
+        let left = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(!left.contains(NAME), "{client}: left:\n{left}");
+    }
 }

@@ -75,8 +75,7 @@ impl Run<'_> {
             let Some(src) = self.src(file) else { continue };
             // An entry whose only changes are the client's own keys is not drifted.
             let entry = src.get(&path);
-            let fallback = crate::dialect::client_keys(&rec.client);
-            let ownership = rec.ownership_in(entry, fallback);
+            let ownership = rec.ownership_in(entry, crate::dialect::client_facts(&rec.client));
             if ownership == Ownership::Intact {
                 current.push(src.locate(&path));
             }

@@ -238,15 +238,26 @@ impl Run<'_> {
             .req
             .legacy
             .iter()
-            .filter(|(_, l)| l.name == name && &l.entry == whole)
+            .filter(|(_, l)| {
+                l.name == name
+                    && crate::plan::semantic_eq_for(
+                        &l.entry,
+                        whole,
+                        crate::dialect::client_facts(d.id()).defaults,
+                    )
+            })
             .map(|(owner, _)| owner.clone())
             .collect();
         // The manifest's own current entry for this client, ledger or not.
-        let current = self
-            .req
-            .current
-            .iter()
-            .any(|(c, n, v)| c == d.id() && n == name && v == whole);
+        let current = self.req.current.iter().any(|(c, n, v)| {
+            c == d.id()
+                && n == name
+                && crate::plan::semantic_eq_for(
+                    v,
+                    whole,
+                    crate::dialect::client_facts(d.id()).defaults,
+                )
+        });
         let legacy = if current { Vec::new() } else { legacy };
         for owner in legacy {
             let at = src.locate(path);

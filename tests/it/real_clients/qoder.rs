@@ -70,3 +70,48 @@ fn qoder_user_scope() {
         );
     }
 }
+
+/// Qoder's own save keeps our entry ours (issue 40): `qodercli mcp disable` writes
+/// `"disabled": true` into the entry mcpconf wrote; it stays intact (client state), a manifest
+/// update keeps Qoder's switch, and `prune` still removes the entry.
+#[test]
+fn qoder_disable_keeps_our_entry_updatable_and_prunable() {
+    let Some(bin) = bin_dir("qoder_disable_keeps_our_entry_updatable_and_prunable") else {
+        return;
+    };
+    let w = World::new(bin);
+    let manifest = |mode: &str| {
+        format!(
+            "owner = \"oracle\"\n\n[servers.local-tool]\ncommand = {:?}\nargs = [\"serve\"]\nenv = {{ MODE = \"{mode}\" }}\n\n[[targets]]\nclient = \"qoder\"\n",
+            w.command()
+        )
+    };
+    fs::write(w.base.join("mcpconf.toml"), manifest("fast")).unwrap();
+    w.mcpconf_ok(&["apply", "--yes"]);
+    let file = w.home().join(".qoder/settings.json");
+    w.client("qoder", &["mcp", "disable", "local-tool"]);
+    let after = w.read_json(&file);
+    assert_eq!(
+        after["mcpServers"]["local-tool"]["disabled"],
+        json!(true),
+        "{after:#}"
+    );
+    assert_eq!(
+        w.status(),
+        vec![(
+            "qoder".to_string(),
+            "local-tool".to_string(),
+            "intact".to_string()
+        )]
+    );
+    // An update after Qoder wrote its switch: applied, and the switch kept.
+    fs::write(w.base.join("mcpconf.toml"), manifest("slow")).unwrap();
+    w.mcpconf_ok(&["apply", "--yes"]);
+    let after = w.read_json(&file);
+    let entry = &after["mcpServers"]["local-tool"];
+    assert_eq!(entry["env"]["MODE"], json!("slow"), "{after:#}");
+    assert_eq!(entry["disabled"], json!(true), "{after:#}");
+    w.mcpconf_ok(&["prune", "--yes"]);
+    let after = fs::read_to_string(&file).unwrap_or_default();
+    assert!(!after.contains("local-tool"), "{after}");
+}
