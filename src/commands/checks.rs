@@ -231,7 +231,8 @@ fn declared_entries(m: &crate::manifest::Manifest) -> Vec<(String, String, serde
         };
         for s in m.servers_for(t) {
             let enabled = s.enabled.unwrap_or(true) && t.enabled.unwrap_or(true);
-            if let Ok(r) = dialect::render_target(d, s, t.client_version.as_deref(), enabled) {
+            if let Ok(mut r) = dialect::render_target(d, s, t.client_version.as_deref(), enabled) {
+                dialect::with_trust(d, t.auto_approve, &mut r.value);
                 out.push((t.client.clone(), s.name.clone(), r.value));
             }
         }

@@ -90,6 +90,7 @@ pub fn facts_json(d: &dyn Dialect) -> Value {
         "off_form": d.off_form().map(|o| json!({o.key: o.off})),
         "defaults": d.defaults().iter().map(|(k, v)| (k.to_string(), serde_json::from_str::<serde_json::Value>(v).unwrap_or(serde_json::Value::Null))).collect::<serde_json::Map<_, _>>(),
         "builtin_variables": d.builtins(),
+        "trust_form": d.trust_form().map(|(k, v)| json!({k: serde_json::from_str::<serde_json::Value>(v).unwrap_or(serde_json::Value::Null)})),
         "source": d.source(),
         "checked": d.checked(),
     })

@@ -47,6 +47,8 @@ pub static GEMINI: McpServers = McpServers {
         "targetServiceAccount",
     ],
     extra_forms: &[super::RefForm::Bare],
+    // `MCPServerConfig.trust`: "bypasses all tool call confirmations" (config.ts).
+    trust: Some(("trust", "true")),
     // `gemini mcp add --trust` writes `trust` (a user sets it by hand for headless runs); its
     // enable/disable go to `~/.gemini/mcp-server-enablement.json`, outside the entry.
     client_managed: ClientManaged {

@@ -230,6 +230,8 @@ pub struct McpServers {
     pub bearer_env_field: Option<&'static str>,
     /// Other clients' files (client id, scope) this client also reads.
     pub also_reads: &'static [(&'static str, &'static str)],
+    /// The member that trusts a server (`auto_approve = true`): key, value as compact JSON.
+    pub trust: Option<(&'static str, &'static str)>,
     /// The client's own built-in variables, spelled `${NAME}` (`${workspaceFolder}`): the
     /// client fills them in itself, so such text is neither an environment reference nor a
     /// literal to refuse; it is written as the client spells it.
@@ -283,6 +285,7 @@ pub const BASE: McpServers = McpServers {
     bearer_env_field: None,
     also_reads: &[],
     builtins: &[],
+    trust: None,
     source: "",
     checked: "",
 };
@@ -627,6 +630,9 @@ impl Dialect for McpServers {
     }
     fn builtins(&self) -> &'static [&'static str] {
         self.builtins
+    }
+    fn trust_form(&self) -> Option<(&'static str, &'static str)> {
+        self.trust
     }
 }
 

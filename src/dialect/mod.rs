@@ -343,9 +343,16 @@ pub trait Dialect: Sync {
     fn client_lock(&self, _scope: &str) -> bool {
         false
     }
-    /// Whether `auto_approve` means something for this client.
+    /// Whether `auto_approve` means something for this client: it has grants
+    /// ([`Dialect::grants`]) or a trust field ([`Dialect::trust_form`]).
     fn supports_auto_approve(&self) -> bool {
-        false
+        self.trust_form().is_some()
+    }
+    /// The member that trusts a server (its tools run without a confirmation), as the client
+    /// spells it: key and value as compact JSON (Gemini CLI's and Qwen Code's `"trust": true`).
+    /// `auto_approve = true` on a target writes it into each entry.
+    fn trust_form(&self) -> Option<(&'static str, &'static str)> {
+        None
     }
     /// Whether a target's path may be a glob over several files (agent files).
     fn multi_file(&self) -> bool {
@@ -640,3 +647,14 @@ pub const VSCODE_VARIABLES: &[&str] = &[
     "execPath",
     "defaultBuildTask",
 ];
+
+/// `auto_approve = true` on a target of a client with a trust field: the entry trusts the
+/// server in the client's own spelling (Gemini's and Qwen's `"trust": true`).
+pub fn with_trust(d: &dyn Dialect, auto_approve: bool, value: &mut serde_json::Value) {
+    if let (true, Some((key, json)), Some(m)) =
+        (auto_approve, d.trust_form(), value.as_object_mut())
+        && let Ok(v) = serde_json::from_str(json)
+    {
+        m.insert(key.to_string(), v);
+    }
+}

@@ -46,6 +46,10 @@ pub static QWEN: McpServers = McpServers {
         "targetServiceAccount",
     ],
     extra_forms: &[super::RefForm::Bare],
+    // `trust` (Gemini CLI's `MCPServerConfig`, kept by the fork): no confirmation per call.
+    trust: Some(("trust", "true")),
+    // Qwen Code reads the project `.mcp.json` too (Claude Code's file, issue 40).
+    also_reads: &[("claude-code", "project")],
     source: "https://github.com/QwenLM/qwen-code docs/cli/configuration.md (MCP servers)",
     checked: "Qwen Code 0.24.4",
     ..BASE

@@ -34,6 +34,9 @@ pub(super) const SHAPE: McpServers = McpServers {
     // https://code.visualstudio.com/docs/reference/variables-reference (MCP configuration
     // resolves them: https://code.visualstudio.com/docs/copilot/reference/mcp-configuration).
     builtins: super::VSCODE_VARIABLES,
+    // VS Code's MCP docs (2026-11-25): it also discovers the workspace `.mcp.json` and the
+    // Copilot CLI's `~/.copilot/mcp-config.json`.
+    also_reads: &[("claude-code", "project"), ("copilot-cli", "user")],
     cwd: true,
     known_fields: &[
         "type",

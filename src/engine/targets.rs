@@ -434,11 +434,24 @@ fn add_target_file(
             ));
             continue;
         }
+        // `auto_approve = true` where the client has neither grants nor a trust field.
+        if t.auto_approve && !d.supports_auto_approve() {
+            spec.refusal = Some(PlanError::file(
+                Code::CannotExpress,
+                format!(
+                    "client `{}` has no trust or auto-approval of its own that mcpconf can write, so `auto_approve = true` cannot be expressed for server `{}` (it applies to agent files with grants, such as `kiro-agent`, and to clients with a trust field, such as `gemini` and `qwen`: `mcpconf clients --format json`, `trust_form`)",
+                    d.id(),
+                    s.name
+                ),
+            ));
+            continue;
+        }
         // `enabled = false` on the server or on the target: the client's off form.
         let enabled = s.enabled.unwrap_or(true) && t.enabled.unwrap_or(true);
         let enabled_declared = s.enabled.is_some() || t.enabled.is_some();
         match dialect::render_target(d, s, t.client_version.as_deref(), enabled) {
-            Ok(r) => {
+            Ok(mut r) => {
+                dialect::with_trust(d, t.auto_approve, &mut r.value);
                 for n in r.notes {
                     if !spec.notes.contains(&n) {
                         spec.notes.push(n);
@@ -466,7 +479,10 @@ fn add_target_file(
                                 dialect::render_target(d, &x, t.client_version.as_deref(), enabled)
                                     .ok()
                             })
-                            .map(|x| x.value);
+                            .map(|mut x| {
+                                dialect::with_trust(d, t.auto_approve, &mut x.value);
+                                x.value
+                            });
                         let client_state =
                             dialect::entry_client_state(d, &r.value, enabled_declared);
                         wanted.insert(s.name.clone(), spec.wants.len());

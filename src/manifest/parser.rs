@@ -437,19 +437,11 @@ impl Parser<'_> {
                 .ok_or_else(|| self.err_item(i, "`create` must be true or false"))?,
             None => true,
         };
+        // A client without trust or grants refuses it at plan time (`cannot-express`).
         let auto_approve = match t.get("auto_approve") {
-            Some(i) => {
-                let b = i
-                    .as_bool()
-                    .ok_or_else(|| self.err_item(i, "`auto_approve` must be true or false"))?;
-                if !d.auto_approve {
-                    return Err(self.err_item(
-                        i,
-                        format!("`auto_approve` does not apply to client `{client}` (only to agent files with grants, e.g. `kiro-agent`)"),
-                    ));
-                }
-                b
-            }
+            Some(i) => i
+                .as_bool()
+                .ok_or_else(|| self.err_item(i, "`auto_approve` must be true or false"))?,
             None => false,
         };
         let client_version = match t.get("client_version") {

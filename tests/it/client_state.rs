@@ -495,3 +495,66 @@ fn a_clients_whole_file_save_keeps_our_entry_ours() {
         assert!(!left.contains(NAME), "{client}: left:\n{left}");
     }
 }
+
+/// `auto_approve = true` (issue 40, contract fourth round) renders each client's own trust
+/// form — Gemini's and Qwen's `"trust": true` — and fails the target with `cannot-express`
+/// where the client has none. Without it, a `trust` the user or `gemini mcp add --trust` wrote
+/// into our entry is Gemini's own state: the entry stays ours, an update keeps it, prune
+/// removes the entry.
+#[test]
+fn auto_approve_is_each_clients_trust_or_cannot_express() {
+    for client in ["gemini", "qwen"] {
+        let e = Env::new();
+        e.manifest(&format!(
+            "{}scope = \"project\"\nauto_approve = true\n",
+            manifest(client, "a", "")
+        ));
+        let (code, doc) = e.json(&["apply", "--yes"]);
+        assert_eq!(code, 0, "{client}: {doc:#}");
+        let path = target_path(&e);
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(v["mcpServers"][NAME]["trust"], true, "{client}: {v:#}");
+        assert_eq!(status(&e)[0]["state"], "intact", "{client}");
+        // Declared: the client's switch back off is the user's edit, drift.
+        std::fs::write(
+            &path,
+            std::fs::read_to_string(&path)
+                .unwrap()
+                .replace("\"trust\": true", "\"trust\": false"),
+        )
+        .unwrap();
+        assert_eq!(status(&e)[0]["state"], "drifted", "{client}");
+    }
+    let e = Env::new();
+    e.manifest(&format!(
+        "{}auto_approve = true\n",
+        manifest("cursor", "a", "")
+    ));
+    let (code, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(code, 3, "{doc:#}");
+    assert_eq!(doc["errors"][0]["code"], "cannot-express", "{doc:#}");
+    // Not declared: Gemini's own `trust` keeps the entry ours.
+    let e = Env::new();
+    e.manifest(&format!(
+        "{}scope = \"project\"\n",
+        manifest("gemini", "a", "")
+    ));
+    assert_eq!(e.json(&["apply", "--yes"]).0, 0);
+    let path = target_path(&e);
+    let (text, member) =
+        add_client_key(&std::fs::read_to_string(&path).unwrap(), "gemini", "trust");
+    std::fs::write(&path, &text).unwrap();
+    assert_eq!(status(&e)[0]["state"], "intact");
+    e.manifest(&format!(
+        "{}scope = \"project\"\n",
+        manifest("gemini", "b", "")
+    ));
+    assert_eq!(e.json(&["apply", "--yes"]).0, 0);
+    assert!(std::fs::read_to_string(&path).unwrap().contains(&member));
+    assert_eq!(e.json(&["prune", "--yes"]).0, 0);
+    assert!(
+        !std::fs::read_to_string(&path)
+            .unwrap_or_default()
+            .contains(NAME)
+    );
+}
