@@ -226,6 +226,27 @@ pub(super) fn plan_present(
                         }
                         Err(e) => fp.errors.push(e.into()),
                     }
+                } else if input.take_over.contains(&w.server) {
+                    // Ours, rewritten by someone else (a client that expanded our reference into
+                    // it, say): taken back as the manifest says, without a restore copy (it was
+                    // never another party's entry); the report names the keys, never values.
+                    match doc.upsert(&w.container, &w.server, &w.value) {
+                        Ok(hints) => {
+                            fp.actions.push(takeover::taken_back(
+                                &w.server,
+                                owner_of(input),
+                                &takeover::replaced_keys(&v, &w.value),
+                            ));
+                            fp.ledger.push(LedgerOp::Set(new_record(
+                                input,
+                                w,
+                                hints,
+                                r.created_file,
+                            )));
+                            kept_records += 1;
+                        }
+                        Err(e) => fp.errors.push(e.into()),
+                    }
                 } else {
                     refuse(
                         &mut fp,
@@ -234,7 +255,7 @@ pub(super) fn plan_present(
                         Op::Drift,
                         &w.server,
                         format!(
-                            "entry `{}` in `{shown}` was edited since owner `{}` wrote it{}; mcpconf will not overwrite the edit (restore the entry, remove it by hand, or run `mcpconf release {}` to hand it to the user)",
+                            "entry `{}` in `{shown}` was edited since owner `{}` wrote it{}; mcpconf will not overwrite the edit (restore the entry, remove it by hand, take it back as the manifest says with `mcpconf apply --take-over {3}`, or run `mcpconf release {3}` to hand it to the user)",
                             w.server,
                             owner_of(input),
                             drift_hint(r, &v, Some(&w.value)),

@@ -141,6 +141,43 @@ pub(super) fn action(server: &str, owner: &str, hint: &str) -> Action {
     }
 }
 
+/// The action of an entry of ours taken back after someone else changed it (`--take-over`
+/// on a drifted entry): no restore copy; `keys` are the members replaced.
+pub(super) fn taken_back(server: &str, owner: &str, keys: &[String]) -> Action {
+    Action {
+        op: Op::TakeOver,
+        server: server.to_string(),
+        detail: format!(
+            "takes back the entry owner `{owner}` wrote and someone changed since (replaced: {}); no copy is kept, since it was never another party's",
+            if keys.is_empty() {
+                "its layout".to_string()
+            } else {
+                keys.iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ),
+    }
+}
+
+/// The top-level members of `found` that `wanted` replaces (differ, added or removed), names
+/// only.
+pub(super) fn replaced_keys(found: &Value, wanted: &Value) -> Vec<String> {
+    let (Some(a), Some(b)) = (found.as_object(), wanted.as_object()) else {
+        return Vec::new();
+    };
+    let mut keys: Vec<String> = a
+        .keys()
+        .chain(b.keys())
+        .filter(|k| a.get(*k) != b.get(*k))
+        .cloned()
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
 /// The action of an entry given back.
 pub(super) fn given_back(server: &str) -> Action {
     Action {

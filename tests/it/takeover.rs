@@ -167,3 +167,48 @@ fn take_over_in_json_and_a_release_hands_the_entry_over_and_drops_the_copy() {
     );
     assert_ne!(now, cursor);
 }
+
+/// `apply --take-over NAME` also takes back a *drifted* entry of ours (issue 40, contract
+/// fourth round): Gemini's `mcp add` once wrote our `${TOKEN}` expanded into the entry; the
+/// manifest's entry is written again, no restore copy is kept (it was never another party's),
+/// the report names the keys replaced and never their values, and prune then removes the entry
+/// instead of giving anything back.
+#[test]
+fn take_over_takes_back_a_drifted_entry_of_ours_without_a_copy() {
+    let e = Env::new();
+    e.manifest(
+        "owner = \"o\"\n[servers.g]\nurl = \"https://h.example/mcp\"\nheaders = { Authorization = \"Bearer ${TOKEN}\" }\n[[targets]]\nclient = \"gemini\"\nscope = \"project\"\n",
+    );
+    assert_eq!(e.json(&["apply", "--yes"]).0, 0);
+    let ours = e.text(".gemini/settings.json");
+    e.write(
+        ".gemini/settings.json",
+        ours.replace("Bearer ${TOKEN}", &format!("Bearer {SECRET}")),
+    );
+    let (code, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(code, 3, "{doc:#}");
+    assert_eq!(codes(&doc), ["drift"]);
+    assert!(doc.to_string().contains("--take-over g"), "{doc:#}");
+    let (code, doc) = e.json(&["apply", "--yes", "--take-over", "g"]);
+    assert_eq!(code, 0, "{doc:#}");
+    let action = &doc["files"][0]["actions"][0];
+    assert_eq!(action["op"], "take-over", "{doc:#}");
+    let detail = action["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("`headers`") && detail.contains("no copy"),
+        "{detail}"
+    );
+    assert!(!doc.to_string().contains(SECRET), "{doc:#}");
+    assert_eq!(
+        e.text(".gemini/settings.json"),
+        ours,
+        "the manifest's entry, byte for byte"
+    );
+    assert!(
+        !e.state().join("ledger/o.restore.json").exists(),
+        "no restore copy of our own entry"
+    );
+    assert_eq!(e.json(&["prune", "--yes"]).0, 0);
+    let left = fs::read_to_string(e.path(".gemini/settings.json")).unwrap_or_default();
+    assert!(!left.contains("\"g\""), "{left}");
+}
