@@ -652,8 +652,25 @@ fn run_probe_all_clients(
     };
     let mut manifests = Vec::new();
     let mut code = Exit::Ok as u8;
-    for (path, d, scopes) in crate::lint::client_files(&bases) {
-        let scope = scopes.first().copied();
+    // Every scope each file serves: `~/.claude.json` holds Claude Code's user scope and its
+    // local scope (`projects[<root>].mcpServers`), where openab's recipe writes.
+    let files = crate::lint::client_files(&bases);
+    let scoped = files.iter().flat_map(|(path, d, scopes)| {
+        let many = scopes.len() > 1;
+        let all: Vec<Option<&'static str>> = if scopes.is_empty() {
+            vec![None]
+        } else {
+            scopes.iter().map(|s| Some(*s)).collect()
+        };
+        all.into_iter().map(move |scope| {
+            let id = match (many, scope) {
+                (true, Some(sc)) => format!("{}:{sc}", d.id()),
+                _ => d.id().to_string(),
+            };
+            (path, *d, scope, id)
+        })
+    });
+    for (path, d, scope, id) in scoped {
         let shown = path.display().to_string();
         match read_client(settings, d.id(), scope, Some(&shown), "probe") {
             Ok((imported, file, _, _)) => {
@@ -665,7 +682,7 @@ fn run_probe_all_clients(
                     continue;
                 }
                 match crate::manifest::parse(&imported.manifest, &crate::known::Known) {
-                    Ok(m) => manifests.push((d.id(), m)),
+                    Ok(m) => manifests.push((id, m)),
                     Err(e) => {
                         eprintln!(
                             "error: the entries of `{}` cannot be probed: {e}",
@@ -685,7 +702,7 @@ fn run_probe_all_clients(
     }
     let selected: Vec<(&str, &Server)> = manifests
         .iter()
-        .flat_map(|(id, m)| m.servers.iter().map(move |s| (*id, s)))
+        .flat_map(|(id, m)| m.servers.iter().map(move |s| (id.as_str(), s)))
         .filter(|(id, s)| {
             names.is_empty()
                 || names

@@ -455,3 +455,55 @@ fn all_clients_skips_absent_files_reads_qwen_pins_and_escapes_names() {
         "{stdout}"
     );
 }
+
+/// `--all-clients` probes every scope each client file serves (issue 41): `~/.claude.json`
+/// holds Claude Code's user scope and its local scope (`projects[<root>].mcpServers`, where
+/// openab's recipe writes its facade); both are probed, each named by its scope.
+#[test]
+fn all_clients_probes_claude_codes_local_scope_too() {
+    let f = Fakes::new();
+    let root = f.dir.path().join("project");
+    let home = f.dir.path().join("home");
+    fs::create_dir_all(&root).expect("mkdir");
+    fs::create_dir_all(&home).expect("mkdir");
+    let server =
+        |name: &str| json!({"command": "python3", "args": [FAKE, "ok", Fakes::marker(name)]});
+    let claude = json!({
+        "mcpServers": {"user-srv": server("user-srv")},
+        "projects": {root.display().to_string(): {"mcpServers": {"facade": server("facade")}}},
+    });
+    fs::write(home.join(".claude.json"), claude.to_string()).expect("write");
+    let out = mcpconf_cmd()
+        .args([
+            "probe",
+            "--all-clients",
+            "--format",
+            "json",
+            "--timeout",
+            "60",
+        ])
+        .arg("--root")
+        .arg(&root)
+        .arg("--home")
+        .arg(&home)
+        .arg("--state-dir")
+        .arg(f.dir.path().join("state"))
+        .output()
+        .expect("run mcpconf");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_str(&text).expect("JSON");
+    let names: Vec<&str> = doc["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert!(names.iter().any(|n| n.ends_with("/facade")), "{names:?}");
+    assert!(names.iter().any(|n| n.ends_with("/user-srv")), "{names:?}");
+}
