@@ -108,6 +108,8 @@ codes! {
     PermissionDenied = "permission-denied",
     /// Not found.
     NotFound = "not-found",
+    /// A client file holds no MCP server (`import`): there is nothing to make a manifest of.
+    NoServers = "no-servers",
     /// The file system is read-only.
     ReadOnly = "read-only",
     /// The disk is full.

@@ -21,6 +21,32 @@ pub(super) fn run_import(
             Ok(x) => x,
             Err(f) => return f.print(json),
         };
+    // A file without servers makes no manifest (one would declare none, which `plan`
+    // refuses): said so, with its own code, and exit 1 (nothing to import).
+    if imported.servers == 0 {
+        let skipped = if imported.warnings.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} entries skipped, see the warnings)",
+                imported.warnings.len()
+            )
+        };
+        for w in &imported.warnings {
+            eprintln!("warning: {w}");
+        }
+        let mut f = Failure::usage(
+            crate::diag::Code::NoServers,
+            format!(
+                "no MCP servers in `{}` for client `{}` ({} scope){skipped}: there is nothing to import",
+                file.display(),
+                d.id(),
+                sc.name
+            ),
+        );
+        f.exit = Exit::Found;
+        return f.print(json);
+    }
     if json {
         // The manifest stays TOML (its comments and order are the point); JSON carries it.
         let doc = serde_json::json!({

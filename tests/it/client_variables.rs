@@ -86,3 +86,24 @@ fn built_in_variables_round_trip_through_import_and_apply() {
         );
     }
 }
+
+/// A file without MCP servers (issue 45): `import` says so with its own code and exit 1,
+/// never a manifest that `plan` would refuse; in JSON too.
+#[test]
+fn import_of_a_file_without_servers_says_so() {
+    for text in ["{\"mcpServers\": {}}\n", "{\"other\": 1}\n", "{}\n"] {
+        let e = Env::new();
+        e.write(".cursor/mcp.json", text);
+        let out = e.run(&["import", "--client", "cursor", "--scope", "project"]);
+        assert_eq!(out.status.code(), Some(1), "{text}: {out:?}");
+        assert!(out.stdout.is_empty(), "{text}: no manifest is printed");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("no-servers") && err.contains("no MCP servers in"),
+            "{err}"
+        );
+        let (code, doc) = e.json(&["import", "--client", "cursor", "--scope", "project"]);
+        assert_eq!(code, 1);
+        assert_eq!(doc["errors"][0]["code"], "no-servers", "{doc:#}");
+    }
+}
