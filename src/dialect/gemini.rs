@@ -49,6 +49,9 @@ pub static GEMINI: McpServers = McpServers {
     extra_forms: &[super::RefForm::Bare],
     // `MCPServerConfig.trust`: "bypasses all tool call confirmations" (config.ts).
     trust: Some(("trust", "true")),
+    // `httpUrl` is streamable HTTP, as `type: "http"` with `url` is (config.ts
+    // `MCPServerConfig`; mcp-client.ts `createTransport`).
+    respell: &[("httpUrl", "url", "type=\"http\"")],
     // `gemini mcp add --trust` writes `trust` (a user sets it by hand for headless runs); its
     // enable/disable go to `~/.gemini/mcp-server-enablement.json`, outside the entry.
     client_managed: ClientManaged {

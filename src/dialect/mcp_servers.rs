@@ -232,6 +232,8 @@ pub struct McpServers {
     pub also_reads: &'static [(&'static str, &'static str)],
     /// The member that trusts a server (`auto_approve = true`): key, value as compact JSON.
     pub trust: Option<(&'static str, &'static str)>,
+    /// Fields the client also reads under another name ([`super::Dialect::respell`]).
+    pub respell: &'static [(&'static str, &'static str, &'static str)],
     /// The client's own built-in variables, spelled `${NAME}` (`${workspaceFolder}`): the
     /// client fills them in itself, so such text is neither an environment reference nor a
     /// literal to refuse; it is written as the client spells it.
@@ -286,6 +288,7 @@ pub const BASE: McpServers = McpServers {
     also_reads: &[],
     builtins: &[],
     trust: None,
+    respell: &[],
     source: "",
     checked: "",
 };
@@ -633,6 +636,9 @@ impl Dialect for McpServers {
     }
     fn trust_form(&self) -> Option<(&'static str, &'static str)> {
         self.trust
+    }
+    fn respell(&self) -> &'static [(&'static str, &'static str, &'static str)] {
+        self.respell
     }
 }
 

@@ -415,6 +415,13 @@ pub trait Dialect: Sync {
     fn defaults(&self) -> &'static [(&'static str, &'static str)] {
         &[]
     }
+    /// Fields the client also reads under another name: (that name, the client's own name, a
+    /// member that goes with its own spelling as `key=json` or `""`). Windsurf reads `url` as
+    /// its `serverUrl`; Gemini CLI's `httpUrl` is `type: "http"` with `url`. Entries compare in
+    /// the client's own spelling, so the same server in the other one is no conflict.
+    fn respell(&self) -> &'static [(&'static str, &'static str, &'static str)] {
+        &[]
+    }
     /// The client's own built-in variables (`${workspaceFolder}`, `${userHome}`, …), which it
     /// fills in itself: `import` keeps them as written (never as environment references) and a
     /// literal holding them is written as is.
@@ -544,6 +551,7 @@ pub fn client_facts(client: &str) -> crate::ledger::ClientFacts<'static> {
     lookup(client).map_or_else(Default::default, |d| crate::ledger::ClientFacts {
         keys: d.client_managed().keys,
         defaults: d.defaults(),
+        respell: d.respell(),
     })
 }
 

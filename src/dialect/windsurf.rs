@@ -20,6 +20,8 @@ pub static WINDSURF: McpServers = McpServers {
     },
     http_url_key: "serverUrl",
     sse_url_key: "serverUrl",
+    // Windsurf reads a remote's `url` as its `serverUrl` (both in its docs' known fields).
+    respell: &[("url", "serverUrl", "")],
     var_syntax: "${env:VAR}",
     known_fields: &[
         "command",

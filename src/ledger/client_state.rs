@@ -18,6 +18,36 @@ pub struct ClientFacts<'a> {
     pub keys: &'a [&'a str],
     /// Defaults the client writes out for absent fields.
     pub defaults: &'a [(&'a str, &'a str)],
+    /// Fields the client also reads under another name: (that name, the client's own, a
+    /// member that goes with the client's spelling as `key=json`, or `""`).
+    pub respell: &'a [(&'a str, &'a str, &'a str)],
+}
+
+/// An entry with the fields spelled another way (`respell`: other name, own name, a member
+/// that goes with the own spelling as `key=json`) spelled the client's own way: the other name
+/// is renamed when the own one is absent, and the member added when absent.
+pub fn respelled(v: &Value, respell: &[(&str, &str, &str)]) -> Value {
+    let Some(m) = v.as_object() else {
+        return v.clone();
+    };
+    if !respell.iter().any(|(from, _, _)| m.contains_key(*from)) {
+        return v.clone();
+    }
+    let mut out = m.clone();
+    for (from, to, with) in respell {
+        if out.contains_key(*to) {
+            continue;
+        }
+        let Some(x) = out.remove(*from) else { continue };
+        out.insert(to.to_string(), x);
+        if let Some((k, json)) = with.split_once('=')
+            && !out.contains_key(k)
+            && let Ok(val) = serde_json::from_str(json)
+        {
+            out.insert(k.to_string(), val);
+        }
+    }
+    Value::Object(out)
 }
 
 /// Fields every client reads as absent when empty.

@@ -9,24 +9,30 @@ use super::*;
 /// (or `transport`) `"stdio"` beside a `command` ([`crate::ledger::is_default`]). Key order
 /// never mattered (values compare as maps).
 pub fn normalized(v: &Value) -> Value {
-    normalized_for(v, &[])
+    normalized_for(v, crate::ledger::ClientFacts::default())
 }
 
-/// [`normalized`], also without the defaults one client writes out when it saves its file
-/// (`defaults`, its dialect's: Goose's `env_keys: []`, OpenHands' `transport: "stdio"`, …).
-pub fn normalized_for(v: &Value, defaults: &[(&str, &str)]) -> Value {
-    crate::ledger::without_defaults(v, defaults, None)
+/// [`normalized`] for one client (`facts`, its dialect's): also without the defaults it writes
+/// out when it saves its file (Goose's `env_keys: []`, …), and with the fields it reads under
+/// another name spelled its own way first (Windsurf's `url` as `serverUrl`, Gemini's `httpUrl`
+/// as `type: "http"` and `url`).
+pub fn normalized_for(v: &Value, facts: crate::ledger::ClientFacts<'_>) -> Value {
+    crate::ledger::without_defaults(
+        &crate::ledger::respelled(v, facts.respell),
+        facts.defaults,
+        None,
+    )
 }
 
 /// Whether two entries mean the same to the client (see [`normalized`]).
 pub fn semantic_eq(a: &Value, b: &Value) -> bool {
-    semantic_eq_for(a, b, &[])
+    semantic_eq_for(a, b, crate::ledger::ClientFacts::default())
 }
 
 /// Whether two entries mean the same to a client that writes out `defaults` (see
 /// [`normalized_for`]): the one comparison `apply`, `--adopt`, `[[legacy]]` and lint share.
-pub fn semantic_eq_for(a: &Value, b: &Value, defaults: &[(&str, &str)]) -> bool {
-    a == b || normalized_for(a, defaults) == normalized_for(b, defaults)
+pub fn semantic_eq_for(a: &Value, b: &Value, facts: crate::ledger::ClientFacts<'_>) -> bool {
+    a == b || normalized_for(a, facts) == normalized_for(b, facts)
 }
 
 /// Whether two entries mean the same once the keys the client manages in them (`client`, see
@@ -36,9 +42,9 @@ pub fn eq_but_client_keys(
     a: &Value,
     b: &Value,
     client: &[String],
-    defaults: &[(&str, &str)],
+    facts: crate::ledger::ClientFacts<'_>,
 ) -> Option<Vec<String>> {
-    if semantic_eq_for(a, b, defaults) {
+    if semantic_eq_for(a, b, facts) {
         return Some(Vec::new());
     }
     let (Some(x), Some(y)) = (a.as_object(), b.as_object()) else {
@@ -52,7 +58,7 @@ pub fn eq_but_client_keys(
                 .collect(),
         )
     };
-    if !semantic_eq_for(&strip(x), &strip(y), defaults) {
+    if !semantic_eq_for(&strip(x), &strip(y), facts) {
         return None;
     }
     let differ: Vec<String> = client

@@ -121,11 +121,7 @@ pub(super) fn plan_present(
         let legacy = input.legacy.iter().any(|l| {
             l.name == w.server
                 && current.as_ref().is_some_and(|c| {
-                    semantic_eq_for(
-                        &l.entry,
-                        c,
-                        crate::dialect::client_facts(input.client).defaults,
-                    )
+                    semantic_eq_for(&l.entry, c, crate::dialect::client_facts(input.client))
                 })
         });
         match (current, record) {
@@ -157,7 +153,7 @@ pub(super) fn plan_present(
                     .cloned()
                     .collect();
                 let keys: Vec<&str> = w.client_state.iter().map(String::as_str).collect();
-                let defaults = crate::dialect::client_facts(w.client).defaults;
+                let defaults = crate::dialect::client_facts(w.client);
                 if v == w.value
                     || (own == Ownership::Intact
                         && (semantic_eq_for(&v, &w.value, defaults)
@@ -265,11 +261,7 @@ pub(super) fn plan_present(
                 }
             }
             (Some(v), None) if !co_owners.is_empty() => {
-                if semantic_eq_for(
-                    &v,
-                    &w.value,
-                    crate::dialect::client_facts(w.client).defaults,
-                ) {
+                if semantic_eq_for(&v, &w.value, crate::dialect::client_facts(w.client)) {
                     // Co-owned: written once, recorded for every workspace that declares it.
                     fp.actions.push(Action {
                         op: Op::Keep,
@@ -303,7 +295,7 @@ pub(super) fn plan_present(
             }
             (Some(v), None) => {
                 let expanded_eq = w.expanded.as_ref().is_some_and(|x| {
-                    semantic_eq_for(&v, x, crate::dialect::client_facts(w.client).defaults)
+                    semantic_eq_for(&v, x, crate::dialect::client_facts(w.client))
                 });
                 if legacy {
                     match doc.upsert(&w.container, &w.server, &w.value) {
@@ -323,7 +315,7 @@ pub(super) fn plan_present(
                     &v,
                     &w.value,
                     &w.client_state,
-                    crate::dialect::client_facts(w.client).defaults,
+                    crate::dialect::client_facts(w.client),
                 ) {
                     if opts.adopt {
                         fp.actions.push(Action {
@@ -687,7 +679,7 @@ pub(super) fn plan_present(
 
     // Legacy shapes: exact matches only, in the client's canonical form (the defaults the
     // client writes out when it saves its file are no difference).
-    let defaults = crate::dialect::client_facts(input.client).defaults;
+    let defaults = crate::dialect::client_facts(input.client);
     let mut legacy_removed: Vec<String> = fp
         .actions
         .iter()

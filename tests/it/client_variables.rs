@@ -107,3 +107,68 @@ fn import_of_a_file_without_servers_says_so() {
         assert_eq!(doc["errors"][0]["code"], "no-servers", "{doc:#}");
     }
 }
+
+/// The same server in the client's other spelling is no conflict (issue 45, class 3):
+/// Windsurf's `url` for its `serverUrl`, Gemini CLI's `httpUrl` for `type: "http"` with `url`.
+/// `plan` finds nothing to change, `apply --adopt` records the entry as it is (the file's own
+/// spelling kept, byte for byte), and a really different URL is still a conflict.
+#[test]
+fn the_clients_other_spelling_is_the_same_entry() {
+    for (client, rel, entry) in [
+        (
+            "windsurf",
+            ".codeium/windsurf/mcp_config.json",
+            json!({"url": "https://h.example/mcp"}),
+        ),
+        (
+            "gemini",
+            ".gemini/settings.json",
+            json!({"httpUrl": "https://h.example/mcp"}),
+        ),
+    ] {
+        let e = Env::new();
+        let scope = if client == "gemini" {
+            "scope = \"project\"\n"
+        } else {
+            ""
+        };
+        e.manifest(&format!(
+            "owner = \"o\"\n[servers.r]\nurl = \"https://h.example/mcp\"\n[[targets]]\nclient = \"{client}\"\n{scope}"
+        ));
+        let home_rel = if client == "windsurf" {
+            e.base.join("home").join(rel)
+        } else {
+            e.path(rel)
+        };
+        std::fs::create_dir_all(home_rel.parent().unwrap()).unwrap();
+        std::fs::write(&home_rel, json!({"mcpServers": {"r": entry}}).to_string()).unwrap();
+        let before = std::fs::read(&home_rel).unwrap();
+        let (code, doc) = e.json(&["plan", "--check"]);
+        assert_eq!(code, 0, "{client}: {doc:#}");
+        let (code, doc) = e.json(&["apply", "--yes", "--adopt"]);
+        assert_eq!(code, 0, "{client}: {doc:#}");
+        assert_eq!(
+            doc["files"][0]["actions"][0]["op"], "adopt",
+            "{client}: {doc:#}"
+        );
+        assert_eq!(
+            std::fs::read(&home_rel).unwrap(),
+            before,
+            "{client}: the file's spelling kept"
+        );
+        // Another URL in the other spelling: still a conflict.
+        let other = Env::new();
+        other.manifest(&format!(
+            "owner = \"o\"\n[servers.r]\nurl = \"https://other.example/mcp\"\n[[targets]]\nclient = \"{client}\"\n{scope}"
+        ));
+        let p = if client == "windsurf" {
+            other.base.join("home").join(rel)
+        } else {
+            other.path(rel)
+        };
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, json!({"mcpServers": {"r": entry}}).to_string()).unwrap();
+        let (code, doc) = other.json(&["apply", "--yes", "--adopt"]);
+        assert_eq!(code, 3, "{client}: {doc:#}");
+    }
+}

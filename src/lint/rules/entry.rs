@@ -243,7 +243,7 @@ impl Run<'_> {
                     && crate::plan::semantic_eq_for(
                         &l.entry,
                         whole,
-                        crate::dialect::client_facts(d.id()).defaults,
+                        crate::dialect::client_facts(d.id()),
                     )
             })
             .map(|(owner, _)| owner.clone())
@@ -252,11 +252,7 @@ impl Run<'_> {
         let current = self.req.current.iter().any(|(c, n, v)| {
             c == d.id()
                 && n == name
-                && crate::plan::semantic_eq_for(
-                    v,
-                    whole,
-                    crate::dialect::client_facts(d.id()).defaults,
-                )
+                && crate::plan::semantic_eq_for(v, whole, crate::dialect::client_facts(d.id()))
         });
         let legacy = if current { Vec::new() } else { legacy };
         for owner in legacy {
