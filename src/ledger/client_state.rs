@@ -301,7 +301,7 @@ mod tests {
                 Some(&found),
                 ClientFacts {
                     keys: &keys,
-                    defaults: &[]
+                    ..ClientFacts::default()
                 }
             ),
             Ownership::Intact
@@ -316,7 +316,7 @@ mod tests {
                 Some(&other),
                 ClientFacts {
                     keys: &keys,
-                    defaults: &[]
+                    ..ClientFacts::default()
                 }
             ),
             Ownership::Drifted
