@@ -135,7 +135,6 @@ pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str
             )),
         }
     }
-    doc["servers"] = Item::Table(table);
     let mut t = Table::new();
     t["client"] = value(target.dialect.id());
     t["scope"] = value(target.scope);
@@ -144,6 +143,10 @@ pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str
     }
     let mut targets = toml_edit::ArrayOfTables::new();
     targets.push(t);
+    // What import prints must plan: a server the manifest refuses, or the client's dialect
+    // cannot write back, is left out with the reason instead of making the whole manifest fail.
+    count -= keep_what_plans(owner, &mut table, &targets, target.dialect, &mut notes);
+    doc["servers"] = Item::Table(table);
     doc["targets"] = Item::ArrayOfTables(targets);
     Imported {
         manifest: doc.to_string(),
@@ -152,6 +155,48 @@ pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str
         respelled: notes.respelled,
         servers: count,
     }
+}
+
+/// Removes from `table` each server that a manifest of it alone would not plan for
+/// `dialect` (the manifest refuses it, or the dialect cannot render it), with a warning naming
+/// the reason (the manifest's and the dialect's messages never quote a value); returns how
+/// many were removed.
+fn keep_what_plans(
+    owner: &str,
+    table: &mut Table,
+    targets: &toml_edit::ArrayOfTables,
+    dialect: &dyn Dialect,
+    notes: &mut Notes,
+) -> usize {
+    let names: Vec<String> = table.iter().map(|(k, _)| k.to_string()).collect();
+    let mut removed = 0;
+    for name in names {
+        let mut one = DocumentMut::new();
+        one["owner"] = value(owner);
+        let mut servers = Table::new();
+        servers.set_implicit(true);
+        if let Some(item) = table.get(&name) {
+            servers.insert(&name, item.clone());
+        }
+        one["servers"] = Item::Table(servers);
+        one["targets"] = Item::ArrayOfTables(targets.clone());
+        let why = match crate::manifest::parse(&one.to_string(), &crate::known::Known) {
+            Err(e) => Some(e.message),
+            Ok(m) => m.servers.first().and_then(|s| {
+                crate::dialect::render_target(dialect, s, None, true)
+                    .err()
+                    .map(|e| e.message)
+            }),
+        };
+        if let Some(why) = why {
+            table.remove(&name);
+            removed += 1;
+            notes.say(format!(
+                "server `{name}` is left out: mcpconf could not manage it as written ({why})"
+            ));
+        }
+    }
+    removed
 }
 
 /// The fields a YAML client's entries carry that mcpconf also writes (so adopting them is
@@ -610,7 +655,9 @@ fn server_table(
     let mut t = Table::new();
     let mut used: Vec<&str> = vec!["type"];
     let ty = e.get("type").and_then(Value::as_str).unwrap_or("");
-    let (command, args, mut env) = if id == "opencode" {
+    // opencode's shape (Kilo's too): the command line as one array, `environment` for env.
+    let argv_shape = e.get("command").is_some_and(Value::is_array) || e.contains_key("environment");
+    let (command, args, mut env) = if argv_shape {
         used.extend(["command", "environment"]);
         let cmd = protected_strings(name, "command", e.get("command"), id, notes);
         let (c, rest) = match cmd.split_first() {

@@ -172,3 +172,44 @@ fn the_clients_other_spelling_is_the_same_entry() {
         assert_eq!(code, 3, "{client}: {doc:#}");
     }
 }
+
+/// What `import` prints always plans against the file it came from (issue 45, class 5): a
+/// server the client's dialect cannot write back as it is (Cursor has no `cwd`) is left out
+/// with the reason, and the rest imports, adopts and plans clean; Kilo's opencode-shaped
+/// entries (the command line as one array) are read by their shape, not by client id.
+#[test]
+fn import_leaves_out_what_cannot_be_managed_and_the_rest_plans_clean() {
+    let e = Env::new();
+    e.write(
+        ".cursor/mcp.json",
+        "{\"mcpServers\": {\"a\": {\"command\": \"x\", \"cwd\": \"/srv\"}, \"b\": {\"command\": \"y\"}}}\n",
+    );
+    let out = e.run(&["import", "--client", "cursor", "--scope", "project"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let manifest = String::from_utf8(out.stdout).unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !manifest.contains("[servers.a]") && manifest.contains("[servers.b]"),
+        "{manifest}"
+    );
+    assert!(
+        said.contains("server `a` is left out") && said.contains("cwd"),
+        "{said}"
+    );
+    e.manifest(&manifest);
+    let (code, doc) = e.json(&["apply", "--yes", "--adopt"]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(e.json(&["plan", "--check"]).0, 0);
+    let k = Env::new();
+    k.write(
+        ".kilo/kilo.jsonc",
+        "{\"mcp\": {\"srv\": {\"type\": \"local\", \"command\": [\"srv\", \"--flag\"], \"environment\": {\"MODE\": \"a\"}}}}\n",
+    );
+    let out = k.run(&["import", "--client", "kilo", "--scope", "project"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let manifest = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        manifest.contains("command = \"srv\"") && manifest.contains("--flag"),
+        "{manifest}"
+    );
+}
