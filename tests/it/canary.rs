@@ -485,3 +485,109 @@ fn lint_import_and_the_diff_decide_alike() {
         );
     }
 }
+
+mod props {
+    //! The corpus as a property-test generator: any shape, planted under a random neutral name
+    //! in an env map, a header map or an argument list, among random other entries, in a
+    //! JSON, TOML or YAML file laid out either way, is masked by the diff masker (whole text
+    //! and line by line) and by the redactor of values known from the entry.
+    use super::*;
+    use mcpconf::redact::mask::{Lang, mask, mask_lines};
+    use proptest::prelude::*;
+
+    fn toml_str(s: &str) -> String {
+        Value::from(s).to_string()
+    }
+
+    fn yaml_str(s: &str) -> String {
+        // A JSON string is a YAML double-quoted scalar.
+        Value::from(s).to_string()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_shape_in_any_place_and_layout_is_masked(
+            i in 0usize..82,
+            place in 0u8..3,
+            layout in 0u8..5,
+            key in "[A-Z]{3,6}_(DATA|CFG|VALUE|ARG)",
+            others in proptest::collection::vec(("[a-z]{2,6}", "[a-z0-9 ./-]{0,12}"), 0..4),
+        ) {
+            let n = shapes("x", "X").len();
+            let i = i % n;
+            let (s, u) = (secret(i, "p", 20), upper(i, "p"));
+            let form = shapes(&s, &u).swap_remove(i).1;
+            let value = match form {
+                Form::Text(t) => t,
+                Form::Argv(a) => a.join(" "),
+            };
+            let mut map: Vec<(String, String)> = others.clone();
+            map.push((key.clone(), value.clone()));
+            let (field, args) = match place {
+                0 => ("env", false),
+                1 => ("headers", false),
+                _ => ("args", true),
+            };
+            let text = match layout {
+                0 | 1 => {
+                    let inner = if args {
+                        Value::from(map.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>())
+                    } else {
+                        Value::Object(map.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect())
+                    };
+                    let doc = json!({"mcpServers": {"srv": {"command": "x", field: inner}}});
+                    if layout == 0 { doc.to_string() } else { serde_json::to_string_pretty(&doc).unwrap() }
+                }
+                2 => {
+                    let mut t = String::from("[mcp_servers.srv]\ncommand = \"x\"\n");
+                    if args {
+                        let items: Vec<String> = map.iter().map(|(_, v)| toml_str(v)).collect();
+                        t.push_str(&format!("args = [{}]\n", items.join(", ")));
+                    } else {
+                        t.push_str(&format!("[mcp_servers.srv.{field}]\n"));
+                        for (k, v) in &map {
+                            t.push_str(&format!("{k} = {}\n", toml_str(v)));
+                        }
+                    }
+                    t
+                }
+                _ => {
+                    let mut t = String::from("extensions:\n  srv:\n    cmd: x\n");
+                    if args {
+                        t.push_str("    args:\n");
+                        for (_, v) in &map {
+                            t.push_str(&format!("      - {}\n", yaml_str(v)));
+                        }
+                    } else {
+                        t.push_str(&format!("    {field}:\n"));
+                        for (k, v) in &map {
+                            t.push_str(&format!("      {k}: {}\n", yaml_str(v)));
+                        }
+                    }
+                    t
+                }
+            };
+            prop_assert!(text.contains(s.as_str()) || text.contains(u.as_str()), "not planted:\n{text}");
+            let lang = match layout { 0 | 1 => Lang::Json, 2 => Lang::Toml, _ => Lang::Yaml };
+            let mut red = mcpconf::redact::Redactor::default();
+            if args {
+                red.consider_argv("args", &map.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>());
+            } else {
+                for (k, v) in &map {
+                    red.consider(k, v);
+                }
+            }
+            for shown in [mask(&text, lang), mask_lines(&text, lang), red.redact(&text)] {
+                for planted in [&s, &u] {
+                    prop_assert!(
+                        !shown.contains(planted.as_str()),
+                        "shape {} in {field} (layout {layout}) shows `{planted}`:\n{text}\n->\n{shown}",
+                        shapes("x", "X")[i].0
+                    );
+                }
+            }
+        }
+    }
+}
