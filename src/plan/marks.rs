@@ -213,7 +213,42 @@ fn rebuilt_equal(input: &FileInput, doc: &Doc) -> bool {
 /// Whether `doc` (after this plan's edits) holds nothing but what a new file of the client
 /// starts with.
 pub(super) fn only_new_file_text(input: &FileInput, doc: &Doc) -> bool {
-    Doc::new_file(input.syntax, new_file_text(input)).is_ok_and(|e| e.to_bytes() == doc.to_bytes())
+    // White space outside strings holds nothing of the user's (a final newline, trailing
+    // spaces, CRLF from an editor's reformat): a created file that is only the new file's text
+    // so reformatted is still only mcpconf's.
+    Doc::new_file(input.syntax, new_file_text(input))
+        .is_ok_and(|e| outside_strings(&e.to_bytes()) == outside_strings(&doc.to_bytes()))
+}
+
+/// The bytes without the white space that stands outside quoted strings (`"…"` with its
+/// escapes, `'…'`); a byte order mark counts as white space.
+fn outside_strings(b: &[u8]) -> Vec<u8> {
+    let b = b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b);
+    let mut out = Vec::with_capacity(b.len());
+    let mut quote: Option<u8> = None;
+    let mut escaped = false;
+    for &c in b {
+        match quote {
+            Some(q) => {
+                out.push(c);
+                if escaped {
+                    escaped = false;
+                } else if c == b'\\' && q == b'"' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None if c.is_ascii_whitespace() => {}
+            None => {
+                if c == b'"' || c == b'\'' {
+                    quote = Some(c);
+                }
+                out.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// The whole-file digest to record once `new` is written: the file's, while every byte in it

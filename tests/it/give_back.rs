@@ -542,3 +542,57 @@ fn plan_prune_previews_prune() {
     ok(env.run(&["prune", "--yes"]));
     assert_eq!(code(&["prune", "--dry-run"]), Some(0));
 }
+
+/// A file mcpconf created and the user only reformatted in white space (a final newline,
+/// trailing spaces, CRLF line endings) holds nothing of the user's (issue 41): prune removes
+/// it and the directories it created, in JSON, TOML and YAML alike. A comment (or, in strict
+/// JSON, a member) is the user's: then the file stays.
+#[test]
+fn a_created_file_only_reformatted_in_white_space_goes_with_prune() {
+    for (client, comment) in [
+        ("cursor", ""),
+        ("codex", "# mine\r\n"),
+        ("goose", "# mine\r\n"),
+    ] {
+        for keep in [false, true] {
+            let e = crate::common::Env::new();
+            e.manifest(&format!(
+                "owner = \"o\"\n[servers.web]\ncommand = \"web-mcp\"\n[[targets]]\nclient = \"{client}\"\n{}",
+                if client == "codex" { "scope = \"project\"\n" } else { "" }
+            ));
+            let (code, doc) = e.json(&["apply", "--yes"]);
+            assert_eq!(code, 0, "{client}: {doc:#}");
+            let path = std::path::PathBuf::from(doc["files"][0]["path"].as_str().unwrap());
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut reformatted = text.replace('\n', "  \r\n") + "\r\n";
+            if keep && client == "cursor" {
+                // Strict JSON has no comments: a member of the user's.
+                reformatted = reformatted.replacen('{', "{\"mine\": 1,", 1);
+            } else if keep {
+                reformatted = format!("{comment}{reformatted}");
+            }
+            std::fs::write(&path, &reformatted).unwrap();
+            let (code, doc) = e.json(&["prune", "--yes"]);
+            assert_eq!(code, 0, "{client}: {doc:#}");
+            if keep {
+                let left = std::fs::read_to_string(&path).unwrap();
+                assert!(
+                    left.contains("mine"),
+                    "{client}: the user's comment kept: {left}"
+                );
+            } else {
+                assert!(
+                    !path.exists(),
+                    "{client}: left {:?}",
+                    std::fs::read_to_string(&path)
+                );
+                assert!(
+                    !path.parent().unwrap().exists()
+                        || path.parent().unwrap() == e.root()
+                        || path.parent().unwrap() == e.base.join("home"),
+                    "{client}: the directory mcpconf created is gone"
+                );
+            }
+        }
+    }
+}
