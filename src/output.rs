@@ -465,10 +465,16 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
     } else if failed && files_changing == 0 {
         let _ = writeln!(out, "Failed: nothing was written.");
     } else if files_changing == 0 && adopt == 0 {
-        if parts.is_empty() {
+        // Nothing is written: only what stays as it is is worth a word (updates and removals
+        // that write nothing are records refreshed, not changes).
+        if unowned == 0 {
             let _ = writeln!(out, "No changes.");
         } else {
-            let _ = writeln!(out, "No changes ({}).", parts.join(", "));
+            let _ = writeln!(
+                out,
+                "No changes ({unowned} unowned match{}).",
+                if unowned == 1 { "" } else { "es" }
+            );
         }
     } else {
         let verb = if verb_done { "Applied" } else { "Plan" };
@@ -581,9 +587,20 @@ pub fn status_text(
             let _ = writeln!(out, "{name}:");
             last = Some(r.workspace.as_deref());
         }
+        // A grant named by where it stands (`allowedTools` › `@openab`), not only as "a grant".
         let kind = match r.kind {
-            crate::ledger::Kind::Entry => "",
-            crate::ledger::Kind::Grant => " (grant)",
+            crate::ledger::Kind::Entry => String::new(),
+            crate::ledger::Kind::Grant => format!(
+                " (grant {})",
+                escape_controls(
+                    &r.pointer
+                        .trim_start_matches('/')
+                        .split('/')
+                        .map(|p| p.replace("~1", "/").replace("~0", "~"))
+                        .collect::<Vec<_>>()
+                        .join(" › ")
+                )
+            ),
         };
         let state = if r.client_state.is_empty() {
             r.state.to_string()
