@@ -141,6 +141,22 @@ pub(super) fn run_lint(
     } else {
         None
     };
+    // A manifest found in a parent directory sets the root to its own directory: lint then
+    // reads the files there, not the current directory's. Said, never silent (issue 41).
+    if manifest.is_some()
+        && g.manifest.is_none()
+        && g.root.is_none()
+        && paths.is_empty()
+        && g.format == Format::Text
+        && let (Ok(cwd), Some(dir)) = (std::env::current_dir(), settings.manifest.parent())
+        && fsio::resolve(&cwd).ok() != fsio::resolve(dir).ok()
+    {
+        eprintln!(
+            "note: using the manifest `{}` found in a parent directory: linting the files under `{}` (pass `--root .` to lint this directory's files against it)",
+            settings.manifest.display(),
+            settings.root.display()
+        );
+    }
     let mut config = lint::Config::default();
     if let Some(m) = &manifest {
         for (list, level) in [

@@ -33,6 +33,8 @@ pub static COPILOT_XCODE: Reshaped = Reshaped {
         },
         var_places: Places::Nowhere,
         known_fields: &["type", "command", "args", "env", "url", "requestInit"],
+        source: "https://github.com/github/CopilotForXcode Core/Sources/HostApp/ToolsSettings/MCPConfigConstants.swift",
+        checked: "CopilotForXcode 0.47.0 (2026-02-05)",
         ..BASE
     },
     home_only: true,

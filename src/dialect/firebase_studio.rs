@@ -20,5 +20,7 @@ pub static FIREBASE_STUDIO: McpServers = McpServers {
     },
     var_places: Places::Nowhere,
     known_fields: &["command", "args", "env"],
+    source: "https://firebase.google.com/docs/studio/mcp-servers",
+    checked: "docs (checked 2026-12)",
     ..BASE
 };

@@ -31,6 +31,8 @@ pub static ROVO_DEV: Reshaped = Reshaped {
             "headers",
             "enable_instructions",
         ],
+        source: "https://support.atlassian.com/rovo/docs/connect-to-an-mcp-server-in-rovo-dev-cli",
+        checked: "docs (checked 2026-12; toggles go to ~/.rovodev/config.yml, not the entry)",
         ..BASE
     },
     home_only: false,

@@ -29,5 +29,7 @@ pub static VISUAL_STUDIO: McpServers = McpServers {
     hazard: Hazard::DollarBrace,
     hazard_everywhere: true,
     known_fields: &["type", "command", "args", "env", "url", "headers"],
+    source: "https://learn.microsoft.com/visualstudio/ide/mcp-servers",
+    checked: "docs (MicrosoftDocs/visualstudio-docs docs/ide/mcp-servers.md, revised 2026-04-29: VS 2026 and VS 2022 17.14)",
     ..BASE
 };

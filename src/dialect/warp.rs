@@ -47,6 +47,8 @@ pub static WARP: Reshaped = Reshaped {
             "headers",
             "description",
         ],
+        source: "https://docs.warp.dev/agent-platform/capabilities/mcp; warpdotdev/warp app/src/ai/mcp/mod.rs",
+        checked: "docs 2026-05-01, warpdotdev/warp 2026-08-22",
         ..BASE
     },
     home_only: false,

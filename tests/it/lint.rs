@@ -700,3 +700,35 @@ fn duplicate_server_merges_each_claude_code_project_below_the_root_with_its_scop
         "the projects are not merged with each other"
     );
 }
+
+/// A manifest found in a parent directory makes its directory the root (issue 41): lint says
+/// so on stderr instead of silently linting the parent's files; `--root .` lints here.
+#[test]
+fn lint_says_when_a_parent_directorys_manifest_sets_the_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let top = dir.path();
+    std::fs::create_dir_all(top.join(".git")).unwrap();
+    std::fs::create_dir_all(top.join("work")).unwrap();
+    std::fs::write(
+        top.join("mcpconf.toml"),
+        "owner = \"o\"\n[servers.a]\ncommand = \"x\"\n[[targets]]\nclient = \"cursor\"\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let mut c = crate::common::mcpconf_cmd();
+        c.current_dir(top.join("work"))
+            .arg("lint")
+            .args(extra)
+            .args(["--home", &top.display().to_string()])
+            .env_remove("MCPCONF_MANIFEST");
+        c.output().unwrap()
+    };
+    let out = run(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("found in a parent directory") && err.contains("--root ."),
+        "{err}"
+    );
+    let out = run(&["--root", "."]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("parent directory"));
+}
