@@ -628,8 +628,39 @@ impl Run<'_> {
                 }
                 let (rule, message) = read_error(d, &e);
                 self.push(rule, i, (e.line, e.column), message);
+                self.secrets_in_unread(i);
                 Some(i)
             }
+        }
+    }
+
+    /// A file lint cannot read as its client does (a parse error, a duplicate key) may still
+    /// hold credentials, and its other findings must not hide them (issue 41): each line is
+    /// read by the detector on its own (`redact::spans`: tokens, credential pairs and options,
+    /// URL passwords, literal `Bearer` tokens), each credential is a `literal-secret` finding
+    /// and a known value every output hides, and the file counts as holding a secret.
+    fn secrets_in_unread(&mut self, file: usize) {
+        let Some(text) = self.files[file].rare.as_ref().and_then(|r| r.text.clone()) else {
+            return;
+        };
+        for (n, line) in text.lines().enumerate() {
+            let spans = crate::redact::spans::secret_spans(line);
+            let Some(first) = spans.iter().map(|s| s.range.start).min() else {
+                continue;
+            };
+            for sp in &spans {
+                let v = &line[sp.range.clone()];
+                self.secrets.add(v);
+                self.wide.add(v);
+            }
+            self.files[file].secret = true;
+            let column = line[..first].chars().count() + 1;
+            self.push(
+                "literal-secret",
+                file,
+                (n + 1, column),
+                "this line holds a credential written literally (the value is not shown), in a file its client cannot read as it is; fix the file, then put the credential in an environment variable".to_string(),
+            );
         }
     }
 

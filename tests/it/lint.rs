@@ -249,9 +249,10 @@ fn no_output_format_contains_a_secret_value() {
         .filter(|f| f["rule"] == "literal-secret")
         .count();
     // 8: `hunter2hunter2` under `DB_PASSWORD` too (too plain to classify alone, masked by
-    // every diff for its name: what a diff masks, lint reports).
+    // every diff for its name: what a diff masks, lint reports); 9: the Gemini file that does
+    // not parse still has its secret reported (a parse error hides no secret).
     assert_eq!(
-        found, 8,
+        found, 9,
         "the fixture's literal secrets must be found: {doc}"
     );
     for format in ["text", "json", "sarif", "github"] {
@@ -731,4 +732,38 @@ fn lint_says_when_a_parent_directorys_manifest_sets_the_root() {
     );
     let out = run(&["--root", "."]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("parent directory"));
+}
+
+/// A parse error or a duplicate key no longer hides the literal secrets of a file (issue 41):
+/// each is still a `literal-secret` finding, and no output format shows it.
+#[test]
+fn a_file_that_does_not_parse_still_reports_its_literal_secrets() {
+    const SK: &str = "sk-live-Zq8vW2nR5tY7uP3xQ1w2E3r4";
+    for text in [
+        format!(
+            "{{\n  \"mcpServers\": {{\n    \"a\": {{\"command\": \"x\", \"env\": {{\"API_KEY\": \"{SK}\"}}}},\n  }}\n}}\n"
+        ),
+        format!(
+            "{{\"mcpServers\": {{\"a\": {{\"command\": \"x\"}}, \"a\": {{\"command\": \"y\", \"args\": [\"--token={SK}\"]}}}}}}\n"
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(".cursor/mcp.json");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, &text).unwrap();
+        for format in ["text", "json", "sarif", "github"] {
+            let out = crate::common::mcpconf_cmd()
+                .args(["lint", &file.display().to_string(), "--format", format])
+                .output()
+                .unwrap();
+            let all = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(!all.contains(SK), "{format}: {all}");
+            assert!(all.contains("literal-secret"), "{format}: {all}");
+            assert_eq!(out.status.code(), Some(1), "{format}: {all}");
+        }
+    }
 }
