@@ -15,5 +15,7 @@ pub static JSON: McpServers = McpServers {
     syntax: Syntax::Jsonc,
     cwd: true,
     known_fields: &["command", "args", "env", "cwd", "url", "headers", "type"],
+    source: "mcpconf's own generic JSON client (no client's file: its path is the target's `path`)",
+    checked: "not a client: facts are mcpconf's",
     ..BASE
 };

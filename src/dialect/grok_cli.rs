@@ -28,6 +28,8 @@ pub static GROK_CLI: Reshaped = Reshaped {
         },
         var_places: Places::Nowhere,
         known_fields: &["name", "transport", "command", "args"],
+        source: "https://github.com/superagent-ai/grok-cli src/mcp/config.ts (v0.0.34: `.grok/settings.json` `mcpServers`)",
+        checked: "grok-cli 0.0.34 (v1.x moved servers to `mcp.servers` in ~/.grok/user-settings.json, an array: not this dialect)",
         ..BASE
     },
     home_only: false,

@@ -48,5 +48,7 @@ pub static LIBRECHAT: McpServers = McpServers {
         "apiKey",
         "proxy",
     ],
+    source: "https://www.librechat.ai/docs/configuration/librechat_yaml/object_structure/mcp_servers; danny-avila/LibreChat packages/api/src/utils/env.ts (`processMCPEnv`)",
+    checked: "docs 0643885, LibreChat 2fdfe69",
     ..BASE
 };

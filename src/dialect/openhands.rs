@@ -52,6 +52,8 @@ pub static OPENHANDS: Reshaped = Reshaped {
             checked: "OpenHands-CLI 6b3838c with fastmcp 3.2.0: `add_server`, `enable_server` and `disable_server` write `enabled`; `write_to_file` is `model_dump_json` without `exclude_none`",
         },
         off: Some(ENABLED_FALSE),
+        source: "https://docs.openhands.dev/openhands/usage/cli/mcp-servers; OpenHands/OpenHands-CLI openhands_cli/mcp/mcp_utils.py",
+        checked: "OpenHands-CLI 6b3838c (v1.16.0, 2026-05-18), fastmcp 3.2.0",
         ..BASE
     },
     home_only: false,

@@ -28,7 +28,12 @@ pub static QODER: McpServers = McpServers {
         sse: Ty::Name("sse"),
     },
     var_places: Places::Nowhere,
-    hazard: Hazard::DollarBrace,
+    // qodercli 1.1.52 expands `$VAR`, `${VAR}` and `${VAR:-default}` in every string of its
+    // settings files when it loads them (no escape: `$$NAME` and `\$NAME` are substituted too),
+    // but not in the project `.mcp.json`: a reference cannot mean the same in both scopes, so
+    // none is written, and a literal `$NAME`, `${` or `$(` is refused everywhere (it reached
+    // the server as the variable's value).
+    hazard: Hazard::Dollar,
     hazard_everywhere: true,
     known_fields: &[
         "type",
@@ -45,5 +50,7 @@ pub static QODER: McpServers = McpServers {
         checked: "qodercli 1.1.52 (npm `@qoder-ai/qodercli`), run: `qodercli mcp disable NAME` adds `\"disabled\": true` to the entry, `mcp enable NAME` removes it (the docs page does not mention the toggle)",
     },
     off: Some(DISABLED_TRUE),
+    source: "https://docs.qoder.com/cli/mcp-servers; npm @qoder-ai/qodercli 1.1.52 bundle/qodercli.js (settings load expands `$VAR`, `${VAR}`, `${VAR:-default}`; `.mcp.json` is parsed as is)",
+    checked: "qodercli 1.1.52",
     ..BASE
 };

@@ -30,5 +30,7 @@ pub static TABNINE: McpServers = McpServers {
     hazard_everywhere: true,
     cwd: true,
     known_fields: &["command", "args", "env", "cwd", "timeout", "trust"],
+    source: "https://docs.tabnine.com/main/getting-started/tabnine-agent/mcp-intro-and-setup/mcp-server-config",
+    checked: "docs (checked 2026-12): no environment reference documented",
     ..BASE
 };

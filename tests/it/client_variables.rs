@@ -213,3 +213,19 @@ fn import_leaves_out_what_cannot_be_managed_and_the_rest_plans_clean() {
         "{manifest}"
     );
 }
+
+/// Qoder CLI substitutes `$NAME` in its settings files, with no escape (issue 40: `lit$MY_KEY`
+/// reached the server as the variable's value): such a literal is refused for Qoder, never
+/// written.
+#[test]
+fn qoder_refuses_a_literal_dollar_it_would_substitute() {
+    for arg in ["lit$MY_KEY", "lit$$MY_KEY", "$${HOME}", "a$(id)"] {
+        let e = Env::new();
+        e.manifest(&format!(
+            "owner = \"o\"\n[servers.s]\ncommand = \"x\"\nargs = [\"{arg}\"]\n[[targets]]\nclient = \"qoder\"\n"
+        ));
+        let (code, doc) = e.json(&["plan"]);
+        assert_eq!(code, 3, "{arg}: {doc:#}");
+        assert_eq!(doc["errors"][0]["code"], "cannot-express", "{arg}: {doc:#}");
+    }
+}
