@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::cli::{Cli, Color, Command, Format, LintArgs};
-use crate::console::{self, eprint, eprintln, print, println};
+use crate::console::{self, eprint, eprintln, print};
 use crate::dialect::{self, Base, PinSupport};
 use crate::engine::{self, Exit, Mode, Report, Settings};
 use crate::fsio;
@@ -18,6 +18,7 @@ use crate::saved::{SavedManifest, SavedPlan};
 mod checks;
 mod import;
 mod lock;
+mod plan;
 use import::run_import;
 mod usage;
 use usage::{Failure, usage_error};
@@ -28,6 +29,19 @@ use lock::{LockRequest, run_lock};
 
 /// The manifest's JSON Schema, exactly as shipped in `schemas/manifest.schema.json`.
 pub const SCHEMA: &str = include_str!("../../schemas/manifest.schema.json");
+
+/// What a command that reads the manifest runs with: the settings, the manifest (absent for
+/// `prune`/`status --owner` without one), the owner, the redactor of every value it knows, and
+/// how to print.
+pub(super) struct Cx<'a> {
+    pub(super) settings: &'a Settings,
+    pub(super) manifest: Option<&'a Manifest>,
+    pub(super) owner: &'a str,
+    pub(super) red: &'a Redactor,
+    pub(super) json: bool,
+    pub(super) style: Style,
+    pub(super) progress_ok: bool,
+}
 
 /// Run a parsed command line; returns the process exit code. A closed stdout (the reader
 /// stopped early) ends output quietly; see [`crate::console`].
@@ -65,138 +79,20 @@ fn run_command(mut cli: Cli) -> u8 {
     if let Command::Lint(args) = &cli.command {
         return run_lint(&cli, args, lint_paths, style);
     }
-    match &cli.command {
-        Command::Schema => {
-            print!("{SCHEMA}");
-            return 0;
-        }
-        Command::Clients => {
-            print!("{}", clients_text(json));
-            return 0;
-        }
-        Command::Completions { shell } => {
-            let mut cmd = crate::cli::command();
-            let mut out = Vec::new();
-            clap_complete::generate(*shell, &mut cmd, "mcpconf", &mut out);
-            console::out_bytes(&out);
-            return 0;
-        }
-        Command::Man => {
-            console::out_bytes(&crate::cli::man_page());
-            return 0;
-        }
-        _ => {}
+    if let Some(code) = info_command(&cli.command, json) {
+        return code;
     }
     let mut settings = match settings(&cli) {
         Ok(s) => s,
         Err(m) => return usage_error(json, m),
     };
-    if let Command::Probe {
-        servers,
-        timeout,
-        cacert,
-        smoke,
-        all_clients: true,
-        ..
-    } = &cli.command
-    {
-        return run_probe_all_clients(&settings, servers, (*timeout, cacert.clone(), *smoke), json);
-    }
-    if let Command::Probe {
-        servers,
-        timeout,
-        cacert,
-        smoke,
-        client: Some(client),
-        scope,
-        path,
-        ..
-    } = &cli.command
-    {
-        return run_probe_client(
-            &settings,
-            (client, scope.as_deref(), path.as_deref()),
-            servers,
-            (*timeout, cacert.clone(), *smoke),
-            json,
-        );
-    }
-    if let Command::Lock {
-        registry,
-        timeout,
-        cacert,
-    } = &cli.command
-    {
-        let req = LockRequest {
-            registry: registry.clone(),
-            timeout: *timeout,
-            cacert: cacert.clone(),
-        };
-        return run_lock(&settings, req, json, style);
-    }
-    if let Command::Import {
-        client,
-        scope,
-        path,
-        owner,
-        server,
-    } = &cli.command
-    {
-        return run_import(
-            &settings,
-            (client, scope.as_deref(), path.as_deref()),
-            (owner, server),
-            json,
-        );
+    if let Some(code) = without_manifest(&cli.command, &settings, json, style) {
+        return code;
     }
     // A saved plan brings its own manifest and settings.
-    let saved = match &cli.command {
-        Command::Apply { plan: Some(p), .. } => match read_saved(p) {
-            Ok(sp) => {
-                // A plan is applied where it was made: a different --root, --home or
-                // --state-dir on the command line is refused, never silently ignored.
-                let g = &cli.global;
-                for (flag, given, planned) in [
-                    (
-                        "--root",
-                        g.root.is_some().then_some(&settings.root),
-                        &sp.root,
-                    ),
-                    (
-                        "--home",
-                        g.home.is_some().then_some(&settings.home),
-                        &sp.home,
-                    ),
-                    (
-                        "--state-dir",
-                        g.state_dir.is_some().then_some(&settings.state_dir),
-                        &sp.state_dir,
-                    ),
-                ] {
-                    if let Some(given) = given
-                        && given != planned
-                    {
-                        return Failure::usage(
-                            crate::diag::Code::PlanMismatch,
-                            format!(
-                                "{flag} `{}` differs from the plan's `{}`; apply the plan without {flag}, or make a new plan there",
-                                given.display(),
-                                planned.display()
-                            ),
-                        )
-                        .print(json);
-                    }
-                }
-                settings.manifest = sp.manifest.path.clone();
-                settings.root = sp.root.clone();
-                settings.home = sp.home.clone();
-                settings.state_dir = sp.state_dir.clone();
-                settings.workspace = sp.workspace.clone();
-                Some(sp)
-            }
-            Err(m) => return usage_error(json, m),
-        },
-        _ => None,
+    let saved = match saved_plan(&cli, &mut settings, json) {
+        Ok(sp) => sp,
+        Err(code) => return code,
     };
     let saved_path = match &cli.command {
         Command::Apply { plan: Some(p), .. } => Some(p.as_path()),
@@ -231,80 +127,27 @@ fn run_command(mut cli: Cli) -> u8 {
     if let Command::Apply { take_over, .. } | Command::Plan { take_over, .. } = &cli.command {
         settings.take_over = take_over.clone();
     }
-    // (A dangling link is an entry: `load_manifest` says what is wrong with it.)
-    let entry = settings.manifest.exists() || fsio::dangling_link(&settings.manifest).is_some();
-    if g.manifest.is_none() && !entry && owner_flag.is_none() {
-        let r = Report::failed(
-            "",
-            &settings.manifest,
-            crate::diag::Code::ManifestMissing,
-            not_found_message(),
-            1,
-            1,
-            Exit::Usage,
-        );
-        return finish(&r, &Redactor::default(), json, style, false);
-    }
-    // The manifest is required except for prune/status with --owner.
-    let manifest = if owner_flag.is_some() && !settings.manifest.exists() {
-        None
-    } else {
-        match engine::load_manifest(&settings.manifest) {
-            Ok(m) => Some(m),
-            Err(r) => return finish(&r, &Redactor::default(), json, style, false),
-        }
-    };
-    let owner = owner_flag
-        .or_else(|| manifest.as_ref().map(|m| m.owner.clone()))
-        .unwrap_or_default();
+    let (manifest, owner) =
+        match manifest_and_owner(&settings, g.manifest.is_some(), owner_flag, (json, style)) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
     let red = redactor(manifest.as_ref());
     let progress_ok = !json && std::io::stderr().is_terminal();
+    let cx = Cx {
+        settings: &settings,
+        manifest: manifest.as_ref(),
+        owner: &owner,
+        red: &red,
+        json,
+        style,
+        progress_ok,
+    };
 
     match &cli.command {
         Command::Plan {
             check, out, prune, ..
-        } => {
-            let progress = output::Progress::start("planning", progress_ok);
-            let mode = if *prune {
-                Mode::Prune
-            } else {
-                Mode::Apply { adopt: false }
-            };
-            let mut r = engine::plan(&settings, manifest.as_ref(), &owner, mode);
-            drop(progress);
-            if *check && r.exit == Exit::Ok && r.has_changes() {
-                r.exit = Exit::Found;
-            }
-            if let (Some(out), Some(m)) = (out, manifest.as_ref())
-                && r.exit != Exit::Refused
-            {
-                let sp = SavedPlan {
-                    format_version: 1,
-                    mode: "apply".into(),
-                    adopt: false,
-                    owner: owner.clone(),
-                    manifest: SavedManifest {
-                        path: settings.manifest.clone(),
-                        digest: m.digest.clone(),
-                    },
-                    root: settings.root.clone(),
-                    home: settings.home.clone(),
-                    state_dir: settings.state_dir.clone(),
-                    workspace: settings.workspace.clone(),
-                    files: SavedPlan::files_of(&r.files),
-                };
-                if let Err(e) = write_new_file(out, sp.to_json().as_bytes(), settings.lock_timeout)
-                {
-                    let exit = if e.code == crate::diag::Code::NotAFile {
-                        Exit::Refused
-                    } else {
-                        Exit::Io
-                    };
-                    return Failure::at(exit, Path::new(""), e.code, e.message).print(json);
-                }
-            }
-            finish(&r, &crate::scan::redactor_for(&r, &red), json, style, false)
-        }
+        } => plan::run_plan(&cx, *check, out.as_deref(), *prune),
         Command::Apply { watch: true, .. } => match manifest {
             Some(m) => crate::watch::run(
                 &settings,
@@ -316,37 +159,7 @@ fn run_command(mut cli: Cli) -> u8 {
             None => Exit::Usage as u8,
         },
         Command::Apply { yes, adopt, .. } => {
-            if let (Some(sp), Some(m)) = (&saved, manifest.as_ref())
-                && sp.manifest.digest != m.digest
-            {
-                let r = Report {
-                    owner: owner.clone(),
-                    changed: false,
-                    files: Vec::new(),
-                    errors: vec![engine::ErrorEntry {
-                        path: settings.manifest.display().to_string(),
-                        code: crate::diag::Code::StalePlan,
-                        message: "the manifest (or the lock records its registry servers resolve from) changed since the plan was made; nothing was written (make a new plan)".into(),
-                        line: 1,
-                        column: 1,
-                    }],
-                    exit: Exit::Refused,
-                    applied: false,
-                };
-                return finish(&r, &red, json, style, false);
-            }
-            let adopt = *adopt || saved.as_ref().is_some_and(|s| s.adopt);
-            run_apply(
-                &settings,
-                manifest.as_ref(),
-                &owner,
-                Mode::Apply { adopt },
-                *yes,
-                saved.as_ref().zip(saved_path),
-                &red,
-                json,
-                style,
-            )
+            plan::run_apply_command(&cx, (*yes, *adopt), saved.as_ref().zip(saved_path))
         }
         Command::Prune { dry_run: true, .. } => {
             let mut r = engine::plan(&settings, manifest.as_ref(), &owner, Mode::Prune);
@@ -355,34 +168,7 @@ fn run_command(mut cli: Cli) -> u8 {
             }
             finish(&r, &crate::scan::redactor_for(&r, &red), json, style, false)
         }
-        Command::Prune { yes, .. } => {
-            // Nothing recorded and no legacy shape to look for: say so instead of "No changes."
-            let legacy = manifest
-                .as_ref()
-                .is_some_and(|m| m.owner == owner && !m.legacy.is_empty());
-            if !json
-                && !legacy
-                && let Ok(false) = engine::has_records(&settings, manifest.as_ref(), &owner)
-                && !engine::holds_restore_copies(&settings, &owner)
-            {
-                println!(
-                    "Owner `{owner}` has nothing recorded in `{}`: there is nothing to prune.",
-                    settings.state_dir.display()
-                );
-                return 0;
-            }
-            run_apply(
-                &settings,
-                manifest.as_ref(),
-                &owner,
-                Mode::Prune,
-                *yes,
-                None,
-                &red,
-                json,
-                style,
-            )
-        }
+        Command::Prune { yes, .. } => plan::run_prune(&cx, *yes),
         Command::Status { check, all, .. } => status::run_status(
             &settings,
             manifest.as_ref(),
@@ -411,38 +197,7 @@ fn run_command(mut cli: Cli) -> u8 {
             None => Exit::Usage as u8,
         },
         Command::Release { server, client, .. } => {
-            match engine::release(
-                &settings,
-                manifest.as_ref(),
-                &owner,
-                server,
-                client.as_deref(),
-            ) {
-                Ok(removed) => {
-                    if json {
-                        let doc = serde_json::json!({
-                            "format_version": 1,
-                            "owner": owner,
-                            "released": removed.iter().map(|r| serde_json::json!({
-                                "path": r.file, "client": r.client, "server": r.server,
-                                "pointer": r.pointer, "kind": r.kind,
-                            })).collect::<Vec<_>>(),
-                        });
-                        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
-                    } else {
-                        for r in &removed {
-                            println!("released {} {} ({})", r.server, r.file, r.pointer);
-                        }
-                        println!(
-                            "The ledger of `{owner}` forgot {} record{}; the entries are now the user's.",
-                            removed.len(),
-                            if removed.len() == 1 { "" } else { "s" }
-                        );
-                    }
-                    0
-                }
-                Err(r) => finish(&r, &red, json, style, false),
-            }
+            status::run_release(&cx, server, client.as_deref())
         }
         Command::Schema
         | Command::Clients
@@ -999,4 +754,196 @@ fn clients_text(json: bool) -> String {
         }
     }
     out
+}
+
+/// The commands that read nothing: `schema`, `clients`, `completions`, `man`.
+fn info_command(command: &Command, json: bool) -> Option<u8> {
+    match command {
+        Command::Schema => {
+            print!("{SCHEMA}");
+            Some(0)
+        }
+        Command::Clients => {
+            print!("{}", clients_text(json));
+            Some(0)
+        }
+        Command::Completions { shell } => {
+            let mut cmd = crate::cli::command();
+            let mut out = Vec::new();
+            clap_complete::generate(*shell, &mut cmd, "mcpconf", &mut out);
+            console::out_bytes(&out);
+            Some(0)
+        }
+        Command::Man => {
+            console::out_bytes(&crate::cli::man_page());
+            Some(0)
+        }
+        _ => None,
+    }
+}
+
+/// The commands that need no manifest of their own (`probe --all-clients` / `--client`,
+/// `lock`, `import`), run; `None` for the others.
+fn without_manifest(
+    command: &Command,
+    settings: &Settings,
+    json: bool,
+    style: Style,
+) -> Option<u8> {
+    if let Command::Probe {
+        servers,
+        timeout,
+        cacert,
+        smoke,
+        all_clients: true,
+        ..
+    } = command
+    {
+        return Some(run_probe_all_clients(
+            settings,
+            servers,
+            (*timeout, cacert.clone(), *smoke),
+            json,
+        ));
+    }
+    if let Command::Probe {
+        servers,
+        timeout,
+        cacert,
+        smoke,
+        client: Some(client),
+        scope,
+        path,
+        ..
+    } = command
+    {
+        return Some(run_probe_client(
+            settings,
+            (client, scope.as_deref(), path.as_deref()),
+            servers,
+            (*timeout, cacert.clone(), *smoke),
+            json,
+        ));
+    }
+    if let Command::Lock {
+        registry,
+        timeout,
+        cacert,
+    } = command
+    {
+        let req = LockRequest {
+            registry: registry.clone(),
+            timeout: *timeout,
+            cacert: cacert.clone(),
+        };
+        return Some(run_lock(settings, req, json, style));
+    }
+    if let Command::Import {
+        client,
+        scope,
+        path,
+        owner,
+        server,
+    } = command
+    {
+        return Some(run_import(
+            settings,
+            (client, scope.as_deref(), path.as_deref()),
+            (owner, server),
+            json,
+        ));
+    }
+    None
+}
+
+/// `apply PLAN`: the saved plan, and its manifest, root, home, state directory and workspace
+/// put into `settings` (a different `--root`, `--home` or `--state-dir` on the command line is
+/// refused, never silently ignored); `None` for any other command. `Err`: the exit code of
+/// the failure, printed.
+fn saved_plan(cli: &Cli, settings: &mut Settings, json: bool) -> Result<Option<SavedPlan>, u8> {
+    Ok(match &cli.command {
+        Command::Apply { plan: Some(p), .. } => match read_saved(p) {
+            Ok(sp) => {
+                // A plan is applied where it was made: a different --root, --home or
+                // --state-dir on the command line is refused, never silently ignored.
+                let g = &cli.global;
+                for (flag, given, planned) in [
+                    (
+                        "--root",
+                        g.root.is_some().then_some(&settings.root),
+                        &sp.root,
+                    ),
+                    (
+                        "--home",
+                        g.home.is_some().then_some(&settings.home),
+                        &sp.home,
+                    ),
+                    (
+                        "--state-dir",
+                        g.state_dir.is_some().then_some(&settings.state_dir),
+                        &sp.state_dir,
+                    ),
+                ] {
+                    if let Some(given) = given
+                        && given != planned
+                    {
+                        return Err(Failure::usage(
+                            crate::diag::Code::PlanMismatch,
+                            format!(
+                                "{flag} `{}` differs from the plan's `{}`; apply the plan without {flag}, or make a new plan there",
+                                given.display(),
+                                planned.display()
+                            ),
+                        )
+                        .print(json));
+                    }
+                }
+                settings.manifest = sp.manifest.path.clone();
+                settings.root = sp.root.clone();
+                settings.home = sp.home.clone();
+                settings.state_dir = sp.state_dir.clone();
+                settings.workspace = sp.workspace.clone();
+                Some(sp)
+            }
+            Err(m) => return Err(usage_error(json, m)),
+        },
+        _ => None,
+    })
+}
+
+/// The manifest (required, except for `prune`/`status --owner` without one) and the owner
+/// (`--owner`, else the manifest's). `Err`: the exit code of the failure, printed.
+fn manifest_and_owner(
+    settings: &Settings,
+    manifest_given: bool,
+    owner_flag: Option<String>,
+    (json, style): (bool, Style),
+) -> Result<(Option<Manifest>, String), u8> {
+    // (A dangling link is an entry: `load_manifest` says what is wrong with it.)
+    let entry = settings.manifest.exists() || fsio::dangling_link(&settings.manifest).is_some();
+    if !manifest_given && !entry && owner_flag.is_none() {
+        let r = Report::failed(
+            "",
+            &settings.manifest,
+            crate::diag::Code::ManifestMissing,
+            not_found_message(),
+            1,
+            1,
+            Exit::Usage,
+        );
+        return Err(finish(&r, &Redactor::default(), json, style, false));
+    }
+    // The manifest is required except for prune/status with --owner.
+    let manifest = if owner_flag.is_some() && !settings.manifest.exists() {
+        None
+    } else {
+        match engine::load_manifest(&settings.manifest) {
+            Ok(m) => Some(m),
+            Err(r) => return Err(finish(&r, &Redactor::default(), json, style, false)),
+        }
+    };
+    let owner = owner_flag
+        .or_else(|| manifest.as_ref().map(|m| m.owner.clone()))
+        .unwrap_or_default();
+    Ok((manifest, owner))
 }

@@ -2,7 +2,7 @@
 //! fails on.
 
 use super::*;
-use crate::console::{eprint, print};
+use crate::console::{eprint, print, println};
 use crate::diag::Code;
 use crate::engine::{ErrorEntry, RecordState};
 
@@ -67,4 +67,35 @@ fn never_applied(
         line: 1,
         column: 1,
     })
+}
+
+/// `mcpconf release SERVER [--client ID]`: the ledger forgets the records, the entries become
+/// the user's.
+pub(super) fn run_release(cx: &Cx<'_>, server: &str, client: Option<&str>) -> u8 {
+    let removed = match engine::release(cx.settings, cx.manifest, cx.owner, server, client) {
+        Ok(removed) => removed,
+        Err(r) => return finish(&r, cx.red, cx.json, cx.style, false),
+    };
+    if cx.json {
+        let doc = serde_json::json!({
+            "format_version": 1,
+            "owner": cx.owner,
+            "released": removed.iter().map(|r| serde_json::json!({
+                "path": r.file, "client": r.client, "server": r.server,
+                "pointer": r.pointer, "kind": r.kind,
+            })).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else {
+        for r in &removed {
+            println!("released {} {} ({})", r.server, r.file, r.pointer);
+        }
+        println!(
+            "The ledger of `{}` forgot {} record{}; the entries are now the user's.",
+            cx.owner,
+            removed.len(),
+            if removed.len() == 1 { "" } else { "s" }
+        );
+    }
+    0
 }
