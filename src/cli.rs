@@ -230,6 +230,10 @@ pub enum Command {
     },
     /// The supported clients, their ids, scopes and paths.
     Clients,
+    /// Every MCP server configured on this machine: each known client file under --root and
+    /// --home, every scope, one row per server (client, scope, file, name, transport, command
+    /// or URL with credentials hidden, enabled, owner, state); text or JSON. Writes nothing.
+    Inventory,
     /// Print the manifest's JSON Schema.
     Schema,
     /// Print shell completions.

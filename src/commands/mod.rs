@@ -17,6 +17,7 @@ use crate::saved::{SavedManifest, SavedPlan};
 
 mod checks;
 mod import;
+mod inventory;
 mod lock;
 mod plan;
 use import::run_import;
@@ -201,6 +202,7 @@ fn run_command(mut cli: Cli) -> u8 {
         }
         Command::Schema
         | Command::Clients
+        | Command::Inventory
         | Command::Completions { .. }
         | Command::Man
         | Command::Import { .. }
@@ -824,6 +826,9 @@ fn without_manifest(
             (*timeout, cacert.clone(), *smoke),
             json,
         ));
+    }
+    if let Command::Inventory = command {
+        return Some(inventory::run_inventory(settings, json));
     }
     if let Command::Lock {
         registry,

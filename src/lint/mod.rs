@@ -9,6 +9,7 @@
 //! ([`Config`]), and a page in `docs/lint/<rule>.md` whose text is also the SARIF help.
 
 mod discover;
+pub mod inventory;
 mod parallel;
 mod read;
 pub mod render;

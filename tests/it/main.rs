@@ -32,6 +32,7 @@ mod fuzz_corpus;
 mod getting_started;
 mod give_back;
 mod homes;
+mod inventory;
 mod io_errors;
 mod lint;
 mod openab;

@@ -1,6 +1,6 @@
 //! The rules, by family. The file driver that runs them is `lint::run`.
 
-pub(super) mod drift;
+pub(in crate::lint) mod drift;
 pub(super) mod duplicates;
 pub(super) mod entry;
 pub(super) mod grants;

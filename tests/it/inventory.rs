@@ -1,0 +1,80 @@
+//! `mcpconf inventory` (issue 43, contract fourth round): every MCP server configured on the
+//! machine, one flat row each, across every known client file under `--root` and `--home` and
+//! every scope each serves; owned entries named by their owner and state, credentials never
+//! shown, switched-off entries said so; text and JSON alike.
+
+use serde_json::Value;
+
+use crate::common::Env;
+
+const SECRET: &str = "sk-live-Zq8vW2nR5tY7uP3xQ1w2E3r4";
+
+fn inventory(e: &Env) -> (i32, Vec<Value>, String) {
+    let (code, doc) = e.json(&["inventory"]);
+    let text = String::from_utf8_lossy(&e.run(&["inventory"]).stdout).into_owned();
+    (
+        code,
+        doc["servers"].as_array().cloned().unwrap_or_default(),
+        text,
+    )
+}
+
+fn row<'a>(rows: &'a [Value], client: &str, name: &str) -> &'a Value {
+    rows.iter()
+        .find(|r| r["client"] == client && r["name"] == name)
+        .unwrap_or_else(|| panic!("{client}/{name} not in {rows:#?}"))
+}
+
+#[test]
+fn inventory_lists_every_server_with_its_owner_state_and_no_secret() {
+    let e = Env::new();
+    e.manifest(
+        "owner = \"team\"\n[servers.web]\ncommand = \"web-mcp\"\n[[targets]]\nclient = \"cursor\"\n[[targets]]\nclient = \"kiro\"\n",
+    );
+    e.write(
+        ".cursor/mcp.json",
+        format!("{{\"mcpServers\": {{\"mine\": {{\"command\": \"npx\", \"args\": [\"srv\", \"--api-key={SECRET}\"]}}, \"api\": {{\"url\": \"https://u:{SECRET}@h.example/mcp\"}}}}}}\n"),
+    );
+    assert_eq!(e.json(&["apply", "--yes"]).0, 0);
+    e.write(
+        ".kiro/settings/mcp.json",
+        e.text(".kiro/settings/mcp.json")
+            .replace("\"web-mcp\"", "\"web-mcp\", \"disabled\": true"),
+    );
+    let (code, rows, text) = inventory(&e);
+    assert_eq!(code, 0, "{rows:#?}");
+    let web = row(&rows, "cursor", "web");
+    assert_eq!(
+        (web["owner"].as_str(), web["state"].as_str()),
+        (Some("team"), Some("intact"))
+    );
+    assert_eq!(web["transport"], "stdio");
+    assert_eq!(web["enabled"], true);
+    // Kiro's own switch: still ours, and off.
+    let kiro = row(&rows, "kiro", "web");
+    assert_eq!(
+        (kiro["state"].as_str(), kiro["enabled"].as_bool()),
+        (Some("intact"), Some(false))
+    );
+    let mine = row(&rows, "cursor", "mine");
+    assert_eq!(
+        (mine["owner"].is_null(), mine["state"].as_str()),
+        (true, Some("unowned"))
+    );
+    assert_eq!(row(&rows, "cursor", "api")["transport"], "http");
+    for shown in [serde_json::to_string(&rows).unwrap(), text.clone()] {
+        assert!(!shown.contains(SECRET), "{shown}");
+    }
+    assert!(
+        text.contains("<redacted>") && text.contains("team"),
+        "{text}"
+    );
+    // Edited since: drifted.
+    e.write(
+        ".cursor/mcp.json",
+        e.text(".cursor/mcp.json")
+            .replace("\"web-mcp\"", "\"other-mcp\""),
+    );
+    let (_, rows, _) = inventory(&e);
+    assert_eq!(row(&rows, "cursor", "web")["state"], "drifted");
+}
