@@ -38,6 +38,9 @@ pub struct Global {
     /// The ledger scope [default: the manifest's `workspace`, else the canonical --root]
     #[arg(long, global = true, value_name = "NAME")]
     pub workspace: Option<String>,
+    /// The manifest's profile to apply, plan or check [default: its `profile`, if any]
+    #[arg(long, global = true, value_name = "NAME")]
+    pub profile: Option<String>,
     /// Base of user-scope targets [default: $HOME]
     #[arg(long, global = true, value_name = "DIR")]
     pub home: Option<PathBuf>,

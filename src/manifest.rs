@@ -45,8 +45,14 @@ pub struct Manifest {
     /// resolved form is in [`Manifest::servers`].
     pub registry: Vec<RegistryRef>,
     /// `sha256:<hex>` of the manifest bytes, and of the lock records its registry servers were
-    /// resolved from (saved plans compare it).
+    /// resolved from, and of the active profile (saved plans compare it).
     pub digest: String,
+    /// `[profiles.NAME] servers = [...]`: named sets of servers, in declaration order.
+    pub profiles: Vec<(String, Vec<String>)>,
+    /// The active profile (`--profile`, else `profile = "NAME"`), if any: [`Manifest::servers`]
+    /// and the targets' server lists then hold the servers of no profile and those of this
+    /// one; the others' entries that the owner wrote are removed by the next apply.
+    pub profile: Option<String>,
 }
 
 /// Where the servers go.
@@ -143,7 +149,16 @@ impl Manifest {
     }
 }
 
-const TOP_KEYS: &[&str] = &["owner", "workspace", "servers", "targets", "legacy", "lint"];
+const TOP_KEYS: &[&str] = &[
+    "owner",
+    "workspace",
+    "servers",
+    "targets",
+    "legacy",
+    "lint",
+    "profiles",
+    "profile",
+];
 const LINT_KEYS: &[&str] = &["deny", "warn", "allow"];
 const SERVER_KEYS: &[&str] = &[
     "command",
@@ -226,6 +241,17 @@ pub fn parse_with_lock(
     text: &str,
     names: &dyn Vocabulary,
     lock: Option<&lock::Lock>,
+) -> Result<Manifest, ManifestError> {
+    parse_with_profile(text, names, lock, None)
+}
+
+/// [`parse_with_lock`] with the profile `--profile` chose (`None`: the manifest's own
+/// `profile = "NAME"`, if any); an unknown profile is an error naming the closest one.
+pub fn parse_with_profile(
+    text: &str,
+    names: &dyn Vocabulary,
+    lock: Option<&lock::Lock>,
+    chosen: Option<&str>,
 ) -> Result<Manifest, ManifestError> {
     let p = Parser { text, names };
     let doc = Document::parse(text).map_err(|e| {
@@ -358,8 +384,14 @@ pub fn parse_with_lock(
         hasher.update(b"\0mcpconf.lock\0");
         hasher.update(used.render().as_bytes());
     }
+    let (profiles, profile) = p.profiles(table, &servers, chosen)?;
+    if let Some(active) = &profile {
+        // A plan made for one profile is not applied for another.
+        hasher.update(b"\0profile\0");
+        hasher.update(active.as_bytes());
+    }
     let digest = format!("sha256:{}", hex(&hasher.finalize()));
-    Ok(Manifest {
+    let mut m = Manifest {
         owner,
         workspace,
         servers,
@@ -368,7 +400,45 @@ pub fn parse_with_lock(
         lint,
         registry,
         digest,
-    })
+        profiles,
+        profile,
+    };
+    m.keep_active_profile();
+    Ok(m)
+}
+
+impl Manifest {
+    /// Keeps the servers of no profile and those of the active one, in [`Manifest::servers`]
+    /// and in every target's list.
+    fn keep_active_profile(&mut self) {
+        let Some(active) = &self.profile else {
+            return;
+        };
+        let profiled: std::collections::HashSet<&str> = self
+            .profiles
+            .iter()
+            .flat_map(|(_, s)| s.iter().map(String::as_str))
+            .collect();
+        let wanted: std::collections::HashSet<&str> = self
+            .profiles
+            .iter()
+            .filter(|(n, _)| n == active)
+            .flat_map(|(_, s)| s.iter().map(String::as_str))
+            .collect();
+        let keep = |name: &str| !profiled.contains(name) || wanted.contains(name);
+        let kept: Vec<String> = self
+            .servers
+            .iter()
+            .filter(|s| keep(&s.name))
+            .map(|s| s.name.clone())
+            .collect();
+        self.servers.retain(|s| kept.contains(&s.name));
+        for t in &mut self.targets {
+            if let Some(list) = &mut t.servers {
+                list.retain(|n| kept.contains(n));
+            }
+        }
+    }
 }
 
 /// Whether `s` is a valid owner: 1-64 characters from a-z, 0-9, `.`, `_`, `-`, starting with a

@@ -59,6 +59,8 @@ pub struct Settings {
     /// `apply --take-over NAME`: the entries of these names another party wrote are replaced,
     /// a copy of each kept to give back on prune.
     pub take_over: Vec<String>,
+    /// `--profile NAME`: the manifest's profile to use instead of its own `profile`.
+    pub profile: Option<String>,
 }
 
 impl Settings {
@@ -302,6 +304,7 @@ impl SettingsBuilder {
             workspace: self.workspace,
             keep_going: false,
             take_over: Vec::new(),
+            profile: None,
         })
     }
 
@@ -356,6 +359,7 @@ impl SettingsBuilder {
             workspace: self.workspace,
             keep_going: false,
             take_over: Vec::new(),
+            profile: None,
         })
     }
 }

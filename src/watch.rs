@@ -201,7 +201,10 @@ impl Watch<'_> {
     /// A changed manifest is used from the next apply on; an invalid one is reported and the
     /// last valid one kept.
     fn reload_manifest_if_changed(&mut self) {
-        match engine::load_manifest(&self.settings.manifest) {
+        match engine::load_manifest_profile(
+            &self.settings.manifest,
+            self.settings.profile.as_deref(),
+        ) {
             Ok(m) if m.digest != self.manifest.digest => {
                 self.manifest = m;
                 if self.json {

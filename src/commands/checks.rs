@@ -124,7 +124,7 @@ pub(super) fn run_lint(
     };
     // The manifest is optional for lint; one named explicitly must exist and be valid.
     let manifest = if g.manifest.is_some() || settings.manifest.exists() {
-        match engine::load_manifest(&settings.manifest) {
+        match engine::load_manifest_profile(&settings.manifest, settings.profile.as_deref()) {
             Ok(m) => Some(m),
             Err(r) if lint_json => {
                 print!("{}", output::report_json(&r, &Redactor::default()));

@@ -697,6 +697,7 @@ fn settings(cli: &Cli) -> Result<Settings, String> {
         return Err("--lock-timeout must be a number of seconds between 0 and 86400".into());
     }
     settings.lock_timeout = Duration::from_secs_f64(g.lock_timeout);
+    settings.profile = g.profile.clone();
     Ok(settings)
 }
 
@@ -942,7 +943,7 @@ fn manifest_and_owner(
     let manifest = if owner_flag.is_some() && !settings.manifest.exists() {
         None
     } else {
-        match engine::load_manifest(&settings.manifest) {
+        match engine::load_manifest_profile(&settings.manifest, settings.profile.as_deref()) {
             Ok(m) => Some(m),
             Err(r) => return Err(finish(&r, &Redactor::default(), json, style, false)),
         }

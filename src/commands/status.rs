@@ -28,10 +28,19 @@ pub(super) fn run_status(
     } else {
         Vec::new()
     };
-    print!(
-        "{}",
-        output::status_text(owner, &ws, all, &records, &errors, json)
-    );
+    let mut shown = output::status_text(owner, &ws, all, &records, &errors, json);
+    // The active profile (issue 43): a line of text, a field of the JSON document.
+    if let Some(p) = manifest.and_then(|m| m.profile.as_deref()) {
+        if json {
+            if let Ok(serde_json::Value::Object(mut doc)) = serde_json::from_str(&shown) {
+                doc.insert("profile".into(), p.into());
+                shown = serde_json::to_string_pretty(&doc).unwrap_or(shown) + "\n";
+            }
+        } else {
+            shown = format!("profile `{}`\n{shown}", crate::redact::escape_controls(p));
+        }
+    }
+    print!("{shown}");
     if !json {
         eprint!("{}", output::errors_text(&errors, red, style));
     }

@@ -243,6 +243,12 @@ pub enum Mode {
 /// assert!(err.to_string().contains("did you mean `cursor`?"), "{err}");
 /// ```
 pub fn load_manifest(path: &Path) -> Result<Manifest, Box<Report>> {
+    load_manifest_profile(path, None)
+}
+
+/// [`load_manifest`] with the profile `--profile` chose (`None`: the manifest's own
+/// `profile`, if any).
+pub fn load_manifest_profile(path: &Path, profile: Option<&str>) -> Result<Manifest, Box<Report>> {
     // A link that leads nowhere is a manifest that cannot be read, not a missing one (a
     // search upward stops at it).
     if let Some(to) = fsio::dangling_link(path) {
@@ -300,7 +306,7 @@ pub fn load_manifest(path: &Path) -> Result<Manifest, Box<Report>> {
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let lock = load_lock(path, text)?;
-    manifest::parse_with_lock(text, &crate::known::Known, lock.as_ref()).map_err(|e| {
+    manifest::parse_with_profile(text, &crate::known::Known, lock.as_ref(), profile).map_err(|e| {
         Box::new(Report::failed(
             "",
             path,

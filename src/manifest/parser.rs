@@ -506,6 +506,91 @@ impl Parser<'_> {
         Ok(out)
     }
 
+    /// `[profiles.NAME] servers = [...]` (each naming declared servers) and the active
+    /// profile: `chosen` (`--profile`), else `profile = "NAME"`; either must name a profile.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn profiles(
+        &self,
+        table: &toml_edit::Table,
+        servers: &[Server],
+        chosen: Option<&str>,
+    ) -> Result<(Vec<(String, Vec<String>)>, Option<String>), ManifestError> {
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        if let Some(item) = table.get("profiles") {
+            let t = item.as_table_like().ok_or_else(|| {
+                self.err_item(
+                    item,
+                    "`profiles` must be a table of profiles, e.g. `[profiles.review]`",
+                )
+            })?;
+            for (name, pitem) in t.iter() {
+                let pt = pitem.as_table_like().ok_or_else(|| {
+                    self.err_item(
+                        pitem,
+                        format!("profile `{name}` must be a table with `servers = [...]`"),
+                    )
+                })?;
+                if let Some((k, _)) = pt.iter().find(|(k, _)| *k != "servers") {
+                    return Err(self.err_item(
+                        pitem,
+                        format!(
+                            "profile `{name}`: unknown key `{k}` (a profile has `servers` only)"
+                        ),
+                    ));
+                }
+                let list = pt.get("servers").and_then(Item::as_array).ok_or_else(|| {
+                    self.err_item(
+                        pitem,
+                        format!("profile `{name}` needs `servers = [\"NAME\", …]`"),
+                    )
+                })?;
+                let mut names = Vec::new();
+                for v in list.iter() {
+                    let Some(n) = v.as_str() else {
+                        return Err(self.err_item(
+                            pitem,
+                            format!("profile `{name}`: `servers` holds server names (strings)"),
+                        ));
+                    };
+                    if !servers.iter().any(|s| s.name == n) {
+                        let hint = crate::text::closest(n, servers.iter().map(|s| s.name.as_str()))
+                            .map(|c| format!("; did you mean `{c}`?"))
+                            .unwrap_or_default();
+                        return Err(self.err_item(pitem, format!("profile `{name}` names server `{n}`, which the manifest does not declare{hint}")));
+                    }
+                    names.push(n.to_string());
+                }
+                out.push((name.to_string(), names));
+            }
+        }
+        let default = match table.get("profile") {
+            Some(i) => Some((self.string(i, "profile")?, Some(i))),
+            None => None,
+        };
+        let active = match (chosen, default) {
+            (Some(c), _) => Some((c.to_string(), None)),
+            (None, d) => d,
+        };
+        if let Some((name, item)) = &active
+            && !out.iter().any(|(n, _)| n == name)
+        {
+            let known: Vec<String> = out.iter().map(|(n, _)| format!("`{n}`")).collect();
+            let message = format!(
+                "there is no profile `{name}`; {}",
+                if known.is_empty() {
+                    "the manifest declares none (`[profiles.NAME] servers = [...]`)".to_string()
+                } else {
+                    format!("the manifest declares {}", known.join(", "))
+                }
+            );
+            return Err(match item {
+                Some(i) => self.err_item(i, message),
+                None => self.err_at(0, message),
+            });
+        }
+        Ok((out, active.map(|(n, _)| n)))
+    }
+
     pub(super) fn legacy(&self, t: &toml_edit::Table) -> Result<Legacy, ManifestError> {
         let offset = t.span().map(|s| s.start).unwrap_or(0);
         for (k, _) in t.iter() {

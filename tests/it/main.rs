@@ -41,6 +41,7 @@ mod own_files;
 mod permissions;
 mod probe;
 mod probe_real;
+mod profiles;
 mod readme;
 mod real_clients;
 mod real_fs_errors;
