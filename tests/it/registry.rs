@@ -41,10 +41,16 @@ fn answer(s: &mut (impl Read + Write), routes: &Routes) -> Option<String> {
         .get(&path)
         .cloned()
         .unwrap_or((404, b"{\"error\":\"not found\"}".to_vec()));
+    // A body that starts with `LIE:` claims 40 MiB in its Content-Length (an oversized answer
+    // caught before it is read).
+    let claimed = if body.starts_with(b"LIE:") {
+        40 << 20
+    } else {
+        body.len()
+    };
     let _ = write!(
         s,
-        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
+        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {claimed}\r\nConnection: close\r\n\r\n",
     );
     let _ = s.write_all(&body);
     let _ = s.flush();
@@ -158,6 +164,10 @@ fn routes() -> Routes {
     m.insert(
         route("io.github.acme/huge", "1.0.0"),
         (200, vec![b' '; 5 << 20]),
+    );
+    m.insert(
+        route("io.github.acme/huger", "1.0.0"),
+        (200, b"LIE:{}".to_vec()),
     );
     m.insert(
         route("io.github.acme/bad", "1.0.0"),
@@ -391,6 +401,11 @@ fn errors_have_their_codes() {
             4,
         ),
         (
+            "registry = \"io.github.acme/huger\"\nversion = \"1.0.0\"",
+            "registry-error",
+            4,
+        ),
+        (
             "registry = \"io.github.acme/bad\"\nversion = \"1.0.0\"",
             "registry-error",
             4,
@@ -423,6 +438,12 @@ fn errors_have_their_codes() {
         assert_eq!(code(&out.status, server), exit, "{server}: {}", show(&out));
         let r = report(&out);
         assert_eq!(r["errors"][0]["code"], want, "{server}: {r}");
+        if server.contains("huge") {
+            // The registry's cap is 4 MiB, however the answer is oversized (it said 32 MiB, the
+            // probe's cap, for one whose Content-Length was over that).
+            let m = r["errors"][0]["message"].as_str().unwrap();
+            assert!(m.contains("larger than 4 MiB"), "{server}: {m}");
+        }
         if want == "manifest-error" {
             assert!(
                 r["errors"][0]["message"]
