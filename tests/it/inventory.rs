@@ -78,3 +78,22 @@ fn inventory_lists_every_server_with_its_owner_state_and_no_secret() {
     let (_, rows, _) = inventory(&e);
     assert_eq!(row(&rows, "cursor", "web")["state"], "drifted");
 }
+
+/// An owner's restore copies (`<owner>.restore.json`, beside its ledger) are no ledger of their
+/// own: after a take-over, inventory (and lint's drift) read every ledger and exit 0.
+#[test]
+fn restore_copies_are_not_read_as_ledgers() {
+    let e = Env::new();
+    e.manifest(
+        "owner = \"o\"\n[servers.web]\ncommand = \"web-mcp\"\n[[targets]]\nclient = \"cursor\"\n",
+    );
+    e.write(
+        ".cursor/mcp.json",
+        "{\"mcpServers\": {\"web\": {\"command\": \"mine\"}}}\n",
+    );
+    assert_eq!(e.json(&["apply", "--yes", "--take-over", "web"]).0, 0);
+    assert!(e.state().join("ledger/o.restore.json").exists());
+    let (code, doc) = e.json(&["inventory"]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(doc["unread"], serde_json::json!([]), "{doc:#}");
+}

@@ -20,8 +20,11 @@ pub(in crate::lint) fn ledgers(req: &Request) -> (Ledgers, Vec<(std::path::PathB
     };
     let owners = if req.owners.is_empty() {
         match fsio::glob(&state.join("ledger").join("*.json")) {
+            // `<owner>.json` only: an owner's restore copies (`<owner>.restore.json`) sit
+            // beside its ledger and are no ledger of their own.
             Ok(found) => found
                 .iter()
+                .filter(|p| !p.to_string_lossy().ends_with(".restore.json"))
                 .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
                 .collect(),
             Err(e) => {
