@@ -93,8 +93,9 @@ pub enum Command {
         /// Save the plan (digests and actions, no content) for `apply PLAN`.
         #[arg(long, value_name = "PLAN")]
         out: Option<PathBuf>,
-        /// Plan as `apply --take-over NAME` would (repeatable).
-        #[arg(long, value_name = "NAME", conflicts_with = "out")]
+        /// Plan as `apply --take-over NAME` would (repeatable); with --out, the saved plan
+        /// takes them over when applied.
+        #[arg(long, value_name = "NAME")]
         take_over: Vec<String>,
         /// Show what `prune` would do instead (with --check: exit 1 when it would change
         /// anything).

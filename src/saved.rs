@@ -38,6 +38,10 @@ pub struct SavedPlan {
     /// `--workspace` given, if any (else the manifest's, else the canonical root).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace: Option<String>,
+    /// `--take-over NAME`s the plan was made with: `apply PLAN` takes the same entries over
+    /// (a migration reviewed as a saved plan).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub take_over: Vec<String>,
     /// Every file of the plan.
     pub files: Vec<SavedFile>,
 }

@@ -125,7 +125,10 @@ fn run_command(mut cli: Cli) -> u8 {
     if let Command::Apply { keep_going, .. } | Command::Prune { keep_going, .. } = &cli.command {
         settings.keep_going = *keep_going;
     }
-    if let Command::Apply { take_over, .. } | Command::Plan { take_over, .. } = &cli.command {
+    // (`apply PLAN` takes the plan's own `--take-over`s; the flag and a plan exclude each other.)
+    if let Command::Apply { take_over, .. } | Command::Plan { take_over, .. } = &cli.command
+        && saved.is_none()
+    {
         settings.take_over = take_over.clone();
     }
     let (manifest, owner) =
@@ -909,6 +912,7 @@ fn saved_plan(cli: &Cli, settings: &mut Settings, json: bool) -> Result<Option<S
                 settings.home = sp.home.clone();
                 settings.state_dir = sp.state_dir.clone();
                 settings.workspace = sp.workspace.clone();
+                settings.take_over = sp.take_over.clone();
                 Some(sp)
             }
             Err(m) => return Err(usage_error(json, m)),

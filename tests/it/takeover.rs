@@ -212,3 +212,39 @@ fn take_over_takes_back_a_drifted_entry_of_ours_without_a_copy() {
     let left = fs::read_to_string(e.path(".gemini/settings.json")).unwrap_or_default();
     assert!(!left.contains("\"g\""), "{left}");
 }
+
+/// A migration with `--take-over` can be reviewed as a saved plan (issue 41): `plan --out PLAN
+/// --take-over NAME` records the take-over, and `apply PLAN` takes the entry over with its
+/// restore copy, exactly as planned.
+#[test]
+fn a_take_over_is_reviewed_and_applied_as_a_saved_plan() {
+    let (e, cursor, _) = setup();
+    let plan = e.base.join("plan.json").display().to_string();
+    let (code, doc) = e.json(&["plan", "--take-over", "openab", "--out", &plan]);
+    assert_eq!(code, 0, "{doc:#}");
+    let saved: Value = serde_json::from_str(&fs::read_to_string(&plan).unwrap()).unwrap();
+    assert_eq!(
+        saved["take_over"],
+        serde_json::json!(["openab"]),
+        "{saved:#}"
+    );
+    assert!(!fs::read_to_string(&plan).unwrap().contains(SECRET));
+    assert_eq!(
+        e.text(".cursor/mcp.json"),
+        cursor,
+        "planning writes nothing"
+    );
+    let (code, doc) = e.json(&["apply", "--yes", &plan]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert!(
+        ops(&doc).contains(&"take-over openab".to_string()),
+        "{doc:#}"
+    );
+    assert!(e.state().join("ledger/openab.restore.json").exists());
+    assert_eq!(e.json(&["prune", "--yes"]).0, 0);
+    assert_eq!(
+        e.text(".cursor/mcp.json"),
+        cursor,
+        "prune gives the entry back"
+    );
+}
