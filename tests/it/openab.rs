@@ -348,35 +348,47 @@ fn the_recipes_run_as_written() {
             );
         }
     }
-    // The CI block's checks pass on a workdir where the setup ran, and fail where it did not.
+    // The CI block runs on a runner, which has no ledger: after the setup ran (its files
+    // committed), both steps pass with an empty state directory; before it, `plan --check`
+    // fails.
     let ci: Vec<&str> = page
         .lines()
         .filter_map(|l| l.trim().strip_prefix("- run: mcpconf "))
-        .filter(|c| c.contains("--check"))
         .map(|c| c.split('#').next().unwrap().trim())
+        .filter(|c| c.ends_with("-m mcpconf.toml"))
         .collect();
     assert_eq!(ci.len(), 2, "{ci:?}");
     let w = Workdir::new();
     let workdir = w.base.join("workdir");
     fs::copy(w.base.join("mcpconf.toml"), workdir.join("mcpconf.toml")).unwrap();
-    let run_ci = |c: &str| {
+    let run_ci = |c: &str, state: &str| {
         mcpconf_cmd()
             .args(c.split_whitespace())
             .current_dir(&workdir)
             .env("HOME", w.base.join("home"))
-            .env("MCPCONF_STATE_DIR", w.base.join("state"))
+            .env("MCPCONF_STATE_DIR", w.base.join(state))
             .stdin(Stdio::null())
             .output()
             .unwrap()
             .status
             .code()
     };
+    let check = ci
+        .iter()
+        .find(|c| c.contains("--check"))
+        .expect("a --check step");
+    assert_eq!(
+        run_ci(check, "runner"),
+        Some(1),
+        "`{check}` before any apply"
+    );
+    assert_eq!(run_ci("apply --yes -m mcpconf.toml", "state"), Some(0));
     for c in &ci {
-        assert_eq!(run_ci(c), Some(1), "`{c}` before any apply");
-    }
-    assert_eq!(run_ci("apply --yes -m mcpconf.toml"), Some(0));
-    for c in &ci {
-        assert_eq!(run_ci(c), Some(0), "`{c}` after apply");
+        assert_eq!(
+            run_ci(c, "runner"),
+            Some(0),
+            "`{c}` on a runner after the apply"
+        );
     }
 }
 
