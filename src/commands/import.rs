@@ -8,6 +8,7 @@ pub(super) fn run_import(
     (client, scope, path): (&str, Option<&str>, Option<&str>),
     (owner, only): (&str, &[String]),
     json: bool,
+    flags: &str,
 ) -> u8 {
     if !crate::manifest::valid_owner(owner) {
         return Failure::usage(
@@ -64,14 +65,38 @@ pub(super) fn run_import(
         eprintln!("warning: {w}");
     }
     print!("{}", imported.manifest);
-    eprint!("{}", import_next_steps(&imported, owner));
+    eprint!("{}", import_next_steps(&imported, owner, flags));
     0
 }
 
 /// What to run after `import` (on stderr, so stdout stays the manifest): the variables import
 /// made up for literal secrets get their values from the file; the references the entries
 /// already held only need to be set.
-fn import_next_steps(imported: &crate::import::Imported, owner: &str) -> String {
+/// The options given to `import` that the printed next commands need again (`--root`,
+/// `--home`, `--state-dir`), each value quoted for a POSIX shell when it needs it.
+pub(super) fn next_flags(g: &crate::cli::Global) -> String {
+    let quote = |p: &std::path::Path| {
+        let s = p.display().to_string();
+        if !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "/._-+=:@,".contains(c))
+        {
+            s
+        } else {
+            format!("'{}'", s.replace('\'', "'\\''"))
+        }
+    };
+    [
+        ("--root", &g.root),
+        ("--home", &g.home),
+        ("--state-dir", &g.state_dir),
+    ]
+    .iter()
+    .filter_map(|(flag, v)| v.as_deref().map(|p| format!(" {flag} {}", quote(p))))
+    .collect()
+}
+
+fn import_next_steps(imported: &crate::import::Imported, owner: &str, flags: &str) -> String {
     // `${VAR}` references only: a `$${` is a literal (a client's own `${workspaceFolder}`).
     let m = &imported.manifest;
     let mut vars: Vec<&str> = m
@@ -86,7 +111,7 @@ fn import_next_steps(imported: &crate::import::Imported, owner: &str) -> String 
         .into_iter()
         .partition(|v| imported.replaced.iter().any(|r| r == v));
     let mut out = String::from(
-        "next: save this as `mcpconf.toml` in the project (the root defaults to its directory) and review it;\n",
+        "next: save this as `mcpconf.toml` in the project (the root defaults to its directory; saved under another name, add `-m FILE` to the commands below) and review it;\n",
     );
     if !made.is_empty() {
         out.push_str(&format!(
@@ -116,8 +141,9 @@ fn import_next_steps(imported: &crate::import::Imported, owner: &str) -> String 
             "; an entry whose reference was spelled in a form its client does not expand is taken over, and prune gives it back as it was"
         }
     ));
+    // The options import was given (`--root`, `--home`, `--state-dir`) go with each command.
     out.push_str(&format!(
-        "  mcpconf plan{take_over}\n  mcpconf apply --yes --adopt{take_over}\n  mcpconf status --check\n"
+        "  mcpconf plan{take_over}{flags}\n  mcpconf apply --yes --adopt{take_over}{flags}\n  mcpconf status --check{flags}\n"
     ));
     out.push_str(
         "  The owner decides what prune removes later: use one owner per tool that manages these files, and import only its entries (`--server NAME`).\n",

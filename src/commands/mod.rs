@@ -87,7 +87,7 @@ fn run_command(mut cli: Cli) -> u8 {
         Ok(s) => s,
         Err(m) => return usage_error(json, m),
     };
-    if let Some(code) = without_manifest(&cli.command, &settings, json, style) {
+    if let Some(code) = without_manifest(&cli.command, &settings, json, style, &cli.global) {
         return code;
     }
     // A saved plan brings its own manifest and settings.
@@ -795,6 +795,7 @@ fn without_manifest(
     settings: &Settings,
     json: bool,
     style: Style,
+    global: &crate::cli::Global,
 ) -> Option<u8> {
     if let Command::Probe {
         servers,
@@ -860,6 +861,7 @@ fn without_manifest(
             (client, scope.as_deref(), path.as_deref()),
             (owner, server),
             json,
+            &import::next_flags(global),
         ));
     }
     None

@@ -229,3 +229,33 @@ fn qoder_refuses_a_literal_dollar_it_would_substitute() {
         assert_eq!(doc["errors"][0]["code"], "cannot-express", "{arg}: {doc:#}");
     }
 }
+
+/// The commands `import` prints next carry the `--root`, `--home` and `--state-dir` it was
+/// given (issue 41: they dropped them, so run as printed they planned another project).
+#[test]
+fn imports_next_commands_carry_the_options_it_was_given() {
+    let e = Env::new();
+    e.write(
+        ".cursor/mcp.json",
+        "{\"mcpServers\": {\"b\": {\"command\": \"y\"}}}\n",
+    );
+    let out = e.run(&["import", "--client", "cursor", "--scope", "project"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    let root = e.root().display().to_string();
+    for cmd in [
+        "mcpconf plan",
+        "mcpconf apply --yes --adopt",
+        "mcpconf status --check",
+    ] {
+        let line = said
+            .lines()
+            .find(|l| l.trim_start().starts_with(cmd))
+            .unwrap_or_else(|| panic!("no `{cmd}` in {said}"));
+        assert!(
+            line.contains(&format!("--root {root}")) && line.contains("--state-dir"),
+            "{line}"
+        );
+    }
+    assert!(said.contains("-m FILE"), "{said}");
+}
