@@ -53,19 +53,11 @@ pub enum Written {
 }
 
 /// The path of one of mcpconf's own files with its directory resolved and its own name not:
-/// what [`write_own`], [`read_own`] and [`remove_own`] act on.
-pub fn own_path(path: &Path) -> Result<PathBuf, FsError> {
+/// what [`write_own`] and [`remove_own`] act on.
+fn own_path(path: &Path) -> Result<PathBuf, FsError> {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let (dir, name) = super::write::split_path(&abs)?;
     Ok(resolve(dir)?.join(name))
-}
-
-/// Reads one of mcpconf's own files ([`own_path`]): `None` when it is not there; a link, a
-/// directory or another non-regular file in its place is `not-a-file`.
-pub fn read_own(path: &Path) -> Result<Option<super::ReadFile>, FsError> {
-    let path = own_path(path)?;
-    refuse_link(&path)?;
-    read(&path, MAX_FILE)
 }
 
 /// Writes `bytes` as one of mcpconf's own files (see the module docs for the steps). The parent

@@ -129,11 +129,5 @@ pub fn save_restores(state_dir: &Path, owner: &str, restores: &Restores) -> Resu
     fsio::create_parent_dirs(&path)?;
     // The caller holds the owner's ledger lock; a temp a killed save left (it may hold the
     // replaced entry's secret) is removed under it.
-    fsio::write_own(
-        &path,
-        text.as_bytes(),
-        fsio::Writers::Held,
-        fsio::Durability::Durable,
-    )
-    .map(|_| ())
+    super::store::write_held(&path, &text, fsio::Durability::Durable)
 }

@@ -202,13 +202,17 @@ pub fn save_intent(state_dir: &Path, ledger: &mut Ledger, base: u64) -> Result<(
     ledger.generation += 1;
     // A ledger always serializes (string keys, no floats).
     let text = serde_json::to_string(&IntentRef { base, ledger }).unwrap_or_default();
-    fsio::write_own(
-        &path,
-        text.as_bytes(),
-        fsio::Writers::Held,
-        fsio::Durability::Durable,
-    )
-    .map(|_| ())
+    write_held(&path, &text, fsio::Durability::Durable)
+}
+
+/// Writes one of the owner's files (ledger, intent, restore copies) through the writer of
+/// mcpconf's own files; the caller holds the owner's lock.
+pub(super) fn write_held(
+    path: &Path,
+    text: &str,
+    durability: fsio::Durability,
+) -> Result<(), FsError> {
+    fsio::write_own(path, text.as_bytes(), fsio::Writers::Held, durability).map(|_| ())
 }
 
 #[derive(Serialize)]
@@ -263,7 +267,7 @@ fn publish(state_dir: &Path, ledger: &Ledger, durable: bool) -> Result<(), FsErr
     } else {
         fsio::Durability::AtomicOnly
     };
-    fsio::write_own(&path, text.as_bytes(), fsio::Writers::Held, durability).map(|_| ())
+    write_held(&path, &text, durability)
 }
 
 #[cfg(test)]

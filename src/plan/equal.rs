@@ -16,7 +16,7 @@ pub fn normalized(v: &Value) -> Value {
 /// out when it saves its file (Goose's `env_keys: []`, …), and with the fields it reads under
 /// another name spelled its own way first (Windsurf's `url` as `serverUrl`, Gemini's `httpUrl`
 /// as `type: "http"` and `url`).
-pub fn normalized_for(v: &Value, facts: crate::ledger::ClientFacts<'_>) -> Value {
+fn normalized_for(v: &Value, facts: crate::ledger::ClientFacts<'_>) -> Value {
     crate::ledger::without_defaults(
         &crate::ledger::respelled(v, facts.respell),
         facts.defaults,
@@ -24,20 +24,15 @@ pub fn normalized_for(v: &Value, facts: crate::ledger::ClientFacts<'_>) -> Value
     )
 }
 
-/// Whether two entries mean the same to the client (see [`normalized`]).
-pub fn semantic_eq(a: &Value, b: &Value) -> bool {
-    semantic_eq_for(a, b, crate::ledger::ClientFacts::default())
-}
-
-/// Whether two entries mean the same to a client that writes out `defaults` (see
-/// [`normalized_for`]): the one comparison `apply`, `--adopt`, `[[legacy]]` and lint share.
+/// Whether two entries mean the same to one client (`facts`: the defaults it writes out, the
+/// fields it reads under another name; see `normalized_for`): the one comparison `apply`, `--adopt`, `[[legacy]]` and lint share.
 pub fn semantic_eq_for(a: &Value, b: &Value, facts: crate::ledger::ClientFacts<'_>) -> bool {
     a == b || normalized_for(a, facts) == normalized_for(b, facts)
 }
 
 /// Whether two entries mean the same once the keys the client manages in them (`client`, see
 /// `dialect::ClientManaged`) are set aside, and which of those keys differ (empty when the
-/// entries are [`semantic_eq`] as they are).
+/// entries are [`semantic_eq_for`] as they are).
 pub fn eq_but_client_keys(
     a: &Value,
     b: &Value,

@@ -25,7 +25,7 @@ mod marks;
 mod present;
 mod staged;
 mod takeover;
-pub use equal::{first_difference, normalized, normalized_for, semantic_eq, semantic_eq_for};
+pub use equal::{first_difference, normalized, semantic_eq_for};
 use present::plan_present;
 
 /// An entry the manifest wants in a file.
