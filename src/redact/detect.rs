@@ -551,7 +551,8 @@ fn classify_left(credential: bool, stripped: &str, value: &str) -> Option<&'stat
 /// A credential inside the value where [`super::spans::secret_spans`] finds one (a pair such
 /// as `Password=…;` or `"apiKey": "…"`, a header line, a literal `Bearer` token, …).
 fn embedded(value: &str) -> Option<&'static str> {
-    (!super::spans::secret_spans(value).is_empty()).then_some(EMBEDDED_CREDENTIAL)
+    // The tokens of a known shape were looked for first (`tokens_left`).
+    super::spans::secret_beyond_tokens(value).then_some(EMBEDDED_CREDENTIAL)
 }
 
 /// What [`classify`] says of a credential found inside a longer value.

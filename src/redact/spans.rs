@@ -56,6 +56,24 @@ pub fn secret_spans(text: &str) -> Vec<Span<'_>> {
     out
 }
 
+/// Whether `text` holds a credential [`secret_spans`] finds beyond the tokens of a known shape
+/// (the caller looked for those already): a pair, an option's value, a URL part, a literal
+/// scheme token. [`super::detect::classify`]'s last resort, so it stops at the first.
+pub fn secret_beyond_tokens(text: &str) -> bool {
+    if !text.contains(['=', ':', '-', ' ']) {
+        return false;
+    }
+    let mut found = Vec::new();
+    pairs(text, &mut found);
+    if found.is_empty() {
+        urls(text, &mut found);
+    }
+    if found.is_empty() {
+        schemes(text, &mut found);
+    }
+    !found.is_empty() || !super::argv::values_in(text).is_empty()
+}
+
 /// Characters that may end a value written in free text.
 fn value_end(c: char) -> bool {
     c.is_whitespace()
@@ -287,6 +305,8 @@ mod tests {
             format!("Bearer {v}"),
         ] {
             assert_eq!(found(&text), vec![v], "{text}");
+            // The classifier's last resort agrees (every shape here but a bare token).
+            assert!(secret_beyond_tokens(&text), "{text}");
         }
     }
 
@@ -320,6 +340,7 @@ mod tests {
             "https://h/x?page=2&sort=name",
         ] {
             assert!(found(text).is_empty(), "{text}: {:?}", found(text));
+            assert!(!secret_beyond_tokens(text), "{text}");
         }
     }
 }
