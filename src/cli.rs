@@ -238,6 +238,18 @@ pub enum Command {
     /// --home, every scope, one row per server (client, scope, file, name, transport, command
     /// or URL with credentials hidden, enabled, owner, state); text or JSON. Writes nothing.
     Inventory,
+    /// Write the manifest's `[policy]` into each client's own admin files (Claude Code's
+    /// managed settings, Codex's requirements, Gemini CLI's system settings), or report what
+    /// each client can enforce.
+    Policy {
+        /// What to do.
+        #[command(subcommand)]
+        action: PolicyAction,
+        /// Put the system paths (`/etc/...`) under DIR instead of `/` (packaging, MDM
+        /// payloads, tests).
+        #[arg(long, value_name = "DIR", global = true)]
+        system_root: Option<PathBuf>,
+    },
     /// Print the manifest's JSON Schema.
     Schema,
     /// Print shell completions.
@@ -708,4 +720,39 @@ mod tests {
             .collect();
         assert_eq!(lint_paths(&command(), &short), None);
     }
+}
+
+/// `mcpconf policy` subcommands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum PolicyAction {
+    /// Show the admin files' diffs; writes nothing.
+    Plan {
+        /// Exit 1 when there are pending changes.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Write the admin files (as root for the system's own paths).
+    Apply {
+        /// Do not ask for confirmation.
+        #[arg(short, long)]
+        yes: bool,
+        /// Refuse per file instead of per run.
+        #[arg(long)]
+        keep_going: bool,
+    },
+    /// Remove everything the policy wrote, giving back each admin file as it was.
+    Prune {
+        /// Do not ask for confirmation.
+        #[arg(short, long)]
+        yes: bool,
+        /// Refuse per file instead of per run.
+        #[arg(long)]
+        keep_going: bool,
+        /// Only show what prune would do: exit 1 when it would change anything.
+        #[arg(long, conflicts_with = "yes")]
+        dry_run: bool,
+    },
+    /// Per client: what it will enforce, what it cannot express, and the clients with no
+    /// admin control at all. Writes nothing.
+    Report,
 }

@@ -24,7 +24,7 @@ impl Vocabulary for Known {
     }
 
     fn client(&self, id: &str) -> Option<ClientFacts> {
-        dialect::lookup(id).map(|d| ClientFacts {
+        dialect::lookup_client(id).map(|d| ClientFacts {
             scopes: d.scopes().iter().map(|s| s.name).collect(),
             requires_path: d.requires_path(),
             auto_approve: d.supports_auto_approve(),

@@ -113,6 +113,7 @@ pub mod lint;
 pub mod manifest;
 pub mod output;
 pub mod plan;
+pub mod policy;
 pub mod probe;
 pub mod redact;
 pub mod registry;

@@ -19,6 +19,7 @@ use crate::text::{closest, hex, line_col};
 mod build;
 pub mod lock;
 mod parser;
+pub mod policy;
 mod registry;
 pub use build::ManifestBuilder;
 use parser::Parser;
@@ -53,6 +54,9 @@ pub struct Manifest {
     /// and the targets' server lists then hold the servers of no profile and those of this
     /// one; the others' entries that the owner wrote are removed by the next apply.
     pub profile: Option<String>,
+    /// The `[policy]` table, if any: which servers may run on the machine
+    /// (`mcpconf policy`, and lint's `policy-denied` / `policy-not-allowed`).
+    pub policy: Option<policy::Policy>,
 }
 
 /// Where the servers go.
@@ -158,6 +162,7 @@ const TOP_KEYS: &[&str] = &[
     "lint",
     "profiles",
     "profile",
+    "policy",
 ];
 const LINT_KEYS: &[&str] = &["deny", "warn", "allow"];
 const SERVER_KEYS: &[&str] = &[
@@ -384,6 +389,10 @@ pub fn parse_with_profile(
         hasher.update(b"\0mcpconf.lock\0");
         hasher.update(used.render().as_bytes());
     }
+    let policy = match table.get("policy") {
+        Some(item) => Some(p.policy(item, &servers)?),
+        None => None,
+    };
     let (profiles, profile) = p.profiles(table, &servers, chosen)?;
     if let Some(active) = &profile {
         // A plan made for one profile is not applied for another.
@@ -402,6 +411,7 @@ pub fn parse_with_profile(
         digest,
         profiles,
         profile,
+        policy,
     };
     m.keep_active_profile();
     Ok(m)

@@ -61,6 +61,10 @@ pub struct Settings {
     pub take_over: Vec<String>,
     /// `--profile NAME`: the manifest's profile to use instead of its own `profile`.
     pub profile: Option<String>,
+    /// `mcpconf policy … --system-root DIR`: this run writes the manifest's `[policy]` into
+    /// the clients' admin files under DIR (`/` for the system's own), in the workspace
+    /// `policy:<DIR>`, instead of its servers into the targets.
+    pub system_root: Option<PathBuf>,
 }
 
 impl Settings {
@@ -305,6 +309,7 @@ impl SettingsBuilder {
             keep_going: false,
             take_over: Vec::new(),
             profile: None,
+            system_root: None,
         })
     }
 
@@ -360,6 +365,7 @@ impl SettingsBuilder {
             keep_going: false,
             take_over: Vec::new(),
             profile: None,
+            system_root: None,
         })
     }
 }

@@ -191,7 +191,7 @@ pub(super) fn run_lint(
     }
     let client = match &args.client {
         None => None,
-        Some(id) => match dialect::lookup(id) {
+        Some(id) => match dialect::lookup_client(id) {
             Some(d) => Some(d),
             None => return usage(&unknown_client(id)),
         },
@@ -211,6 +211,7 @@ pub(super) fn run_lint(
             .flat_map(|m| m.legacy.iter().map(|l| (m.owner.clone(), l.clone())))
             .collect(),
         current: manifest.iter().flat_map(declared_entries).collect(),
+        policy: manifest.as_ref().and_then(|m| m.policy.clone()),
         config,
     };
     let progress = output::Progress::start(

@@ -20,6 +20,7 @@ mod import;
 mod inventory;
 mod lock;
 mod plan;
+mod policy;
 use import::run_import;
 mod usage;
 use usage::{Failure, usage_error};
@@ -57,6 +58,7 @@ fn run_command(mut cli: Cli) -> u8 {
         Command::Lint(args) => std::mem::take(&mut args.paths),
         _ => Vec::new(),
     };
+    let system_root = policy::translate(&mut cli);
     let g = &cli.global;
     let json = g.format == Format::Json;
     let style = Style {
@@ -87,6 +89,20 @@ fn run_command(mut cli: Cli) -> u8 {
         Ok(s) => s,
         Err(m) => return usage_error(json, m),
     };
+    if let Some(sys) = &system_root {
+        if !sys.is_dir() && !matches!(cli.command, Command::Policy { .. }) {
+            return usage_error(
+                json,
+                format!("--system-root `{}` is not a directory", sys.display()),
+            );
+        }
+        if let Some(m) = policy::needs_root(&cli, sys) {
+            return Failure::usage(crate::diag::Code::PermissionDenied, m).print(json);
+        }
+        if !matches!(cli.command, Command::Policy { .. }) {
+            settings.system_root = Some(sys.clone());
+        }
+    }
     if let Some(code) = without_manifest(&cli.command, &settings, json, style, &cli.global) {
         return code;
     }
@@ -203,6 +219,9 @@ fn run_command(mut cli: Cli) -> u8 {
         Command::Release { server, client, .. } => {
             status::run_release(&cx, server, client.as_deref())
         }
+        Command::Policy { .. } => {
+            policy::run_report(&cx, system_root.as_deref().unwrap_or(Path::new("/")))
+        }
         Command::Schema
         | Command::Clients
         | Command::Inventory
@@ -302,7 +321,7 @@ fn read_client_only(
     Failure,
 > {
     use crate::diag::Code;
-    let Some(d) = dialect::lookup(client) else {
+    let Some(d) = dialect::lookup_client(client) else {
         return Err(Failure::usage(Code::UsageError, unknown_client(client)));
     };
     let sc = match scope {

@@ -10,6 +10,7 @@
 //! field, never a silently dropped field or a literal secret. A tool pin the client cannot
 //! enforce is not an error but a note the plan prints for that target.
 
+pub mod admin;
 mod amazonq;
 mod amp;
 mod antigravity;
@@ -334,6 +335,11 @@ pub trait Dialect: Sync {
     fn new_file(&self) -> &'static str {
         ""
     }
+    /// The mode of a file mcpconf creates for this client (`None`: 0600, the user's own file;
+    /// an admin file, which every user's client reads, is 0644).
+    fn new_file_mode(&self) -> Option<u32> {
+        None
+    }
     /// Whether a target must give an explicit `path`.
     fn requires_path(&self) -> bool {
         self.scopes().iter().all(|s| s.path.is_empty())
@@ -608,8 +614,13 @@ pub fn render_target(
     Ok(r)
 }
 
-/// A dialect by id.
+/// A dialect by id: a client's, or an admin file's ([`admin`]), as the ledger names them.
 pub fn lookup(id: &str) -> Option<&'static dyn Dialect> {
+    lookup_client(id).or_else(|| admin::lookup(id).map(|a| a as &dyn Dialect))
+}
+
+/// A client's dialect by id ([`ALL`]): what a manifest's target or `--client` may name.
+pub fn lookup_client(id: &str) -> Option<&'static dyn Dialect> {
     ALL.iter().copied().find(|d| d.id() == id)
 }
 

@@ -590,10 +590,16 @@ fn write_step(
                     Some(s) => Expect::Stamp(s),
                     None => Expect::Missing,
                 };
+                // A new file gets its client's mode (0600, or 0644 for an admin file).
+                let meta = read.meta.or_else(|| {
+                    crate::dialect::lookup(specs[i].client)
+                        .and_then(|d| d.new_file_mode())
+                        .map(fsio::FileMeta::new_file)
+                });
                 fsio::replace_dir_later(
                     &specs[i].real,
                     &fp.new.as_ref().map(|c| c.pieces()).unwrap_or_default(),
-                    read.meta,
+                    meta,
                     expect,
                 )
             };

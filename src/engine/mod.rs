@@ -39,6 +39,12 @@ pub use crate::settings::Settings;
 /// The workspace a run converges: `--workspace`, else the manifest's `workspace`, else the
 /// canonical (symlink-resolved) root.
 pub fn workspace_of(settings: &Settings, manifest: Option<&Manifest>) -> String {
+    if let Some(sys) = &settings.system_root {
+        // A policy run's records are the machine's (or the system root's), apart from every
+        // project's.
+        let sys = fsio::resolve(sys).unwrap_or_else(|_| sys.clone());
+        return format!("policy:{}", sys.display());
+    }
     if let Some(w) = settings
         .workspace
         .clone()
@@ -62,7 +68,7 @@ fn load_claimed(
 ) -> Result<(Ledger, String), Box<Report>> {
     let (mut ledger, _) = load_ledger(&settings.state_dir, owner)?;
     let ws = workspace_of(settings, manifest);
-    if ledger.records.iter().any(|r| r.workspace.is_none()) {
+    if settings.system_root.is_none() && ledger.records.iter().any(|r| r.workspace.is_none()) {
         let root = fsio::resolve(&settings.root).unwrap_or_else(|_| settings.root.clone());
         let targets: Vec<String> = specs(settings, manifest, &Ledger::new(owner), "", mode)
             .into_iter()

@@ -51,7 +51,12 @@ pub(super) fn specs(
     let mut order: Vec<String> = Vec::new();
     // Each target's client and file, for the files one client reads of another.
     let mut targeted: Vec<(&'static dyn dialect::Dialect, PathBuf)> = Vec::new();
-    if let Some(m) = manifest {
+    if let Some(sys) = &settings.system_root {
+        // A policy run: the clients' admin files, not the manifest's targets.
+        if let (Some(m), Mode::Apply { .. }) = (manifest, mode) {
+            admin_specs(&mut resolver, sys, m, &mut by_key, &mut order);
+        }
+    } else if let Some(m) = manifest {
         for t in &m.targets {
             let Some(d) = dialect::lookup(&t.client) else {
                 continue;
@@ -180,6 +185,7 @@ pub(super) fn specs(
         let bases: &[PathBuf] = if outside {
             bases.get_or_insert_with(|| {
                 let mut bases = ctx.bases();
+                bases.extend(settings.system_root.clone());
                 let resolved: Vec<PathBuf> =
                     bases.iter().filter_map(|b| fsio::resolve(b).ok()).collect();
                 bases.extend(resolved);
@@ -508,5 +514,78 @@ fn add_target_file(
                 spec.refusal = Some(PlanError::file(Code::CannotExpress, e.message));
             }
         }
+    }
+}
+
+/// A policy run's files: each client's admin file under the system root, with the keys the
+/// manifest's `[policy]` compiles to (none: the file's earlier keys are removed). A manifest
+/// without `[policy]` writes nothing and removes what an earlier policy wrote.
+fn admin_specs(
+    resolver: &mut fsio::Resolver,
+    sys: &Path,
+    m: &Manifest,
+    by_key: &mut BTreeMap<String, Spec>,
+    order: &mut Vec<String>,
+) {
+    let Some(policy) = &m.policy else {
+        return;
+    };
+    for c in crate::policy::compile(policy) {
+        let d: &'static dyn Dialect = c.admin;
+        let path = sys.join(d.default_scope().path);
+        let (real, mut refusal) = match resolver.resolve(&path) {
+            Ok(r) => (r, None),
+            Err(e) => (path.clone(), Some(PlanError::file(e.code, e.message))),
+        };
+        // An admin file is written where the client reads it, never through a link: the
+        // directories are resolved, the file itself must not be one.
+        let parent = path.parent().and_then(|p| resolver.resolve(p).ok());
+        if refusal.is_none()
+            && parent.is_some_and(|p| {
+                Some(real.as_path()) != path.file_name().map(|n| p.join(n)).as_deref()
+            })
+        {
+            refusal = Some(PlanError::file(
+                Code::NotAFile,
+                format!(
+                    "`{}` is a link; mcpconf writes an admin file only in its own place, never through a link (replace the link with the file)",
+                    path.display()
+                ),
+            ));
+        }
+        let key = real.display().to_string();
+        let container: Vec<String> = c.admin.container.iter().map(|s| s.to_string()).collect();
+        let wants = c
+            .entries
+            .into_iter()
+            .map(|(name, value)| Want {
+                container: container.clone(),
+                server: name,
+                value,
+                client: d.id(),
+                expanded: None,
+                client_state: Vec::new(),
+            })
+            .collect();
+        order.push(key.clone());
+        by_key.insert(
+            key.clone(),
+            Spec {
+                path,
+                key,
+                real,
+                client: d.id(),
+                syntax: d.syntax(),
+                create: true,
+                wants,
+                containers: vec![container],
+                notes: c.cannot,
+                refusal,
+                client_lock: false,
+                skip: None,
+                grants: Vec::new(),
+                grant_arrays: Vec::new(),
+            },
+        );
     }
 }

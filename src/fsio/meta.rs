@@ -11,9 +11,9 @@ use std::fs::{File, FileType, Metadata};
 use std::io;
 
 #[cfg(not(unix))]
-pub(super) use generic::{apply_owner_and_mode, file_meta, kind, nlink, stamp};
+pub(super) use generic::{apply_owner_and_mode, file_meta, ids, kind, nlink, stamp};
 #[cfg(unix)]
-pub(super) use posix::{apply_owner_and_mode, file_meta, kind, nlink, stamp};
+pub(super) use posix::{apply_owner_and_mode, file_meta, ids, kind, nlink, stamp};
 
 /// The type of a directory entry, seen without following it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +92,12 @@ mod posix {
 
     pub(in super::super) fn nlink(m: &Metadata) -> u64 {
         m.nlink()
+    }
+
+    /// This process's effective user and group: the owner of a file it creates.
+    pub(in super::super) fn ids() -> (u32, u32) {
+        // SAFETY: geteuid and getegid have no preconditions and cannot fail.
+        unsafe { (libc::geteuid(), libc::getegid()) }
     }
 
     fn is_root() -> bool {
@@ -183,6 +189,12 @@ pub(super) mod generic {
         } else {
             Kind::Other
         }
+    }
+
+    /// No POSIX owner: nothing to compare.
+    #[cfg_attr(unix, allow(dead_code))]
+    pub(in super::super) fn ids() -> (u32, u32) {
+        (0, 0)
     }
 
     /// std cannot count links here: hard-linked files are not refused.

@@ -361,6 +361,18 @@ impl FileMeta {
     fn of(m: &Metadata) -> Self {
         meta::file_meta(m)
     }
+
+    /// Whether this process runs as the superuser (root on Unix; never elsewhere).
+    pub fn superuser() -> bool {
+        meta::ids().0 == 0 && cfg!(unix)
+    }
+
+    /// What a new file of `mode` gets: this process's user and group (no owner change), and
+    /// `mode` instead of the default 0600 (an admin file every user's client reads is 0644).
+    pub fn new_file(mode: u32) -> Self {
+        let (uid, gid) = meta::ids();
+        FileMeta { mode, uid, gid }
+    }
 }
 
 /// A file's content together with the stamp and metadata observed on the open descriptor.

@@ -163,6 +163,16 @@ pub static RULES: &[RuleInfo] = &[
         "an entry of an old shape the manifest declares as legacy, still present"
     ),
     rule!(
+        "policy-denied",
+        Error,
+        "an entry a deny rule of the manifest's `[policy]` matches"
+    ),
+    rule!(
+        "policy-not-allowed",
+        Error,
+        "an entry outside the `allow` list of the manifest's exclusive `[policy]`"
+    ),
+    rule!(
         "unsupported-yaml",
         Warning,
         "valid YAML the client reads, outside the subset mcpconf edits"
@@ -274,6 +284,8 @@ pub struct Request {
     /// with a legacy one and whether or not a ledger says so (a CI runner has none), so
     /// `stale-legacy` does not apply to it.
     pub current: Vec<(String, String, serde_json::Value)>,
+    /// The manifest's `[policy]`, for `policy-denied` and `policy-not-allowed`.
+    pub policy: Option<crate::manifest::policy::Policy>,
     /// Severity per rule.
     pub config: Config,
 }
@@ -293,6 +305,7 @@ impl Request {
             owners: Vec::new(),
             legacy: Vec::new(),
             current: Vec::new(),
+            policy: None,
             config: Config::default(),
         }
     }

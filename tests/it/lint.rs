@@ -392,7 +392,7 @@ fn sarif_has_the_structure_code_scanning_needs() {
     let driver = &run["tool"]["driver"];
     assert_eq!(driver["name"], "mcpconf");
     let rules = driver["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), 16);
+    assert_eq!(rules.len(), 18);
     let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
     for r in rules {
         assert!(!r["shortDescription"]["text"].as_str().unwrap().is_empty());

@@ -39,6 +39,7 @@ mod openab;
 mod operator;
 mod own_files;
 mod permissions;
+mod policy;
 mod probe;
 mod probe_real;
 mod profiles;

@@ -266,6 +266,39 @@ impl Run<'_> {
                 ),
             );
         }
+        self.check_policy(file, src, path, name, whole);
+    }
+
+    /// `policy-denied`, `policy-not-allowed`: the entry against the manifest's `[policy]`.
+    fn check_policy(
+        &mut self,
+        file: usize,
+        src: &Source,
+        path: &[String],
+        name: &str,
+        entry: &Value,
+    ) {
+        let Some(policy) = &self.req.policy else {
+            return;
+        };
+        let (rule, message) = match crate::policy::violation(policy, name, entry) {
+            None => return,
+            Some(crate::policy::Violation::Denied(d)) => (
+                "policy-denied",
+                format!(
+                    "server `{name}` is denied by the manifest's policy (deny rule `{}`); remove it from this file, or change the policy",
+                    d.describe()
+                ),
+            ),
+            Some(crate::policy::Violation::NotAllowed) => (
+                "policy-not-allowed",
+                format!(
+                    "server `{name}` is none of the servers the manifest's exclusive policy allows (by command and arguments, or URL); remove it, or add its server to `[policy] allow`"
+                ),
+            ),
+        };
+        let at = src.locate(path);
+        self.push(rule, file, at, message);
     }
 }
 
