@@ -49,6 +49,7 @@ mod grok_cli;
 mod hermes;
 mod kilo;
 mod opencode;
+mod policy;
 mod qoder;
 mod qwen;
 
