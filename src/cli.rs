@@ -97,6 +97,10 @@ pub enum Command {
         /// takes them over when applied.
         #[arg(long, value_name = "NAME")]
         take_over: Vec<String>,
+        /// Plan as `apply --replace NAME` would (repeatable); with --out, the saved plan
+        /// replaces them when applied.
+        #[arg(long, value_name = "NAME")]
+        replace: Vec<String>,
         /// Show what `prune` would do instead (with --check: exit 1 when it would change
         /// anything).
         #[arg(long, conflicts_with = "out")]
@@ -127,6 +131,10 @@ pub enum Command {
         /// a restore copy beside the ledger, and prune gives it back.
         #[arg(long, value_name = "NAME", conflicts_with = "plan")]
         take_over: Vec<String>,
+        /// Replace another party's entry of this name for good (repeatable): no copy is kept,
+        /// the entry is then ours, and prune removes it. For an old entry not worth giving back.
+        #[arg(long, value_name = "NAME", conflicts_with = "plan")]
+        replace: Vec<String>,
     },
     /// Remove everything the owner provably wrote.
     Prune {

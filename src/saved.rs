@@ -42,6 +42,9 @@ pub struct SavedPlan {
     /// (a migration reviewed as a saved plan).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub take_over: Vec<String>,
+    /// `--replace NAME`s the plan was made with: `apply PLAN` replaces the same entries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replace: Vec<String>,
     /// Every file of the plan.
     pub files: Vec<SavedFile>,
 }

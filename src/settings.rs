@@ -59,6 +59,9 @@ pub struct Settings {
     /// `apply --take-over NAME`: the entries of these names another party wrote are replaced,
     /// a copy of each kept to give back on prune.
     pub take_over: Vec<String>,
+    /// `apply --replace NAME`: the entries of these names another party wrote are replaced
+    /// for good, no copy kept (prune then removes them).
+    pub replace: Vec<String>,
     /// `--profile NAME`: the manifest's profile to use instead of its own `profile`.
     pub profile: Option<String>,
     /// `mcpconf policy … --system-root DIR`: this run writes the manifest's `[policy]` into
@@ -308,6 +311,7 @@ impl SettingsBuilder {
             workspace: self.workspace,
             keep_going: false,
             take_over: Vec::new(),
+            replace: Vec::new(),
             profile: None,
             system_root: None,
         })
@@ -364,6 +368,7 @@ impl SettingsBuilder {
             workspace: self.workspace,
             keep_going: false,
             take_over: Vec::new(),
+            replace: Vec::new(),
             profile: None,
             system_root: None,
         })

@@ -142,10 +142,16 @@ fn run_command(mut cli: Cli) -> u8 {
         settings.keep_going = *keep_going;
     }
     // (`apply PLAN` takes the plan's own `--take-over`s; the flag and a plan exclude each other.)
-    if let Command::Apply { take_over, .. } | Command::Plan { take_over, .. } = &cli.command
+    if let Command::Apply {
+        take_over, replace, ..
+    }
+    | Command::Plan {
+        take_over, replace, ..
+    } = &cli.command
         && saved.is_none()
     {
         settings.take_over = take_over.clone();
+        settings.replace = replace.clone();
     }
     let (manifest, owner) =
         match manifest_and_owner(&settings, g.manifest.is_some(), owner_flag, (json, style)) {
@@ -934,6 +940,7 @@ fn saved_plan(cli: &Cli, settings: &mut Settings, json: bool) -> Result<Option<S
                 settings.state_dir = sp.state_dir.clone();
                 settings.workspace = sp.workspace.clone();
                 settings.take_over = sp.take_over.clone();
+                settings.replace = sp.replace.clone();
                 Some(sp)
             }
             Err(m) => return Err(usage_error(json, m)),

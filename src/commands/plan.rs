@@ -51,6 +51,7 @@ fn save_plan(cx: &Cx<'_>, m: &Manifest, r: &Report, out: &Path) -> Result<(), u8
         state_dir: s.state_dir.clone(),
         workspace: s.workspace.clone(),
         take_over: s.take_over.clone(),
+        replace: s.replace.clone(),
         files: SavedPlan::files_of(&r.files),
     };
     write_new_file(out, sp.to_json().as_bytes(), s.lock_timeout).map_err(|e| {

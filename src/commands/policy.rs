@@ -24,6 +24,7 @@ pub(super) fn translate(cli: &mut Cli) -> Option<PathBuf> {
             check,
             out: None,
             take_over: Vec::new(),
+            replace: Vec::new(),
             prune: false,
         },
         PolicyAction::Apply { yes, keep_going } => Command::Apply {
@@ -33,6 +34,7 @@ pub(super) fn translate(cli: &mut Cli) -> Option<PathBuf> {
             watch: false,
             keep_going,
             take_over: Vec::new(),
+            replace: Vec::new(),
         },
         PolicyAction::Prune {
             yes,

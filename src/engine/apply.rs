@@ -637,6 +637,7 @@ fn write_step(
                     let foreign = super::foreign_marks(settings, owner);
                     let tk = super::TakeOver {
                         names: &settings.take_over,
+                        replace: &settings.replace,
                         restores: &restores,
                     };
                     let replanned = plan_spec(

@@ -536,6 +536,10 @@ fn plan_spec(
             Mode::Apply { .. } => tk.names.to_vec(),
             Mode::Prune => Vec::new(),
         },
+        replace: match mode {
+            Mode::Apply { .. } => tk.replace.to_vec(),
+            Mode::Prune => Vec::new(),
+        },
         restores: tk
             .restores
             .copies
@@ -553,6 +557,7 @@ fn plan_spec(
 pub(crate) struct TakeOver<'a> {
     names: &'a [String],
     restores: &'a ledger::Restores,
+    replace: &'a [String],
 }
 
 fn plan_all(
@@ -569,6 +574,7 @@ fn plan_all(
     let restores = ledger::load_restores(&settings.state_dir, owner).unwrap_or_default();
     let tk = TakeOver {
         names: &settings.take_over,
+        replace: &settings.replace,
         restores: &restores,
     };
     let reads: Vec<Read> = specs.iter().map(read_current).collect();

@@ -121,6 +121,9 @@ pub struct FileInput {
     /// `apply --take-over NAME`: entries of these names that another party wrote are replaced
     /// (a copy of each is kept to give back).
     pub take_over: Vec<String>,
+    /// `apply --replace NAME`: entries of these names that another party wrote are replaced
+    /// for good (no copy kept).
+    pub replace: Vec<String>,
     /// This workspace's restore copies for this file (entries it took over).
     pub restores: Vec<crate::ledger::RestoreCopy>,
 }

@@ -222,7 +222,7 @@ pub(super) fn plan_present(
                         }
                         Err(e) => fp.errors.push(e.into()),
                     }
-                } else if input.take_over.contains(&w.server) {
+                } else if input.take_over.contains(&w.server) || input.replace.contains(&w.server) {
                     // Ours, rewritten by someone else (a client that expanded our reference into
                     // it, say): taken back as the manifest says, without a restore copy (it was
                     // never another party's entry); the report names the keys, never values.
@@ -323,13 +323,13 @@ pub(super) fn plan_present(
                             server: w.server.clone(),
                             detail: if !client_keys.is_empty() {
                                 format!(
-                                    "equal to the manifest but for what the client keeps in it ({}); recorded as ours, left as it is",
+                                    "equal to the manifest but for what the client keeps in it ({}); recorded as ours, left as it is (a later prune removes it)",
                                     client_keys.join(", ")
                                 )
                             } else if v == w.value {
-                                "equal to the manifest; recorded as ours".into()
+                                "equal to the manifest; recorded as ours (a later prune removes it)".into()
                             } else {
-                                "equal to the manifest in this client's dialect (defaults written out, key order); recorded as ours, left as it is".into()
+                                "equal to the manifest in this client's dialect (defaults written out, key order); recorded as ours, left as it is (a later prune removes it)".into()
                             },
                         });
                         fp.ledger
@@ -350,10 +350,24 @@ pub(super) fn plan_present(
                             fp.actions.push(Action {
                                 op: Op::Adopt,
                                 server: w.server.clone(),
-                                detail: "its literal values equal the manifest's references expanded from the environment; replaced by the references and recorded as ours".into(),
+                                detail: "its literal values equal the manifest's references expanded from the environment; replaced by the references and recorded as ours (a later prune removes it)".into(),
                             });
                             fp.ledger
                                 .push(LedgerOp::Set(new_record(input, w, None, false)));
+                            kept_records += 1;
+                        }
+                        Err(e) => fp.errors.push(e.into()),
+                    }
+                } else if input.replace.contains(&w.server) {
+                    match doc.upsert(&w.container, &w.server, &w.value) {
+                        Ok(hints) => {
+                            fp.actions.push(takeover::replaced(
+                                &w.server,
+                                owner_of(input),
+                                &takeover::replaced_keys(&v, &w.value),
+                            ));
+                            fp.ledger
+                                .push(LedgerOp::Set(new_record(input, w, hints, false)));
                             kept_records += 1;
                         }
                         Err(e) => fp.errors.push(e.into()),
@@ -387,8 +401,8 @@ pub(super) fn plan_present(
                         " (its literal values equal the manifest's references expanded from the environment: `apply --adopt` replaces them by the references)".to_string()
                     } else {
                         format!(
-                            " (rename the server in the manifest, rename or remove that entry by hand, or replace it with `mcpconf apply --take-over {}`, which keeps a copy that prune gives back)",
-                            w.server
+                            " (rename the server in the manifest, rename or remove that entry by hand, or replace it with `mcpconf apply --take-over {}`, which keeps a copy that prune gives back, or for good with `--replace {}`)",
+                            w.server, w.server
                         )
                     };
                     refuse(

@@ -141,6 +141,26 @@ pub(super) fn action(server: &str, owner: &str, hint: &str) -> Action {
     }
 }
 
+/// The action of `apply --replace NAME`: another party's entry replaced for good, no copy
+/// kept; `keys` are the members replaced (names only).
+pub(super) fn replaced(server: &str, owner: &str, keys: &[String]) -> Action {
+    Action {
+        op: Op::TakeOver,
+        server: server.to_string(),
+        detail: format!(
+            "replaces for good an entry owner `{owner}` did not write (replaced: {}); no copy is kept: the entry is now ours, and prune removes it",
+            if keys.is_empty() {
+                "its layout".to_string()
+            } else {
+                keys.iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ),
+    }
+}
+
 /// The action of an entry of ours taken back after someone else changed it (`--take-over`
 /// on a drifted entry): no restore copy; `keys` are the members replaced.
 pub(super) fn taken_back(server: &str, owner: &str, keys: &[String]) -> Action {

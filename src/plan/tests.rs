@@ -47,6 +47,7 @@ fn input(text: &[u8], wants: Vec<Want>, records: Vec<Record>) -> FileInput {
         grants: Vec::new(),
         grant_arrays: Vec::new(),
         take_over: Vec::new(),
+        replace: Vec::new(),
         restores: Vec::new(),
     }
 }

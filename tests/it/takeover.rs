@@ -248,3 +248,62 @@ fn a_take_over_is_reviewed_and_applied_as_a_saved_plan() {
         "prune gives the entry back"
     );
 }
+
+#[test]
+fn replace_takes_an_entry_for_good_without_a_copy_and_prune_removes_it() {
+    let (e, cursor, _) = setup();
+    // Reviewed as a saved plan first: it says so, and nothing is written.
+    let plan = e.base.join("plan.json").display().to_string();
+    let (code, doc) = e.json(&["plan", "--replace", "openab", "--out", &plan]);
+    assert_eq!(code, 0, "{doc:#}");
+    let detail = doc.to_string();
+    assert!(detail.contains("replaces for good"), "{doc:#}");
+    assert!(
+        !detail.contains(SECRET),
+        "names keys, never values: {doc:#}"
+    );
+    assert_eq!(e.text(".cursor/mcp.json"), cursor);
+    let (code, doc) = e.json(&["apply", "--yes", &plan]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(
+        ops(&doc)
+            .iter()
+            .filter(|o| *o == "take-over openab")
+            .count(),
+        2,
+        "{doc:#}"
+    );
+    assert!(
+        !restore_file(&e).exists(),
+        "no copy of the replaced entries is kept"
+    );
+    assert!(!e.text(".cursor/mcp.json").contains(SECRET));
+    // The entries are ours now: prune removes them, the user's other entry stays.
+    assert_eq!(e.json(&["prune", "--yes"]).0, 0);
+    let after: Value = serde_json::from_str(&e.text(".cursor/mcp.json")).unwrap();
+    let names: Vec<&String> = after["mcpServers"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["github"]);
+    assert!(!e.text(".codex/config.toml").contains("openab"));
+    assert!(
+        e.text(".codex/config.toml")
+            .contains("[mcp_servers.github]")
+    );
+}
+
+#[test]
+fn adopt_says_a_later_prune_removes_the_entry() {
+    let e = Env::new();
+    e.manifest(
+        "owner = \"o\"\n[servers.db]\ncommand = \"db-mcp\"\n[[targets]]\nclient = \"cursor\"\n",
+    );
+    e.write(
+        ".cursor/mcp.json",
+        "{\"mcpServers\": {\"db\": {\"command\": \"db-mcp\"}}}\n",
+    );
+    let (code, doc) = e.json(&["apply", "--yes", "--adopt"]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert!(
+        doc.to_string().contains("a later prune removes it"),
+        "{doc:#}"
+    );
+}
