@@ -80,6 +80,9 @@ pub struct Target {
     /// `enabled = false`: every server of this target is written in the client's off form;
     /// `None` when the target does not say.
     pub enabled: Option<bool>,
+    /// `exclude = ["…"]`: files a glob `path` matches that the target leaves alone (patterns
+    /// relative to the scope's base, `*` for any run of characters), e.g. a broken agent file.
+    pub exclude: Vec<String>,
     /// Where the target was declared (1-based line, column).
     pub at: (usize, usize),
 }
@@ -191,6 +194,7 @@ const TARGET_KEYS: &[&str] = &[
     "auto_approve",
     "client_version",
     "enabled",
+    "exclude",
 ];
 const LEGACY_KEYS: &[&str] = &["name", "entry", "grants"];
 

@@ -577,7 +577,10 @@ fn plan_all(
         replace: &settings.replace,
         restores: &restores,
     };
-    let reads: Vec<Read> = specs.iter().map(read_current).collect();
+    let reads: Vec<Read> = specs
+        .iter()
+        .map(|s| leave_unread(read_current(s), s, ledger, ws, mode))
+        .collect();
     let foreign = &foreign_marks(settings, owner);
     let inheriting =
         |s: &Spec| dialect::lookup(s.client).is_some_and(|d| !d.inherited_settings().is_empty());
@@ -612,6 +615,28 @@ fn plan_all(
     }
     let plans = plans.into_iter().flatten().collect();
     (specs, reads, plans)
+}
+
+/// A prune has nothing to remove from a file that holds no record of this workspace: one
+/// that cannot be read (a broken agent file a glob target matches) is left alone with the
+/// reason, instead of refusing the whole prune.
+fn leave_unread(read: Read, spec: &Spec, ledger: &Ledger, ws: &str, mode: Mode) -> Read {
+    let Current::Refused(e) = &read.current else {
+        return read;
+    };
+    if mode != Mode::Prune
+        || spec.refusal.is_some()
+        || ledger.for_file(ws, &spec.key).next().is_some()
+    {
+        return read;
+    }
+    Read {
+        current: Current::Skipped(format!(
+            "it cannot be read ({}: {}), and it holds nothing this owner wrote here, so prune leaves it alone",
+            e.code, e.message
+        )),
+        ..read
+    }
 }
 
 /// What other owners' ledgers (in the same state directory) remember about files mcpconf

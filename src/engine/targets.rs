@@ -70,8 +70,22 @@ pub(super) fn specs(
             targeted.push((d, pattern.clone()));
             let mut paths = vec![(pattern.clone(), None::<String>)];
             if d.multi_file() {
+                let excluded: Vec<String> = t
+                    .exclude
+                    .iter()
+                    .map(|x| d.path(scope, Some(x), &ctx).display().to_string())
+                    .collect();
                 paths = match fsio::glob(&pattern) {
-                    Ok(found) => found.into_iter().map(|p| (p, None)).collect(),
+                    Ok(found) => found
+                        .into_iter()
+                        .filter(|p| {
+                            let s = p.display().to_string();
+                            !excluded
+                                .iter()
+                                .any(|x| crate::manifest::policy::glob(x, &s))
+                        })
+                        .map(|p| (p, None))
+                        .collect(),
                     Err(e) => vec![(pattern.clone(), Some(e.message))],
                 };
                 // Markdown agents (YAML front matter) are left alone, and said so.

@@ -82,6 +82,7 @@ impl Target {
             auto_approve: false,
             client_version: None,
             enabled: None,
+            exclude: Vec::new(),
             at: (1, 1),
         }
     }
@@ -185,6 +186,9 @@ impl ManifestBuilder {
             }
             if let Some(e) = t.enabled {
                 let _ = writeln!(out, "enabled = {e}");
+            }
+            if !t.exclude.is_empty() {
+                let _ = writeln!(out, "exclude = {}", strings(&t.exclude));
             }
         }
         for l in &self.legacy {

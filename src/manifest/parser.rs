@@ -457,6 +457,16 @@ impl Parser<'_> {
             None => None,
         };
         let enabled = self.enabled(t.get("enabled"))?;
+        let exclude = match t.get("exclude") {
+            Some(i) => {
+                let list = self.string_list(i, "exclude")?;
+                if list.iter().any(|p| p.trim().is_empty()) {
+                    return Err(self.err_item(i, "`exclude` holds an empty pattern"));
+                }
+                list
+            }
+            None => Vec::new(),
+        };
         Ok(Target {
             client,
             scope,
@@ -466,6 +476,7 @@ impl Parser<'_> {
             auto_approve,
             client_version,
             enabled,
+            exclude,
             at,
         })
     }

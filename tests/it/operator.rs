@@ -280,3 +280,43 @@ fn completions_man_page_and_version() {
         "{v}"
     );
 }
+
+const AGENTS: &str =
+    "owner = \"o\"\n[servers.db]\ncommand = \"db-mcp\"\n[[targets]]\nclient = \"kiro-agent\"\n";
+
+/// One broken agent file among good ones (issue 41): a glob target refuses it (it would write
+/// there) until the target excludes it; a prune, which has nothing of ours in it, leaves it.
+#[test]
+fn a_broken_agent_file_is_excluded_by_the_target_and_left_alone_by_prune() {
+    let e = Env::new();
+    e.manifest(AGENTS);
+    let good = "{\n  \"name\": \"dev\",\n  \"tools\": [\"@builtin\"],\n  \"mcpServers\": {}\n}\n";
+    let broken = "{\n  \"name\": \"wip\",\n  \"tools\": [\n";
+    e.write(".kiro/agents/dev.json", good);
+    e.write(".kiro/agents/wip.json", broken);
+    let (code, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(code, 3, "{doc:#}");
+    assert_eq!(e.text(".kiro/agents/dev.json"), good, "nothing is written");
+
+    e.manifest(&format!("{AGENTS}exclude = [\".kiro/agents/wip*.json\"]\n"));
+    let (code, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(code, 0, "{doc:#}");
+    let dev: Value = serde_json::from_str(&e.text(".kiro/agents/dev.json")).unwrap();
+    assert_eq!(dev["mcpServers"]["db"]["command"], "db-mcp");
+    assert_eq!(e.text(".kiro/agents/wip.json"), broken);
+    let files: Vec<&str> = doc["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(files.iter().all(|f| !f.ends_with("wip.json")), "{files:?}");
+
+    // Without the exclude again: prune has nothing of ours in the broken file and leaves it.
+    e.manifest(AGENTS);
+    let (code, doc) = e.json(&["prune", "--yes"]);
+    assert_eq!(code, 0, "{doc:#}");
+    assert_eq!(e.text(".kiro/agents/dev.json"), good, "our entry is gone");
+    assert_eq!(e.text(".kiro/agents/wip.json"), broken);
+    assert!(doc.to_string().contains("prune leaves it alone"), "{doc:#}");
+}
