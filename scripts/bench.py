@@ -582,3 +582,10 @@ import bench_formats  # noqa: E402
 
 bench_formats.write_section(OUT, bench_formats.section(bench_formats.run(BIN, WORK)))
 print(f"wrote the TOML and YAML rows into {OUT}", file=sys.stderr)
+
+# Issue 43: inventory over N repositories against lint of the same files
+# (scripts/bench_inventory.py; knobs BENCH_INVENTORY_*).
+import bench_inventory  # noqa: E402
+
+bench_inventory.write_section(OUT, bench_inventory.section(bench_inventory.run(BIN, WORK)))
+print(f"wrote the inventory rows into {OUT}", file=sys.stderr)

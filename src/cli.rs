@@ -245,7 +245,15 @@ pub enum Command {
     /// Every MCP server configured on this machine: each known client file under --root and
     /// --home, every scope, one row per server (client, scope, file, name, transport, command
     /// or URL with credentials hidden, enabled, owner, state); text or JSON. Writes nothing.
-    Inventory,
+    Inventory {
+        /// More project roots (directories): their project files too.
+        #[arg(value_name = "DIR")]
+        dirs: Vec<std::path::PathBuf>,
+        /// Every repository under DIR (a directory holding `.git`, up to 6 levels down) is a
+        /// project root too (repeatable).
+        #[arg(long, value_name = "DIR")]
+        discover: Vec<std::path::PathBuf>,
+    },
     /// Write the manifest's `[policy]` into each client's own admin files (Claude Code's
     /// managed settings, Codex's requirements, Gemini CLI's system settings), or report what
     /// each client can enforce.

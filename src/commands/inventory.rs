@@ -4,13 +4,32 @@
 use super::*;
 use crate::console::println;
 
-/// `mcpconf inventory [--format json]`: exit 0, or 1 when a file or ledger could not be read
-/// (it is named; the rows of the others are printed).
-pub(super) fn run_inventory(settings: &Settings, json: bool) -> u8 {
+/// `mcpconf inventory [DIR…] [--discover DIR…] [--format json]`: the root's, the home's and
+/// each more project root's servers; exit 0, or 1 when a file or ledger could not be read (it
+/// is named; the rows of the others are printed), 2 when a directory given is none.
+pub(super) fn run_inventory(
+    settings: &Settings,
+    (dirs, discover): (&[std::path::PathBuf], &[std::path::PathBuf]),
+    json: bool,
+) -> u8 {
+    let mut roots: Vec<std::path::PathBuf> = Vec::new();
+    for d in dirs {
+        if !d.is_dir() {
+            return usage_error(json, format!("`{}` is not a directory", d.display()));
+        }
+        roots.push(d.clone());
+    }
+    for d in discover {
+        match fsio::repositories(d, 6) {
+            Ok(found) => roots.extend(found),
+            Err(e) => return usage_error(json, format!("--discover: {}", e.message)),
+        }
+    }
     let req = crate::lint::Request {
         client_homes: settings.client_homes.clone(),
         xdg_config_home: settings.xdg_config_home.clone(),
         state_dir: Some(settings.state_dir.clone()),
+        paths: roots,
         ..crate::lint::Request::new(settings.root.clone(), settings.home.clone())
     };
     let (rows, unread) = crate::lint::inventory::inventory(&req);

@@ -230,7 +230,7 @@ fn run_command(mut cli: Cli) -> u8 {
         }
         Command::Schema
         | Command::Clients
-        | Command::Inventory
+        | Command::Inventory { .. }
         | Command::Completions { .. }
         | Command::Man
         | Command::Import { .. }
@@ -857,8 +857,8 @@ fn without_manifest(
             json,
         ));
     }
-    if let Command::Inventory = command {
-        return Some(inventory::run_inventory(settings, json));
+    if let Command::Inventory { dirs, discover } = command {
+        return Some(inventory::run_inventory(settings, (dirs, discover), json));
     }
     if let Command::Lock {
         registry,

@@ -213,6 +213,42 @@ pub fn glob(pattern: &Path) -> Result<Vec<PathBuf>, FsError> {
     Ok(out)
 }
 
+/// The directories under `dir` (itself included) that hold a `.git` (a repository or a
+/// worktree), at most `depth` levels down, sorted: the project roots `inventory --discover`
+/// reads. Hidden directories, `node_modules` and `target` are not entered, nor is a
+/// repository's inside (its nested repositories are found only when given themselves); links
+/// are not followed. A directory that cannot be read is skipped.
+pub fn repositories(dir: &Path, depth: usize) -> Result<Vec<PathBuf>, FsError> {
+    if !dir.is_dir() {
+        let message = format!("`{}` is not a directory", d(dir));
+        return Err(FsError::new(Code::NotFound, dir, message, None));
+    }
+    let mut out = Vec::new();
+    let mut todo = vec![(dir.to_path_buf(), 0usize)];
+    while let Some((at, level)) = todo.pop() {
+        if at.join(".git").symlink_metadata().is_ok() {
+            out.push(at);
+            continue;
+        }
+        if level >= depth {
+            continue;
+        }
+        let Ok(entries) = fs::read_dir(&at) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let skip = name.starts_with('.') || name == "node_modules" || name == "target";
+            if !skip && entry.file_type().is_ok_and(|t| t.is_dir()) {
+                todo.push((entry.path(), level + 1));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
 /// Whether [`glob`]`(pattern)` would list `path` if it were a regular file: same directory, a
 /// name that is not hidden and matches the pattern's wildcards. A pattern without wildcards
 /// matches only itself.

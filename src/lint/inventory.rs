@@ -62,7 +62,7 @@ pub fn inventory(req: &Request) -> (Vec<Row>, Vec<Unread>) {
         })
         .collect();
     let mut rows = Vec::new();
-    for (path, d, scopes) in super::client_files(&ctx) {
+    for (path, d, scopes) in files(req, &ctx) {
         let shown = path.display().to_string();
         let doc = match read(&path, d) {
             Ok(Some(doc)) => doc,
@@ -119,6 +119,31 @@ pub fn inventory(req: &Request) -> (Vec<Row>, Vec<Unread>) {
         }
     }
     (rows, unread)
+}
+
+/// The known client files under the root and the home, then the project files of each more
+/// root (`req.paths`), each file once.
+fn files(
+    req: &Request,
+    ctx: &crate::dialect::Ctx,
+) -> Vec<(
+    std::path::PathBuf,
+    &'static dyn crate::dialect::Dialect,
+    Vec<&'static str>,
+)> {
+    let mut out = super::client_files(ctx);
+    if req.paths.is_empty() {
+        return out;
+    }
+    let mut seen: rustc_hash::FxHashSet<(std::path::PathBuf, &'static str)> =
+        out.iter().map(|(p, d, _)| (p.clone(), d.id())).collect();
+    let more = super::discover::inputs(req, req.paths.clone()).unwrap_or_default();
+    for i in more {
+        if seen.insert((i.path.clone(), i.client.id())) {
+            out.push((i.path, i.client, i.scopes));
+        }
+    }
+    out
 }
 
 /// The file parsed in its client's syntax (`None`: there is no such file), or why not.

@@ -97,3 +97,59 @@ fn restore_copies_are_not_read_as_ledgers() {
     assert_eq!(code, 0, "{doc:#}");
     assert_eq!(doc["unread"], serde_json::json!([]), "{doc:#}");
 }
+
+/// More project roots: given as directories, or every repository found under `--discover`
+/// (issue 43: "project files under the given roots or discovered repositories").
+#[test]
+fn inventory_reads_more_roots_and_discovered_repositories() {
+    let e = Env::new();
+    let tree = e.base.join("src");
+    let project = |rel: &str, git_file: bool, name: &str| {
+        let dir = tree.join(rel);
+        std::fs::create_dir_all(dir.join(".cursor")).unwrap();
+        if git_file {
+            std::fs::write(dir.join(".git"), "gitdir: elsewhere\n").unwrap();
+        } else {
+            std::fs::create_dir_all(dir.join(".git")).unwrap();
+        }
+        std::fs::write(
+            dir.join(".cursor/mcp.json"),
+            format!("{{\"mcpServers\": {{\"{name}\": {{\"command\": \"{name}-mcp\"}}}}}}\n"),
+        )
+        .unwrap();
+    };
+    project("a", false, "alpha");
+    project("team/b", true, "beta");
+    project("node_modules/pkg", false, "hidden");
+    // Not a repository: found only when given itself.
+    std::fs::create_dir_all(tree.join("loose/.cursor")).unwrap();
+    std::fs::write(
+        tree.join("loose/.cursor/mcp.json"),
+        "{\"mcpServers\": {\"loose\": {\"command\": \"l\"}}}\n",
+    )
+    .unwrap();
+    let names = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["inventory"];
+        all.extend_from_slice(args);
+        let (code, doc) = e.json(&all);
+        assert_eq!(code, 0, "{doc:#}");
+        let mut v: Vec<String> = doc["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["name"].as_str().unwrap().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    let t = tree.display().to_string();
+    assert_eq!(names(&["--discover", &t]), ["alpha", "beta"]);
+    let loose = tree.join("loose").display().to_string();
+    let a = tree.join("a").display().to_string();
+    assert_eq!(names(&[&loose, &a]), ["alpha", "loose"]);
+    // The same file given twice is one row.
+    assert_eq!(names(&[&a, "--discover", &t]), ["alpha", "beta"]);
+    let missing = e.base.join("nowhere").display().to_string();
+    assert_eq!(e.json(&["inventory", &missing]).0, 2);
+    assert_eq!(e.json(&["inventory", "--discover", &missing]).0, 2);
+}
