@@ -44,6 +44,8 @@ struct Notes {
     /// The variable made up for each value replaced inside a string (kept in memory only):
     /// the same value gets the same variable, another value another one.
     inline_vars: Vec<(String, String)>,
+    /// [`TargetSpec::as_client`].
+    as_client: bool,
 }
 
 impl Notes {
@@ -88,11 +90,18 @@ pub struct TargetSpec<'a> {
     pub path: Option<&'a str>,
     /// `import --server NAME`: only these entries (empty: every entry).
     pub only: &'a [String],
+    /// Read the entries as the client reads them (`probe --client`): a reference spelled in a
+    /// form the client does not expand is the literal text the client passes on, not the
+    /// reference the operator meant (what `import` reads, for a migration).
+    pub as_client: bool,
 }
 
 /// Translate the entries of a container (`servers`: name → entry) into a manifest.
 pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str) -> Imported {
-    let mut notes = Notes::default();
+    let mut notes = Notes {
+        as_client: target.as_client,
+        ..Notes::default()
+    };
     let mut doc = DocumentMut::new();
     doc["owner"] = value(owner);
     let mut table = Table::new();
@@ -145,7 +154,10 @@ pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str
     targets.push(t);
     // What import prints must plan: a server the manifest refuses, or the client's dialect
     // cannot write back, is left out with the reason instead of making the whole manifest fail.
-    count -= keep_what_plans(owner, &mut table, &targets, target.dialect, &mut notes);
+    // (A probe only starts what the file says: nothing is written back, so only what the
+    // manifest itself refuses is left out.)
+    let writes = (!target.as_client).then_some(target.dialect);
+    count -= keep_what_plans(owner, &mut table, &targets, writes, &mut notes);
     doc["servers"] = Item::Table(table);
     doc["targets"] = Item::ArrayOfTables(targets);
     Imported {
@@ -158,14 +170,14 @@ pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str
 }
 
 /// Removes from `table` each server that a manifest of it alone would not plan for
-/// `dialect` (the manifest refuses it, or the dialect cannot render it), with a warning naming
+/// `dialect` (the manifest refuses it, or the dialect, when given, cannot render it), with a warning naming
 /// the reason (the manifest's and the dialect's messages never quote a value); returns how
 /// many were removed.
 fn keep_what_plans(
     owner: &str,
     table: &mut Table,
     targets: &toml_edit::ArrayOfTables,
-    dialect: &dyn Dialect,
+    dialect: Option<&dyn Dialect>,
     notes: &mut Notes,
 ) -> usize {
     let names: Vec<String> = table.iter().map(|(k, _)| k.to_string()).collect();
@@ -182,7 +194,7 @@ fn keep_what_plans(
         one["targets"] = Item::ArrayOfTables(targets.clone());
         let why = match crate::manifest::parse(&one.to_string(), &crate::known::Known) {
             Err(e) => Some(e.message),
-            Ok(m) => m.servers.first().and_then(|s| {
+            Ok(m) => m.servers.first().zip(dialect).and_then(|(s, dialect)| {
                 crate::dialect::render_target(dialect, s, None, true)
                     .err()
                     .map(|e| e.message)
@@ -316,6 +328,17 @@ fn read_field(server: &str, field: &str, s: &str, dialect: &str, notes: &mut Not
         return s.replace("${", "$${");
     }
     let foreign = foreign_references(s, dialect);
+    if !foreign.is_empty() && notes.as_client {
+        notes.say(format!(
+            "server `{server}`: `{field}` spells {} as `${{VAR}}`, which `{dialect}` does not expand there: it passes the text on as it is, and so does this probe",
+            foreign
+                .iter()
+                .map(|v| format!("`${{{v}}}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        return neutral_as(s, dialect, false);
+    }
     if !foreign.is_empty() {
         let own = match spelling(dialect) {
             ("${env:", _) => "`${env:VAR}`",
@@ -390,6 +413,12 @@ fn foreign_references(s: &str, dialect: &str) -> Vec<String> {
 /// that spells references another way is read as the reference it was meant to be
 /// ([`foreign_references`]); any other `${` is escaped.
 fn neutral(s: &str, dialect: &str) -> String {
+    neutral_as(s, dialect, true)
+}
+
+/// [`neutral`]; `meant`: whether a reference spelled in a form the client does not expand is
+/// read as the reference meant (import) or as the literal text the client passes on (probe).
+fn neutral_as(s: &str, dialect: &str, meant: bool) -> String {
     let (open, close) = spelling(dialect);
     let mut out = String::new();
     let mut rest = s;
@@ -419,7 +448,8 @@ fn neutral(s: &str, dialect: &str) -> String {
             let after = &rest[d + 2..];
             match after.find('}') {
                 Some(j)
-                    if !foreign_references(&rest[d..d + 3 + j], dialect).is_empty()
+                    if meant
+                        && !foreign_references(&rest[d..d + 3 + j], dialect).is_empty()
                         && !rest[..d].ends_with('$') =>
                 {
                     out.push_str("${");
@@ -905,6 +935,55 @@ mod tests {
         assert!(w.warnings[0].contains("`${OPENAI}`") && w.warnings[1].contains("API_TOKEN"));
     }
 
+    #[test]
+    fn as_the_client_reads_a_reference_it_does_not_expand_is_literal() {
+        let mut servers = Map::new();
+        servers.insert(
+            "s".into(),
+            serde_json::json!({"command": "srv", "args": ["--home=${HOME_DIR}"],
+                               "env": {"A": "${TOKEN}", "B": "${env:TOKEN}"}}),
+        );
+        let cursor = crate::dialect::lookup_client("cursor").unwrap();
+        let read = |as_client| {
+            let spec = TargetSpec {
+                dialect: cursor,
+                scope: "project",
+                path: None,
+                only: &[],
+                as_client,
+            };
+            import(&servers, &spec, "o")
+        };
+        // Import reads the reference meant (a migration); probe what Cursor passes on.
+        let meant = read(false);
+        assert!(meant.respelled.contains(&"s".to_string()), "{meant:?}");
+        let literal = read(true);
+        assert!(literal.respelled.is_empty(), "{literal:?}");
+        assert!(
+            literal.manifest.contains(r#"A = "$${TOKEN}""#),
+            "{}",
+            literal.manifest
+        );
+        assert!(
+            literal.manifest.contains(r#"B = "${TOKEN}""#),
+            "{}",
+            literal.manifest
+        );
+        assert!(
+            literal.manifest.contains(r#""--home=$${HOME_DIR}""#),
+            "{}",
+            literal.manifest
+        );
+        assert!(
+            literal
+                .warnings
+                .iter()
+                .any(|w| w.contains("passes the text on")),
+            "{:?}",
+            literal.warnings
+        );
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
         /// A secret in any shape of argument vector becomes a reference, and no warning
@@ -918,7 +997,7 @@ mod tests {
             servers.insert("s".into(), serde_json::json!({"command": "npx", "args": args}));
             let cursor = crate::dialect::ALL.iter().find(|d| d.id() == "cursor").copied();
             let Some(cursor) = cursor else { unreachable!("cursor is a client") };
-            let spec = TargetSpec { dialect: cursor, scope: "project", path: None, only: &[] };
+            let spec = TargetSpec { dialect: cursor, scope: "project", path: None, only: &[], as_client: false };
             let imported = import(&servers, &spec, "o");
             proptest::prop_assert!(!imported.manifest.contains(MARK), "{}", imported.manifest);
             proptest::prop_assert!(!imported.warnings.join("\n").contains(MARK));

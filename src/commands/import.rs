@@ -18,7 +18,7 @@ pub(super) fn run_import(
         .print(json);
     }
     let (imported, file, d, sc) =
-        match read_client_only(settings, (client, scope, path), owner, only) {
+        match read_client_only(settings, (client, scope, path), owner, (only, false)) {
             Ok(x) => x,
             Err(f) => return f.print(json),
         };

@@ -307,7 +307,7 @@ fn read_client(
     ),
     Failure,
 > {
-    read_client_only(settings, (client, scope, path), owner, &[])
+    read_client_only(settings, (client, scope, path), owner, (&[], true))
 }
 
 /// [`read_client`] of only the entries named in `only` (all when empty); a name the file does
@@ -316,7 +316,7 @@ fn read_client_only(
     settings: &Settings,
     (client, scope, path): (&str, Option<&str>, Option<&str>),
     owner: &str,
-    only: &[String],
+    (only, as_client): (&[String], bool),
 ) -> Result<
     (
         crate::import::Imported,
@@ -408,6 +408,7 @@ fn read_client_only(
             scope: sc.name,
             path,
             only,
+            as_client,
         },
         owner,
     );
