@@ -188,6 +188,10 @@ pub enum Command {
         /// system's roots and `SSL_CERT_FILE` / `SSL_CERT_DIR`.
         #[arg(long, value_name = "FILE")]
         cacert: Option<std::path::PathBuf>,
+        /// The HTTP proxy for every request (`http://[user:password@]host[:port]`), instead of
+        /// HTTPS_PROXY / HTTP_PROXY / ALL_PROXY; `none`: no proxy. NO_PROXY still applies.
+        #[arg(long, value_name = "URL")]
+        proxy: Option<String>,
     },
     /// Print a manifest for what a client file holds today.
     Import {
@@ -223,6 +227,11 @@ pub enum Command {
         /// system's roots and `SSL_CERT_FILE` / `SSL_CERT_DIR`.
         #[arg(long, value_name = "FILE")]
         cacert: Option<std::path::PathBuf>,
+        /// The HTTP proxy for every remote server (`http://[user:password@]host[:port]`),
+        /// instead of HTTPS_PROXY / HTTP_PROXY / ALL_PROXY; `none`: no proxy. NO_PROXY still
+        /// applies.
+        #[arg(long, value_name = "URL")]
+        proxy: Option<String>,
         /// Also check that the server answers an unknown method with JSON-RPC error -32601 and
         /// a call of an unknown tool with an error.
         #[arg(long)]

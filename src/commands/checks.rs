@@ -11,7 +11,7 @@ pub(super) fn run_probe(
     settings: &Settings,
     m: &Manifest,
     names: &[String],
-    (timeout, cacert, smoke): (f64, Option<std::path::PathBuf>, bool),
+    (timeout, net, smoke): (f64, Net, bool),
     write_pins: bool,
     red: &Redactor,
     json: bool,
@@ -47,12 +47,17 @@ pub(super) fn run_probe(
     if names.is_empty() {
         selected = m.servers.iter().collect();
     }
+    let proxy = match net.proxies() {
+        Ok(p) => p,
+        Err(m) => return usage_error(json, m),
+    };
     let opts = probe::Options {
         timeout: Duration::from_secs_f64(timeout),
         parallel: probe::DEFAULT_PARALLEL,
         base_dir: settings.root.clone(),
-        cacert,
+        cacert: net.cacert,
         smoke,
+        proxy,
     };
     let lookup = |v: &str| std::env::var(v).ok();
     probe::kill_servers_on_signal();

@@ -18,7 +18,7 @@ use crate::registry::{self, Options};
 pub(super) struct LockRequest {
     pub(super) registry: Option<String>,
     pub(super) timeout: f64,
-    pub(super) cacert: Option<std::path::PathBuf>,
+    pub(super) net: super::Net,
 }
 
 pub(super) fn run_lock(settings: &Settings, req: LockRequest, json: bool, style: Style) -> u8 {
@@ -33,6 +33,10 @@ pub(super) fn run_lock(settings: &Settings, req: LockRequest, json: bool, style:
             "--timeout must be a number of seconds between 0 and 3600",
         );
     }
+    let proxy = match req.net.proxies() {
+        Ok(p) => p,
+        Err(m) => return usage_error(json, m),
+    };
     let registry = req
         .registry
         .unwrap_or_else(|| registry::DEFAULT_REGISTRY.to_string());
@@ -73,7 +77,8 @@ pub(super) fn run_lock(settings: &Settings, req: LockRequest, json: bool, style:
     let opts = Options {
         registry: registry.trim_end_matches('/').to_string(),
         timeout: Duration::from_secs_f64(req.timeout),
-        cacert: req.cacert,
+        cacert: req.net.cacert,
+        proxy,
     };
     let lock = match registry::lock(&refs, &opts) {
         Ok(l) => l,

@@ -208,6 +208,7 @@ fn run_command(mut cli: Cli) -> u8 {
             timeout,
             write_pins,
             cacert,
+            proxy,
             smoke,
             ..
         } => match &manifest {
@@ -215,7 +216,7 @@ fn run_command(mut cli: Cli) -> u8 {
                 &settings,
                 m,
                 servers,
-                (*timeout, cacert.clone(), *smoke),
+                (*timeout, Net::new(cacert, proxy), *smoke),
                 *write_pins,
                 &red,
                 json,
@@ -420,7 +421,7 @@ fn read_client_only(
 fn run_probe_all_clients(
     settings: &Settings,
     names: &[String],
-    (timeout, cacert, smoke): (f64, Option<std::path::PathBuf>, bool),
+    (timeout, net, smoke): (f64, Net, bool),
     json: bool,
 ) -> u8 {
     use crate::probe;
@@ -496,12 +497,17 @@ fn run_probe_all_clients(
                     .any(|n| *n == s.name || *n == format!("{id}/{}", s.name))
         })
         .collect();
+    let proxy = match net.proxies() {
+        Ok(p) => p,
+        Err(m) => return usage_error(json, m),
+    };
     let opts = probe::Options {
         timeout: Duration::from_secs_f64(timeout),
         parallel: probe::DEFAULT_PARALLEL,
         base_dir: settings.root.clone(),
-        cacert,
+        cacert: net.cacert,
         smoke,
+        proxy,
     };
     let lookup = |v: &str| std::env::var(v).ok();
     probe::kill_servers_on_signal();
@@ -536,7 +542,7 @@ fn run_probe_client(
     settings: &Settings,
     (client, scope, path): (&str, Option<&str>, Option<&str>),
     names: &[String],
-    timeout: (f64, Option<std::path::PathBuf>, bool),
+    timeout: (f64, Net, bool),
     json: bool,
 ) -> u8 {
     let (imported, file, _, _) = match read_client(settings, client, scope, path, "probe") {
@@ -814,6 +820,27 @@ fn info_command(command: &Command, json: bool) -> Option<u8> {
     }
 }
 
+/// The network options of `probe` and `lock`: `--cacert` and `--proxy`.
+pub(super) struct Net {
+    pub(super) cacert: Option<std::path::PathBuf>,
+    proxy: Option<String>,
+}
+
+impl Net {
+    fn new(cacert: &Option<std::path::PathBuf>, proxy: &Option<String>) -> Net {
+        Net {
+            cacert: cacert.clone(),
+            proxy: proxy.clone(),
+        }
+    }
+
+    /// The proxies: `--proxy`, else the environment's (`HTTPS_PROXY`, …); a bad `--proxy` is
+    /// a usage error (its sentence never quotes the URL).
+    pub(super) fn proxies(&self) -> Result<crate::probe::Proxies, String> {
+        crate::probe::Proxies::new(&|v: &str| std::env::var(v).ok(), self.proxy.as_deref())
+    }
+}
+
 /// The commands that need no manifest of their own (`probe --all-clients` / `--client`,
 /// `lock`, `import`), run; `None` for the others.
 fn without_manifest(
@@ -827,6 +854,7 @@ fn without_manifest(
         servers,
         timeout,
         cacert,
+        proxy,
         smoke,
         all_clients: true,
         ..
@@ -835,7 +863,7 @@ fn without_manifest(
         return Some(run_probe_all_clients(
             settings,
             servers,
-            (*timeout, cacert.clone(), *smoke),
+            (*timeout, Net::new(cacert, proxy), *smoke),
             json,
         ));
     }
@@ -843,6 +871,7 @@ fn without_manifest(
         servers,
         timeout,
         cacert,
+        proxy,
         smoke,
         client: Some(client),
         scope,
@@ -854,7 +883,7 @@ fn without_manifest(
             settings,
             (client, scope.as_deref(), path.as_deref()),
             servers,
-            (*timeout, cacert.clone(), *smoke),
+            (*timeout, Net::new(cacert, proxy), *smoke),
             json,
         ));
     }
@@ -865,12 +894,13 @@ fn without_manifest(
         registry,
         timeout,
         cacert,
+        proxy,
     } = command
     {
         let req = LockRequest {
             registry: registry.clone(),
             timeout: *timeout,
-            cacert: cacert.clone(),
+            net: Net::new(cacert, proxy),
         };
         return Some(run_lock(settings, req, json, style));
     }

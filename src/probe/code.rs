@@ -54,8 +54,12 @@ failure_codes! {
     HttpError = "http-error",
     /// A TLS failure (certificate, handshake).
     Tls = "tls",
-    /// The connection could not be made.
+    /// The connection could not be made (to the server, or to its proxy).
     ConnectFailed = "connect-failed",
+    /// The proxy answered `CONNECT` with a status other than 2xx (the status is reported).
+    ProxyRefused = "proxy-refused",
+    /// The proxy URL's scheme is not `http://` (`socks5://`, `https://`, …).
+    ProxyUnsupported = "proxy-unsupported",
     /// Another I/O failure.
     IoError = "io-error",
     /// The server failed a `--smoke` check.

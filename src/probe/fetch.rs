@@ -6,16 +6,18 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::http::{Ctx, HttpConn, parse_url};
+use super::proxy::Proxies;
 use super::scrub::Secrets;
 use super::session::Talk;
 use super::tls::Tls;
 
-/// `GET url`: the status and at most `max` bytes of the body; an error sentence (no secret: the
-/// URL's query is not repeated) when the exchange fails or the body is larger than `max`.
+/// `GET url` (through `proxy`'s choice for it): the status and at most `max` bytes of the body;
+/// an error sentence (no secret: the URL's query and the proxy's credentials are not repeated)
+/// when the exchange fails or the body is larger than `max`.
 pub fn get(
     url: &str,
     timeout: Duration,
-    cacert: Option<PathBuf>,
+    (cacert, proxy): (Option<PathBuf>, &Proxies),
     max: usize,
 ) -> Result<(u16, Vec<u8>), String> {
     let deadline = Instant::now() + timeout;
@@ -28,6 +30,7 @@ pub fn get(
         Ctx {
             secrets: &secrets,
             tls: &tls,
+            proxy,
             timeout,
             talk: Talk::default(),
         },

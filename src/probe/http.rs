@@ -5,7 +5,6 @@
 
 use std::fmt::Write as _;
 use std::io::{self, BufReader, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -13,6 +12,7 @@ use serde_json::{Value, json};
 use super::FailureCode;
 use super::auth::needs_auth;
 use super::budget::Budget;
+use super::proxy::{self, Proxies, ProxyUrl};
 use super::resolve::Headers;
 use super::scrub::Secrets;
 use super::session::{
@@ -26,12 +26,12 @@ use super::{Discovery, Failure, MAX_LINE, MAX_SERVER_REQUESTS, MAX_TOTAL, fail};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Url {
     /// `https://`.
-    tls: bool,
+    pub(super) tls: bool,
     /// Host for connecting (no brackets).
-    host: String,
+    pub(super) host: String,
     /// `Host` header value.
     authority: String,
-    port: u16,
+    pub(super) port: u16,
     /// Path and query.
     target: String,
 }
@@ -311,6 +311,7 @@ const OWN_HEADERS: &[&str] = &[
     "transfer-encoding",
     "mcp-session-id",
     "mcp-protocol-version",
+    "proxy-authorization",
 ];
 
 /// What every HTTP exchange of one probe shares.
@@ -318,6 +319,7 @@ const OWN_HEADERS: &[&str] = &[
 pub(super) struct Ctx<'a> {
     pub(super) secrets: &'a Secrets,
     pub(super) tls: &'a Tls,
+    pub(super) proxy: &'a Proxies,
     pub(super) timeout: Duration,
     pub(super) talk: Talk,
 }
@@ -336,6 +338,7 @@ pub(super) struct HttpConn<'a> {
     timeout: Duration,
     secrets: &'a Secrets,
     tls: &'a Tls,
+    proxy: &'a Proxies,
     /// A legacy SSE session (no hint to declare `transport = "sse"`).
     pub(super) legacy: bool,
     /// The parsed size of every answer, charged to this exchange.
@@ -375,6 +378,7 @@ impl<'a> HttpConn<'a> {
             timeout: ctx.timeout,
             secrets: ctx.secrets,
             tls: ctx.tls,
+            proxy: ctx.proxy,
             legacy: false,
             budget: Budget::default(),
             routing: None,
@@ -398,48 +402,6 @@ impl<'a> HttpConn<'a> {
         }
     }
 
-    fn connect(&self, url: &Url, deadline: Instant) -> Result<Stream, Failure> {
-        let addrs = (url.host.as_str(), url.port)
-            .to_socket_addrs()
-            .map_err(|e| {
-                fail(
-                    FailureCode::ConnectFailed,
-                    format!("cannot resolve `{}`: {e}", url.host),
-                )
-            })?;
-        let mut last = None;
-        for a in addrs {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(fail(
-                    FailureCode::Timeout,
-                    format!(
-                        "could not connect within the {} timeout",
-                        secs(self.timeout)
-                    ),
-                ));
-            }
-            match TcpStream::connect_timeout(&a, left) {
-                Ok(s) if url.tls => return self.tls.handshake(s, &url.host, deadline),
-                Ok(s) => return Ok(Stream::Plain(s)),
-                Err(e) => last = Some(e),
-            }
-        }
-        Err(fail(
-            FailureCode::ConnectFailed,
-            match last {
-                Some(e) if e.kind() == io::ErrorKind::TimedOut => format!(
-                    "could not connect to {}:{} within the {} timeout",
-                    url.host,
-                    url.port,
-                    secs(self.timeout)
-                ),
-                Some(e) => format!("cannot connect to {}:{}: {e}", url.host, url.port),
-                None => format!("`{}` resolves to no address", url.host),
-            },
-        ))
-    }
-
     /// Send one HTTP request to the session's URL and read the status line and headers.
     fn exchange(
         &self,
@@ -461,16 +423,24 @@ impl<'a> HttpConn<'a> {
         deadline: Instant,
         what: &str,
     ) -> Result<Response, Failure> {
-        let s = self.connect(url, deadline)?;
+        let (s, via) = proxy::open(url, self.proxy, self.tls, self.timeout, deadline)?;
         let mut req = String::new();
+        // Through a proxy, an `http://` request names its whole URL (absolute form).
         let _ = write!(
             req,
             "{method} {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: mcpconf/{}\r\n\
              Accept: application/json, text/event-stream\r\nConnection: close\r\n",
-            url.target,
+            if via.is_some() {
+                url.to_string()
+            } else {
+                url.target.clone()
+            },
             url.authority,
             env!("CARGO_PKG_VERSION")
         );
+        if let Some(a) = via.and_then(ProxyUrl::authorization) {
+            let _ = write!(req, "Proxy-Authorization: {a}\r\n");
+        }
         if let Some(b) = body {
             let _ = write!(
                 req,
@@ -975,7 +945,7 @@ mod tests {
             s.write_all(b"4;ext=1\r\nWiki\r\n5\r\npedia\r\n0\r\nX-T: 1\r\n\r\n")
                 .unwrap();
         });
-        let s = Stream::Plain(TcpStream::connect(addr).unwrap());
+        let s = Stream::Plain(std::net::TcpStream::connect(addr).unwrap());
         let deadline = Instant::now() + Duration::from_secs(5);
         let mut body = Body {
             r: BufReader::new(DeadlineStream { s, deadline }),

@@ -21,6 +21,7 @@ mod code;
 pub mod fetch;
 mod http;
 mod jcs;
+mod proxy;
 mod reap;
 mod report;
 mod resolve;
@@ -42,6 +43,7 @@ use crate::manifest::{RemoteKind, Server, Transport};
 
 pub use auth::AuthInfo;
 pub use code::FailureCode;
+pub use proxy::Proxies;
 pub use reap::{kill_running, kill_servers_on_signal};
 pub use report::{pins_diff, report_json, report_text};
 pub use scrub::printable;
@@ -88,6 +90,9 @@ pub struct Options {
     pub cacert: Option<PathBuf>,
     /// Also run the smoke checks (`--smoke`): an unknown method and an unknown tool.
     pub smoke: bool,
+    /// The proxies remote servers are reached through (`--proxy`, `HTTPS_PROXY`, …;
+    /// [`Proxies::default`]: none).
+    pub proxy: Proxies,
 }
 
 /// An environment lookup for `${VAR}` references (`None` = unset).
@@ -215,6 +220,7 @@ struct Discovery {
 ///     base_dir: std::env::temp_dir(),
 ///     cacert: None,
 ///     smoke: false,
+///     proxy: probe::Proxies::default(),
 /// };
 /// let servers: Vec<_> = manifest.servers.iter().collect();
 /// let lookup = |name: &str| std::env::var(name).ok();
@@ -427,9 +433,13 @@ fn probe_one(
                 let sse = matches!(kind, RemoteKind::Sse);
                 let r =
                     resolve_remote(url, headers, lookup, &mut red).and_then(|(url, headers)| {
+                        for c in opts.proxy.credentials() {
+                            red.add(c);
+                        }
                         let ctx = Ctx {
                             secrets: &red,
                             tls,
+                            proxy: &opts.proxy,
                             timeout: opts.timeout,
                             talk,
                         };

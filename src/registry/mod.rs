@@ -60,6 +60,8 @@ pub struct Options {
     pub timeout: Duration,
     /// Extra CA certificates for https (`--cacert`).
     pub cacert: Option<PathBuf>,
+    /// The proxies (`--proxy`, `HTTPS_PROXY`, …; [`crate::probe::Proxies::default`]: none).
+    pub proxy: crate::probe::Proxies,
 }
 
 /// The request path of one server version: `/v0.1/servers/{name}/versions/{version}`, both
@@ -96,17 +98,21 @@ pub fn lock(refs: &[RegistryRef], opts: &Options) -> Result<Lock, RegistryError>
             server: r.server.clone(),
             message,
         };
-        let (status, body) =
-            crate::probe::fetch::get(&url, opts.timeout, opts.cacert.clone(), MAX_DOCUMENT)
-                .map_err(|e| {
-                    err(
-                        Code::RegistryError,
-                        format!(
-                            "the registry at {base} could not be asked for {}: {e}",
-                            r.describe()
-                        ),
-                    )
-                })?;
+        let (status, body) = crate::probe::fetch::get(
+            &url,
+            opts.timeout,
+            (opts.cacert.clone(), &opts.proxy),
+            MAX_DOCUMENT,
+        )
+        .map_err(|e| {
+            err(
+                Code::RegistryError,
+                format!(
+                    "the registry at {base} could not be asked for {}: {e}",
+                    r.describe()
+                ),
+            )
+        })?;
         match status {
             200 => {}
             404 => {

@@ -52,6 +52,7 @@ fn probe_all(m: &Manifest) -> Vec<Outcome> {
         parallel: 4,
         base_dir: std::env::temp_dir(),
         cacert: None,
+        proxy: mcpconf::probe::Proxies::default(),
         smoke: false,
     };
     let servers: Vec<_> = m.servers.iter().collect();
@@ -404,6 +405,7 @@ fn mcp_python_sdk_server_is_probed_as_2026_07_28_over_stdio_and_http() {
         parallel: 2,
         base_dir: std::env::temp_dir(),
         cacert: None,
+        proxy: mcpconf::probe::Proxies::default(),
         smoke: true,
     };
     for o in probe::probe_all(&servers, &opts, &|_: &str| None) {

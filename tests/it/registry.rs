@@ -589,3 +589,56 @@ fn an_https_registry_is_trusted_through_cacert() {
             .contains("@acme/files@1.2.3")
     );
 }
+
+/// `mcpconf lock` goes through the proxy of the environment or of `--proxy` (its request in
+/// absolute form), and straight to the registry when `NO_PROXY` names it.
+#[test]
+fn lock_goes_through_the_proxy() {
+    let reg = registry(routes());
+    let proxy = crate::probe::proxy::Proxy::start(None);
+    let s = Scratch::new();
+    let m = manifest(&s, FILES);
+    let run = |extra: &[&str], env: &[(&str, &str)]| {
+        let mut c = crate::common::mcpconf_cmd();
+        c.args([
+            "lock",
+            "-m",
+            &m.display().to_string(),
+            "--registry",
+            &reg.url,
+        ]);
+        c.args(extra).envs(env.iter().copied());
+        run_bounded(c, crate::common::PROCESS_TIMEOUT)
+    };
+    let path = route("io.github.acme/files", "1.2.3");
+    let out = run(&[], &[("HTTP_PROXY", &proxy.url)]);
+    assert_eq!(code(&out.status, "env proxy"), 0, "{}", show(&out));
+    assert_eq!(proxy.lines(), [format!("GET {}{path} HTTP/1.1", reg.url)]);
+    assert!(
+        fs::read_to_string(s.path().join("mcpconf.lock"))
+            .unwrap()
+            .contains("@acme/files@1.2.3")
+    );
+    let out = run(&["--proxy", &proxy.url], &[]);
+    assert_eq!(code(&out.status, "--proxy"), 0, "{}", show(&out));
+    assert_eq!(proxy.lines().len(), 2);
+    let out = run(
+        &[],
+        &[("HTTP_PROXY", &proxy.url), ("NO_PROXY", "127.0.0.1")],
+    );
+    assert_eq!(code(&out.status, "NO_PROXY"), 0, "{}", show(&out));
+    assert_eq!(proxy.lines().len(), 2);
+    assert_eq!(reg.hits.lock().unwrap().len(), 3);
+    // A proxy that cannot be reached is the registry error it is, naming the proxy.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_url = format!("http://u:pr0xy-secret@{}", dead.local_addr().unwrap());
+    drop(dead);
+    let out = run(&["--proxy", &dead_url, "--timeout", "5"], &[]);
+    assert_eq!(code(&out.status, "dead proxy"), 4, "{}", show(&out));
+    let all = show(&out);
+    assert!(
+        all.contains("registry-error") && all.contains("the proxy"),
+        "{all}"
+    );
+    assert!(!all.contains("pr0xy-secret"), "{all}");
+}

@@ -42,6 +42,15 @@ pub const LEAKY_ENV: &[&str] = &[
     "KIMI_CODE_HOME",
     "OPENHANDS_PERSISTENCE_DIR",
     "MCPCONF_REGISTRY",
+    // A proxy of the tester's machine would take the tests' loopback requests.
+    "HTTP_PROXY",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+    "NO_PROXY",
+    "no_proxy",
 ];
 
 /// `mcpconf` (no arguments yet) with a hermetic environment: [`LEAKY_ENV`] unset and

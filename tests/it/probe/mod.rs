@@ -34,6 +34,7 @@ fn options(secs: f64) -> Options {
         parallel: 4,
         base_dir: std::env::temp_dir(),
         cacert: None,
+        proxy: mcpconf::probe::Proxies::default(),
         smoke: false,
     }
 }
@@ -197,6 +198,7 @@ fn fails(o: &Outcome, code: &str) {
 mod cli;
 mod http;
 mod modern;
+pub(crate) mod proxy;
 mod stdio;
 pub(crate) mod tls;
 

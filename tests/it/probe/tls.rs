@@ -104,7 +104,7 @@ fn serve(stream: &mut (impl Read + Write), addr: SocketAddr, token: Option<&str>
 }
 
 /// Serve connections on a loopback port: over TLS with `pki`, else plain.
-fn server(pki: Option<&Pki>, token: Option<&'static str>) -> SocketAddr {
+pub(super) fn server(pki: Option<&Pki>, token: Option<&'static str>) -> SocketAddr {
     let l = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
     let addr = l.local_addr().expect("addr");
     let config = pki.map(|p| {
@@ -149,7 +149,7 @@ fn server(pki: Option<&Pki>, token: Option<&'static str>) -> SocketAddr {
 }
 
 /// Run `mcpconf probe --format json` over a manifest of `servers`; the parsed outcomes by name.
-fn probe(
+pub(super) fn probe(
     dir: &Path,
     servers: &str,
     args: &[&str],
@@ -187,14 +187,14 @@ fn probe(
     )
 }
 
-fn named<'a>(servers: &'a [Value], name: &str) -> &'a Value {
+pub(super) fn named<'a>(servers: &'a [Value], name: &str) -> &'a Value {
     servers
         .iter()
         .find(|s| s["name"] == name)
         .unwrap_or_else(|| panic!("no outcome for {name}: {servers:?}"))
 }
 
-fn assert_ok(o: &Value) {
+pub(super) fn assert_ok(o: &Value) {
     assert_eq!(o["ok"], true, "{o}");
     assert_eq!(o["transport"], "http", "{o}");
     assert_eq!(o["tools"], json!(["alpha", "beta"]), "{o}");
