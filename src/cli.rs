@@ -248,6 +248,10 @@ pub enum Command {
         /// With --client: the file, relative to the scope's base [default: the client's file].
         #[arg(long, value_name = "PATH", requires = "client")]
         path: Option<String>,
+        /// With --client or --all-clients: start the local servers the files name without
+        /// asking (they are listed first; without a terminal to ask, nothing starts without it).
+        #[arg(short, long)]
+        yes: bool,
     },
     /// The supported clients, their ids, scopes and paths.
     Clients,

@@ -16,6 +16,7 @@ use crate::redact::Redactor;
 use crate::saved::{SavedManifest, SavedPlan};
 
 mod checks;
+mod consent;
 mod import;
 mod inventory;
 mod lock;
@@ -422,7 +423,7 @@ fn run_probe_all_clients(
     settings: &Settings,
     names: &[String],
     (timeout, net, smoke): (f64, Net, bool),
-    json: bool,
+    (json, yes): (bool, bool),
 ) -> u8 {
     use crate::probe;
     if !(timeout.is_finite() && timeout > 0.0 && timeout <= 3600.0) {
@@ -497,6 +498,17 @@ fn run_probe_all_clients(
                     .any(|n| *n == s.name || *n == format!("{id}/{}", s.name))
         })
         .collect();
+    let mut red = Redactor::default();
+    for (_, m) in &manifests {
+        red.merge(&redactor(Some(m)));
+    }
+    let listed: Vec<(String, &Server)> = selected
+        .iter()
+        .map(|(id, s)| (format!("{id}/{}", s.name), *s))
+        .collect();
+    if let Err(code) = consent::to_start(&listed, &red, yes, json) {
+        return code;
+    }
     let proxy = match net.proxies() {
         Ok(p) => p,
         Err(m) => return usage_error(json, m),
@@ -524,10 +536,6 @@ fn run_probe_all_clients(
     if !outcomes.iter().all(probe::Outcome::passes) {
         code = Exit::Found as u8;
     }
-    let mut red = Redactor::default();
-    for (_, m) in &manifests {
-        red.merge(&redactor(Some(m)));
-    }
     if json {
         print!("{}", probe::report_json(&outcomes, None, &red));
     } else {
@@ -543,7 +551,7 @@ fn run_probe_client(
     (client, scope, path): (&str, Option<&str>, Option<&str>),
     names: &[String],
     timeout: (f64, Net, bool),
-    json: bool,
+    (json, yes): (bool, bool),
 ) -> u8 {
     let (imported, file, _, _) = match read_client(settings, client, scope, path, "probe") {
         Ok(x) => x,
@@ -563,6 +571,15 @@ fn run_probe_client(
         }
     };
     let red = redactor(Some(&m));
+    let listed: Vec<(String, &Server)> = m
+        .servers
+        .iter()
+        .filter(|s| names.is_empty() || names.contains(&s.name))
+        .map(|s| (format!("{client}/{}", s.name), s))
+        .collect();
+    if let Err(code) = consent::to_start(&listed, &red, yes, json) {
+        return code;
+    }
     run_probe(settings, &m, names, timeout, false, &red, json)
 }
 
@@ -857,6 +874,7 @@ fn without_manifest(
         proxy,
         smoke,
         all_clients: true,
+        yes,
         ..
     } = command
     {
@@ -864,7 +882,7 @@ fn without_manifest(
             settings,
             servers,
             (*timeout, Net::new(cacert, proxy), *smoke),
-            json,
+            (json, *yes),
         ));
     }
     if let Command::Probe {
@@ -876,6 +894,7 @@ fn without_manifest(
         client: Some(client),
         scope,
         path,
+        yes,
         ..
     } = command
     {
@@ -884,7 +903,7 @@ fn without_manifest(
             (client, scope.as_deref(), path.as_deref()),
             servers,
             (*timeout, Net::new(cacert, proxy), *smoke),
-            json,
+            (json, *yes),
         ));
     }
     if let Command::Inventory { dirs, discover } = command {

@@ -271,6 +271,7 @@ fn probe_client_reads_a_cursor_file_and_expands_its_references() {
         mcpconf_cmd()
             .args([
                 "probe",
+                "--yes",
                 "--client",
                 "cursor",
                 "--format",
@@ -320,6 +321,7 @@ fn probe_client_reads_a_cursor_file_and_expands_its_references() {
     let out = mcpconf_cmd()
         .args([
             "probe",
+            "--yes",
             "--all-clients",
             "--format",
             "json",
@@ -425,7 +427,7 @@ fn all_clients_skips_absent_files_reads_qwen_pins_and_escapes_names() {
     )
     .expect("write");
     let out = mcpconf_cmd()
-        .args(["probe", "--all-clients", "--timeout", "60"])
+        .args(["probe", "--yes", "--all-clients", "--timeout", "60"])
         .arg("--root")
         .arg(&root)
         .arg("--home")
@@ -476,6 +478,7 @@ fn all_clients_probes_claude_codes_local_scope_too() {
     let out = mcpconf_cmd()
         .args([
             "probe",
+            "--yes",
             "--all-clients",
             "--format",
             "json",
@@ -506,4 +509,49 @@ fn all_clients_probes_claude_codes_local_scope_too() {
         .collect();
     assert!(names.iter().any(|n| n.ends_with("/facade")), "{names:?}");
     assert!(names.iter().any(|n| n.ends_with("/user-srv")), "{names:?}");
+}
+
+/// `probe --client` / `--all-clients` start the user's commands: listed first, and without a
+/// terminal to ask, nothing starts unless `--yes` (issue 41).
+#[test]
+fn client_probes_list_what_they_would_start_and_start_nothing_without_consent() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("root");
+    fs::create_dir_all(root.join(".cursor")).expect("mkdir");
+    let marker = dir.path().join("started");
+    let doc = json!({"mcpServers": {
+        "touchy": {"command": "sh", "args": ["-c", format!("touch {}", marker.display()), "--token=sk-live-CONSENTSECRET-123456"]},
+        "remote": {"url": "http://127.0.0.1:9/mcp"}
+    }});
+    fs::write(root.join(".cursor/mcp.json"), doc.to_string()).expect("write");
+    for how in [&["--all-clients"][..], &["--client", "cursor"][..]] {
+        let out = mcpconf_cmd()
+            .arg("probe")
+            .args(how)
+            .args(["--format", "json", "--timeout", "20"])
+            .arg("--root")
+            .arg(&root)
+            .arg("--home")
+            .arg(dir.path())
+            .arg("--state-dir")
+            .arg(dir.path().join("state"))
+            .output()
+            .expect("run mcpconf");
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{how:?}: {}",
+            crate::common::show(&out)
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("touchy: sh -c touch"), "{how:?}: {err}");
+        assert!(!err.contains("CONSENTSECRET"), "{err}");
+        assert!(
+            !err.contains("remote"),
+            "only local servers need consent: {err}"
+        );
+        let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(report["errors"][0]["code"], "not-confirmed", "{report}");
+        assert!(!marker.exists(), "{how:?} started a server without consent");
+    }
 }
