@@ -331,11 +331,7 @@ fn read_field(server: &str, field: &str, s: &str, dialect: &str, notes: &mut Not
     if !foreign.is_empty() && notes.as_client {
         notes.say(format!(
             "server `{server}`: `{field}` spells {} as `${{VAR}}`, which `{dialect}` does not expand there: it passes the text on as it is, and so does this probe",
-            foreign
-                .iter()
-                .map(|v| format!("`${{{v}}}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            quoted_refs(&foreign)
         ));
         return neutral_as(s, dialect, false);
     }
@@ -347,17 +343,21 @@ fn read_field(server: &str, field: &str, s: &str, dialect: &str, notes: &mut Not
         };
         notes.say(format!(
             "server `{server}`: `{field}` spells {} as `${{VAR}}`, which `{dialect}` does not expand there (it expands {own}); import reads the reference that was meant, and `apply` writes it in {own}",
-            foreign
-                .iter()
-                .map(|v| format!("`${{{v}}}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            quoted_refs(&foreign)
         ));
         if !notes.respelled.iter().any(|r| r == server) {
             notes.respelled.push(server.to_string());
         }
     }
     neutral(s, dialect)
+}
+
+/// `` `${A}`, `${B}` ``: the references named, for a message.
+fn quoted_refs(vars: &[String]) -> String {
+    vars.iter()
+        .map(|v| format!("`${{{v}}}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// How a client spells a reference: its opening and closing text (`("\0", "\0")`: it has no

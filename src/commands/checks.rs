@@ -47,26 +47,10 @@ pub(super) fn run_probe(
     if names.is_empty() {
         selected = m.servers.iter().collect();
     }
-    let proxy = match net.proxies() {
-        Ok(p) => p,
-        Err(m) => return usage_error(json, m),
+    let outcomes = match probe_servers(settings, &selected, (timeout, net, smoke), json) {
+        Ok(o) => o,
+        Err(code) => return code,
     };
-    let opts = probe::Options {
-        timeout: Duration::from_secs_f64(timeout),
-        parallel: probe::DEFAULT_PARALLEL,
-        base_dir: settings.root.clone(),
-        cacert: net.cacert,
-        smoke,
-        proxy,
-    };
-    let lookup = |v: &str| std::env::var(v).ok();
-    probe::kill_servers_on_signal();
-    let progress = output::Progress::start(
-        &format!("probing {} server(s)", selected.len()),
-        !json && std::io::stderr().is_terminal(),
-    );
-    let outcomes = probe::probe_all(&selected, &opts, &lookup);
-    drop(progress);
     let mut code = if outcomes.iter().all(probe::Outcome::passes) {
         Exit::Ok as u8
     } else {
@@ -260,4 +244,36 @@ fn declared_entries(m: &crate::manifest::Manifest) -> Vec<(String, String, serde
         }
     }
     out
+}
+
+/// Start and probe `servers` (the run's settings, timeout, network and `--smoke`), with the
+/// progress indicator on a terminal; a bad `--proxy` is the usage error's exit code.
+pub(super) fn probe_servers(
+    settings: &Settings,
+    servers: &[&Server],
+    (timeout, net, smoke): (f64, Net, bool),
+    json: bool,
+) -> Result<Vec<crate::probe::Outcome>, u8> {
+    use crate::probe;
+    let proxy = match net.proxies() {
+        Ok(p) => p,
+        Err(m) => return Err(usage_error(json, m)),
+    };
+    let opts = probe::Options {
+        timeout: Duration::from_secs_f64(timeout),
+        parallel: probe::DEFAULT_PARALLEL,
+        base_dir: settings.root.clone(),
+        cacert: net.cacert,
+        smoke,
+        proxy,
+    };
+    let lookup = |v: &str| std::env::var(v).ok();
+    probe::kill_servers_on_signal();
+    let progress = output::Progress::start(
+        &format!("probing {} server(s)", servers.len()),
+        !json && std::io::stderr().is_terminal(),
+    );
+    let outcomes = probe::probe_all(servers, &opts, &lookup);
+    drop(progress);
+    Ok(outcomes)
 }

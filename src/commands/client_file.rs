@@ -2,23 +2,23 @@
 
 use super::*;
 
-/// Read a client's file with its dialect and describe its entries as a manifest (`import`).
-/// A failure is returned for the caller to print.
+/// A client file read as a manifest: what it holds, its path, its client and its scope.
+pub(super) type ClientRead = (
+    crate::import::Imported,
+    std::path::PathBuf,
+    &'static dyn dialect::Dialect,
+    &'static dialect::Scope,
+);
+
+/// Read a client's file with its dialect and describe its entries as a manifest, as the client
+/// reads them (`probe`). A failure is returned for the caller to print.
 pub(super) fn read_client(
     settings: &Settings,
     client: &str,
     scope: Option<&str>,
     path: Option<&str>,
     owner: &str,
-) -> Result<
-    (
-        crate::import::Imported,
-        std::path::PathBuf,
-        &'static dyn dialect::Dialect,
-        &'static dialect::Scope,
-    ),
-    Failure,
-> {
+) -> Result<ClientRead, Failure> {
     read_client_only(settings, (client, scope, path), owner, (&[], true))
 }
 
@@ -29,15 +29,7 @@ pub(super) fn read_client_only(
     (client, scope, path): (&str, Option<&str>, Option<&str>),
     owner: &str,
     (only, as_client): (&[String], bool),
-) -> Result<
-    (
-        crate::import::Imported,
-        std::path::PathBuf,
-        &'static dyn dialect::Dialect,
-        &'static dialect::Scope,
-    ),
-    Failure,
-> {
+) -> Result<ClientRead, Failure> {
     use crate::diag::Code;
     let Some(d) = dialect::lookup_client(client) else {
         return Err(Failure::usage(Code::UsageError, unknown_client(client)));

@@ -105,27 +105,12 @@ pub(super) fn run_probe_all_clients(
     if let Err(code) = consent::to_start(&listed, &red, yes, json) {
         return code;
     }
-    let proxy = match net.proxies() {
-        Ok(p) => p,
-        Err(m) => return usage_error(json, m),
-    };
-    let opts = probe::Options {
-        timeout: Duration::from_secs_f64(timeout),
-        parallel: probe::DEFAULT_PARALLEL,
-        base_dir: settings.root.clone(),
-        cacert: net.cacert,
-        smoke,
-        proxy,
-    };
-    let lookup = |v: &str| std::env::var(v).ok();
-    probe::kill_servers_on_signal();
-    let progress = output::Progress::start(
-        &format!("probing {} server(s)", selected.len()),
-        !json && std::io::stderr().is_terminal(),
-    );
     let servers: Vec<&Server> = selected.iter().map(|(_, s)| *s).collect();
-    let mut outcomes = probe::probe_all(&servers, &opts, &lookup);
-    drop(progress);
+    let mut outcomes =
+        match super::checks::probe_servers(settings, &servers, (timeout, net, smoke), json) {
+            Ok(o) => o,
+            Err(code) => return code,
+        };
     for (o, (id, _)) in outcomes.iter_mut().zip(&selected) {
         o.name = format!("{id}/{}", o.name);
     }

@@ -149,14 +149,7 @@ pub(super) fn replaced(server: &str, owner: &str, keys: &[String]) -> Action {
         server: server.to_string(),
         detail: format!(
             "replaces for good an entry owner `{owner}` did not write (replaced: {}); no copy is kept: the entry is now ours, and prune removes it",
-            if keys.is_empty() {
-                "its layout".to_string()
-            } else {
-                keys.iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
+            named(keys)
         ),
     }
 }
@@ -169,16 +162,20 @@ pub(super) fn taken_back(server: &str, owner: &str, keys: &[String]) -> Action {
         server: server.to_string(),
         detail: format!(
             "takes back the entry owner `{owner}` wrote and someone changed since (replaced: {}); no copy is kept, since it was never another party's",
-            if keys.is_empty() {
-                "its layout".to_string()
-            } else {
-                keys.iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            }
+            named(keys)
         ),
     }
+}
+
+/// The keys replaced, quoted (`its layout` when only the layout changed).
+fn named(keys: &[String]) -> String {
+    if keys.is_empty() {
+        return "its layout".to_string();
+    }
+    keys.iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The top-level members of `found` that `wanted` replaces (differ, added or removed), names
