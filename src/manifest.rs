@@ -76,6 +76,9 @@ pub struct Target {
     /// `enabled = false`: every server of this target is written in the client's off form;
     /// `None` when the target does not say.
     pub enabled: Option<bool>,
+    /// `disable = ["NAME", …]` (project-scope targets): servers the user configured at user
+    /// scope, turned off for this project in the client's own form.
+    pub disable: Vec<String>,
     /// Where the target was declared (1-based line, column).
     pub at: (usize, usize),
 }
@@ -186,6 +189,7 @@ const TARGET_KEYS: &[&str] = &[
     "auto_approve",
     "client_version",
     "enabled",
+    "disable",
 ];
 const LEGACY_KEYS: &[&str] = &["name", "entry", "grants"];
 
@@ -210,6 +214,9 @@ pub struct ClientFacts {
     pub requires_path: bool,
     /// Its files carry grants, so `auto_approve` applies.
     pub auto_approve: bool,
+    /// The scopes whose file belongs to one project (where `disable` applies); the default
+    /// scope is the first of [`ClientFacts::scopes`].
+    pub project_scopes: Vec<&'static str>,
 }
 
 /// Parse and validate a manifest; clients and lint rules are checked against `names`
@@ -717,6 +724,22 @@ grants = ["@openab-browser"]
             assert!(e.message.contains(needle), "{text:?}: {}", e.message);
             assert_eq!((e.line, e.column), (*line, *col), "{text:?}: {}", e.message);
         }
+    }
+
+    #[test]
+    fn the_schema_lists_exactly_the_target_keys() {
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../schemas/manifest.schema.json")).unwrap();
+        let mut listed: Vec<&str> = schema["$defs"]["target"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut keys = TARGET_KEYS.to_vec();
+        listed.sort_unstable();
+        keys.sort_unstable();
+        assert_eq!(listed, keys);
     }
 
     #[test]

@@ -82,6 +82,7 @@ impl Target {
             auto_approve: false,
             client_version: None,
             enabled: None,
+            disable: Vec::new(),
             at: (1, 1),
         }
     }
@@ -185,6 +186,9 @@ impl ManifestBuilder {
             }
             if let Some(e) = t.enabled {
                 let _ = writeln!(out, "enabled = {e}");
+            }
+            if !t.disable.is_empty() {
+                let _ = writeln!(out, "disable = {}", strings(&t.disable));
             }
         }
         for l in &self.legacy {
