@@ -52,7 +52,7 @@ pub static CLAUDE_CODE: McpServers = McpServers {
             key: "disabledMcpServers",
         },
         source: "https://code.claude.com/docs/en/settings (`~/.claude.json` per-project state; `/mcp` enable/disable)",
-        checked: "Claude Code 2.1.332: `claude mcp list` in the repository, a subdirectory and a worktree of it shows the user's server \"Disabled for this project\", elsewhere not (tests/it/real_clients/claude.rs)",
+        checked: "Claude Code 2.1.332: `claude mcp list` in the repository, a subdirectory and a worktree of it shows the user's server \"Disabled for this project\", elsewhere not (tests/it/real_clients/disable.rs)",
         trust: None,
     }),
     source: "https://code.claude.com/docs/en/mcp",

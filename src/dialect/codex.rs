@@ -91,7 +91,7 @@ impl Dialect for Codex {
         Some(super::ProjectDisable {
             form: super::DisableForm::PartialEntry(ENABLED_FALSE),
             source: "https://github.com/openai/codex/blob/main/docs/config.md (project `.codex/config.toml` layers, trusted projects)",
-            checked: "Codex CLI 0.171.0: `codex mcp list` in a trusted project shows the user's server disabled, outside it enabled (tests/it/real_clients/codex.rs)",
+            checked: "Codex CLI 0.171.0: `codex mcp list` in a trusted project shows the user's server disabled, outside it enabled (tests/it/real_clients/disable.rs)",
             trust: Some(("trust_level", "trusted")),
         })
     }

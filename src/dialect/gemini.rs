@@ -65,7 +65,7 @@ pub static GEMINI: McpServers = McpServers {
     disable: Some(super::ProjectDisable {
         form: super::DisableForm::ProjectList(&["mcp", "excluded"]),
         source: "https://github.com/google-gemini/gemini-cli/blob/main/packages/cli/src/config/settings.ts (`getConsolidatedExcludedMcpServers`)",
-        checked: "Gemini CLI 0.61.0: `gemini mcp list` in the project shows the user's server blocked, outside it connected (tests/it/real_clients/gemini.rs)",
+        checked: "Gemini CLI 0.61.0: `gemini mcp list` in the project shows the user's server blocked, outside it connected (tests/it/real_clients/disable.rs)",
         trust: None,
     }),
     source: "https://github.com/google-gemini/gemini-cli packages/core/src/config/config.ts (`MCPServerConfig`), packages/core/src/tools/mcp-client.ts",

@@ -75,7 +75,7 @@ pub static OPENCODE: Opencode = Opencode {
     disable: Some(super::ProjectDisable {
         form: super::DisableForm::PartialEntry(ENABLED_FALSE),
         source: "https://opencode.ai/docs/config/ (config files are merged, project over global) and https://opencode.ai/docs/mcp-servers/ (`enabled`)",
-        checked: "opencode 1.18.33: `opencode mcp list` in the project shows the user's server disabled (tests/it/real_clients/opencode.rs)",
+        checked: "opencode 1.18.33: `opencode mcp list` in the project shows the user's server disabled (tests/it/real_clients/disable.rs)",
         trust: None,
     }),
 };

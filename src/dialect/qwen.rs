@@ -55,7 +55,7 @@ pub static QWEN: McpServers = McpServers {
     disable: Some(super::ProjectDisable {
         form: super::DisableForm::ProjectList(&["mcp", "excluded"]),
         source: "https://github.com/QwenLM/qwen-code/blob/main/packages/cli/src/config/settingsSchema.ts (`mcp.excluded`, merged by concatenation)",
-        checked: "Qwen Code 0.24.4 (its bundled settings schema and `mcp` commands read `settings.merged.mcp.excluded`)",
+        checked: "Qwen Code 0.24.4 bundle (settings schema `mcp.excluded`, `mergeStrategy: concat`; discovery skips an excluded server); its `qwen mcp list` does not show exclusions, so not seen with the real client",
         trust: None,
     }),
     source: "https://github.com/QwenLM/qwen-code docs/cli/configuration.md (MCP servers)",
