@@ -28,6 +28,7 @@ impl Vocabulary for Known {
             scopes: d.scopes().iter().map(|s| s.name).collect(),
             requires_path: d.requires_path(),
             auto_approve: d.supports_auto_approve(),
+            project_scopes: d.project_scopes(),
         })
     }
 

@@ -83,6 +83,9 @@ pub struct Target {
     /// `exclude = ["…"]`: files a glob `path` matches that the target leaves alone (patterns
     /// relative to the scope's base, `*` for any run of characters), e.g. a broken agent file.
     pub exclude: Vec<String>,
+    /// `disable = ["NAME", …]` (project-scope targets): servers the user configured at user
+    /// scope, turned off for this project in the client's own form.
+    pub disable: Vec<String>,
     /// Where the target was declared (1-based line, column).
     pub at: (usize, usize),
 }
@@ -195,6 +198,7 @@ const TARGET_KEYS: &[&str] = &[
     "client_version",
     "enabled",
     "exclude",
+    "disable",
 ];
 const LEGACY_KEYS: &[&str] = &["name", "entry", "grants"];
 
@@ -219,6 +223,9 @@ pub struct ClientFacts {
     pub requires_path: bool,
     /// Its files carry grants, so `auto_approve` applies.
     pub auto_approve: bool,
+    /// The scopes whose file belongs to one project (where `disable` applies); the default
+    /// scope is the first of [`ClientFacts::scopes`].
+    pub project_scopes: Vec<&'static str>,
 }
 
 /// Parse and validate a manifest; clients and lint rules are checked against `names`
@@ -731,6 +738,22 @@ grants = ["@openab-browser"]
             assert!(e.message.contains(needle), "{text:?}: {}", e.message);
             assert_eq!((e.line, e.column), (*line, *col), "{text:?}: {}", e.message);
         }
+    }
+
+    #[test]
+    fn the_schema_lists_exactly_the_target_keys() {
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../schemas/manifest.schema.json")).unwrap();
+        let mut listed: Vec<&str> = schema["$defs"]["target"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut keys = TARGET_KEYS.to_vec();
+        listed.sort_unstable();
+        keys.sort_unstable();
+        assert_eq!(listed, keys);
     }
 
     #[test]

@@ -43,6 +43,18 @@ pub static CLAUDE_CODE: McpServers = McpServers {
         source: "https://docs.anthropic.com/en/docs/claude-code/mcp",
         checked: "Claude Code 2.1.332: approvals and on/off live in `enabledMcpjsonServers` / `disabledMcpjsonServers` and `permissions`, outside the entry",
     },
+    // `/mcp`'s "disable" writes the server's name into the current project's
+    // `disabledMcpServers`; the project is keyed by the main worktree's root of its git
+    // repository, so a subdirectory or another worktree of it reads the same entry.
+    disable: Some(super::ProjectDisable {
+        form: super::DisableForm::UserProjectsList {
+            scope: "local",
+            key: "disabledMcpServers",
+        },
+        source: "https://code.claude.com/docs/en/settings (`~/.claude.json` per-project state; `/mcp` enable/disable)",
+        checked: "Claude Code 2.1.332: `claude mcp list` in the repository, a subdirectory and a worktree of it shows the user's server \"Disabled for this project\", elsewhere not (tests/it/real_clients/disable.rs)",
+        trust: None,
+    }),
     source: "https://code.claude.com/docs/en/mcp",
     checked: "Claude Code 2.1.332",
     ..BASE

@@ -84,6 +84,17 @@ impl Dialect for Codex {
     fn off_form(&self) -> Option<OffForm> {
         Some(ENABLED_FALSE)
     }
+    fn project_disable(&self) -> Option<super::ProjectDisable> {
+        // The project layer's `[mcp_servers.NAME]` is merged over the user's key by key, so
+        // `enabled = false` alone turns the user's server off; Codex reads the project's
+        // `.codex/config.toml` only for a project the user trusted.
+        Some(super::ProjectDisable {
+            form: super::DisableForm::PartialEntry(ENABLED_FALSE),
+            source: "https://github.com/openai/codex/blob/main/docs/config.md (project `.codex/config.toml` layers, trusted projects)",
+            checked: "Codex CLI 0.171.0: `codex mcp list` in a trusted project shows the user's server disabled, outside it enabled (tests/it/real_clients/disable.rs)",
+            trust: Some(("trust_level", "trusted")),
+        })
+    }
     fn known_fields(&self) -> &'static [&'static str] {
         &[
             "command",

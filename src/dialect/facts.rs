@@ -90,6 +90,12 @@ pub fn facts_json(d: &dyn Dialect) -> Value {
         "off_form": d.off_form().map(|o| json!({o.key: o.off})),
         "defaults": d.defaults().iter().map(|(k, v)| (k.to_string(), serde_json::from_str::<serde_json::Value>(v).unwrap_or(serde_json::Value::Null))).collect::<serde_json::Map<_, _>>(),
         "builtin_variables": d.builtins(),
+        "project_disable": d.project_disable().map(|p| json!({
+            "form": p.describe(),
+            "trusted_only": p.trust.map(|(k, v)| json!({k: v})),
+            "source": p.source,
+            "checked": p.checked,
+        })),
         "trust_form": d.trust_form().map(|(k, v)| json!({k: serde_json::from_str::<serde_json::Value>(v).unwrap_or(serde_json::Value::Null)})),
         "source": d.source(),
         "checked": d.checked(),
@@ -210,6 +216,23 @@ pub fn facts_markdown(d: &dyn Dialect) -> String {
             s,
             "- Also reads the `{sc}` file of `{c}`: a server written to both shows twice (the plan says so)."
         );
+    }
+    match d.project_disable() {
+        Some(p) => {
+            let _ = writeln!(
+                s,
+                "- `disable` (a user's server off in this project): {}; read at {} ({}).",
+                p.describe(),
+                p.source,
+                p.checked
+            );
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "- `disable` (a user's server off in this project): not expressible (`cannot-express`)."
+            );
+        }
     }
     if !d.source().is_empty() {
         let _ = writeln!(s, "- Source: {}.", d.source());

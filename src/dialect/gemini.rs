@@ -59,6 +59,15 @@ pub static GEMINI: McpServers = McpServers {
         source: "https://github.com/google-gemini/gemini-cli/blob/main/packages/cli/src/commands/mcp/add.ts",
         checked: "gemini-cli 5411f11 (add.ts e9a9474; enableDisable.ts writes mcp-server-enablement.json)",
     },
+    // `mcp.excluded` of every scope is concatenated (`getConsolidatedExcludedMcpServers`);
+    // the older `excludeMCPServers` is not read by `mcp list`, and a `disabled` key in an entry
+    // makes Gemini reject the file.
+    disable: Some(super::ProjectDisable {
+        form: super::DisableForm::ProjectList(&["mcp", "excluded"]),
+        source: "https://github.com/google-gemini/gemini-cli/blob/main/packages/cli/src/config/settings.ts (`getConsolidatedExcludedMcpServers`)",
+        checked: "Gemini CLI 0.61.0: `gemini mcp list` in the project shows the user's server blocked, outside it connected (tests/it/real_clients/disable.rs)",
+        trust: None,
+    }),
     source: "https://github.com/google-gemini/gemini-cli packages/core/src/config/config.ts (`MCPServerConfig`), packages/core/src/tools/mcp-client.ts",
     checked: "Gemini CLI 0.61.0",
     ..BASE

@@ -108,17 +108,19 @@ impl Dialect for KiroAgent {
             None => vec![whole.clone()],
         };
         let mut out = vec![GrantSpec {
-            array: "tools",
+            array: vec!["tools".to_string()],
             values: values.clone(),
             covering: vec!["*".to_string(), whole.clone()],
             create_array: false,
+            disable: false,
         }];
         if auto_approve {
             out.push(GrantSpec {
-                array: "allowedTools",
+                array: vec!["allowedTools".to_string()],
                 values,
                 covering: vec![whole.clone(), format!("{whole}/*")],
                 create_array: true,
+                disable: false,
             });
         }
         out

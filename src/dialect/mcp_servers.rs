@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::{
-    ClientManaged, Ctx, Dialect, OffForm, PinSupport, RenderError, Rendered, Scope, Syntax,
+    Base, ClientManaged, Ctx, Dialect, OffForm, PinSupport, RenderError, Rendered, Scope, Syntax,
 };
 use crate::server::{RemoteKind, Server, Transport};
 use crate::template::{Part, Template};
@@ -238,6 +238,8 @@ pub struct McpServers {
     /// client fills them in itself, so such text is neither an environment reference nor a
     /// literal to refuse; it is written as the client spells it.
     pub builtins: &'static [&'static str],
+    /// How the client turns a user's server off for one project (`disable`), if it can.
+    pub disable: Option<super::ProjectDisable>,
     /// Where these facts were read (the client's own code or docs).
     pub source: &'static str,
     /// The client release (or docs revision) they were checked against.
@@ -289,6 +291,7 @@ pub const BASE: McpServers = McpServers {
     builtins: &[],
     trust: None,
     respell: &[],
+    disable: None,
     source: "",
     checked: "",
 };
@@ -596,6 +599,16 @@ impl Dialect for McpServers {
     }
     fn client_lock(&self, scope: &str) -> bool {
         self.lock_scopes.contains(&scope)
+    }
+    fn project_disable(&self) -> Option<super::ProjectDisable> {
+        self.disable
+    }
+    fn project_scopes(&self) -> Vec<&'static str> {
+        self.scopes
+            .iter()
+            .filter(|s| s.base == Base::Root || self.per_project_scopes.contains(&s.name))
+            .map(|s| s.name)
+            .collect()
     }
     fn render(&self, server: &Server) -> Result<Rendered, RenderError> {
         self.render_entry(server)

@@ -25,6 +25,7 @@ mod copilot_xcode;
 mod crush;
 mod cursor;
 mod devin;
+mod disable;
 mod factory;
 mod facts;
 mod firebase_studio;
@@ -71,6 +72,7 @@ pub use mcp_servers::{
 };
 
 pub use crate::document::Syntax;
+pub use disable::{DisableForm, ProjectDisable, cannot_disable, partial_entry};
 pub use facts::{FACTS_BEGIN, FACTS_END, facts_json, facts_markdown, places_name};
 
 /// What a relative path of a scope is resolved against.
@@ -214,14 +216,16 @@ impl std::error::Error for RenderError {}
 /// the server usable (Kiro agents' `tools` / `allowedTools`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GrantSpec {
-    /// The top-level array key.
-    pub array: &'static str,
+    /// The array's object path in the file (`["allowedTools"]`; `["mcp", "excluded"]`).
+    pub array: Vec<String>,
     /// The strings to add (e.g. `@openab`, or `@openab/tool` per pinned tool).
     pub values: Vec<String>,
     /// Strings already in the array that cover the server (then nothing is added).
     pub covering: Vec<String>,
     /// Whether to create the array when the file has none (otherwise no grant is needed).
     pub create_array: bool,
+    /// A project's list of servers turned off (`disable` on a target), not a grant.
+    pub disable: bool,
 }
 
 /// How a client expresses a tool pin.
@@ -328,6 +332,21 @@ pub trait Dialect: Sync {
     /// cannot be expressed for this client).
     fn off_form(&self) -> Option<OffForm> {
         None
+    }
+
+    /// How the client turns a server the user configured at user scope off for one project
+    /// (`disable` on a project-scope target), if it can.
+    fn project_disable(&self) -> Option<ProjectDisable> {
+        None
+    }
+    /// The scopes whose file belongs to one project: those under `--root` (and Claude Code's
+    /// `local`, kept per project in the user file).
+    fn project_scopes(&self) -> Vec<&'static str> {
+        self.scopes()
+            .iter()
+            .filter(|s| s.base == Base::Root)
+            .map(|s| s.name)
+            .collect()
     }
 
     /// The text a new file of this client starts with (Continue's files must name

@@ -34,6 +34,8 @@ pub struct Opencode {
     /// The scopes whose file the client does not load when it holds a reference, and where
     /// that was found (see [`Dialect::references_unloaded_in`]).
     unloaded: (&'static [&'static str], &'static str),
+    /// How it turns a user's server off for one project (`disable`), if it can.
+    disable: Option<super::ProjectDisable>,
 }
 
 /// opencode.
@@ -68,6 +70,14 @@ pub static OPENCODE: Opencode = Opencode {
     source: "https://github.com/anomalyco/opencode config schema (`McpLocal`, `McpRemote`), docs config.mdx, mcp-servers.mdx",
     checked: "opencode 1.18.33",
     unloaded: (&[], ""),
+    // The project's `opencode.json` is deep-merged over the user's config, so an entry of
+    // `enabled: false` alone turns the user's server off there.
+    disable: Some(super::ProjectDisable {
+        form: super::DisableForm::PartialEntry(ENABLED_FALSE),
+        source: "https://opencode.ai/docs/config/ (config files are merged, project over global) and https://opencode.ai/docs/mcp-servers/ (`enabled`)",
+        checked: "opencode 1.18.33: `opencode mcp list` in the project shows the user's server disabled (tests/it/real_clients/disable.rs)",
+        trust: None,
+    }),
 };
 
 /// Kilo Code (CLI 1.0 and the extension built on it): `kilo.jsonc` files, key `mcp`, opencode's
@@ -96,6 +106,7 @@ pub static KILO: Opencode = Opencode {
         &["project"],
         "Kilo CLI 7.7.9 lists no server at all from a project `.kilo/kilo.jsonc` that holds a `{env:…}` reference, while it loads the same entries from the user file (checked with the real CLI: tests/it/real_clients/kilo.rs)",
     ),
+    disable: None,
 };
 
 impl Dialect for Opencode {
@@ -104,6 +115,9 @@ impl Dialect for Opencode {
     }
     fn references_unloaded_in(&self) -> (&'static [&'static str], &'static str) {
         self.unloaded
+    }
+    fn project_disable(&self) -> Option<super::ProjectDisable> {
+        self.disable
     }
     fn description(&self) -> &'static str {
         self.description

@@ -50,6 +50,14 @@ pub static QWEN: McpServers = McpServers {
     trust: Some(("trust", "true")),
     // Qwen Code reads the project `.mcp.json` too (Claude Code's file, issue 40).
     also_reads: &[("claude-code", "project")],
+    // Gemini CLI's `mcp.excluded`, kept by the fork, its scopes merged by concatenation
+    // (settings schema `mergeStrategy: concat`).
+    disable: Some(super::ProjectDisable {
+        form: super::DisableForm::ProjectList(&["mcp", "excluded"]),
+        source: "https://github.com/QwenLM/qwen-code/blob/main/packages/cli/src/config/settingsSchema.ts (`mcp.excluded`, merged by concatenation)",
+        checked: "Qwen Code 0.24.4 bundle (settings schema `mcp.excluded`, `mergeStrategy: concat`; discovery skips an excluded server); its `qwen mcp list` does not show exclusions, so not seen with the real client",
+        trust: None,
+    }),
     source: "https://github.com/QwenLM/qwen-code docs/cli/configuration.md (MCP servers)",
     checked: "Qwen Code 0.24.4",
     ..BASE

@@ -261,7 +261,7 @@ fn prepare_step(
     let pre_specs = specs(settings, manifest, &pre_ledger, &ws, mode);
     let needs_dir = |s: &Spec| {
         s.refusal.is_none()
-            && !s.wants.is_empty()
+            && s.adds_something()
             && s.create
             && s.real.parent().is_some_and(|p| !p.exists())
     };
@@ -277,7 +277,7 @@ fn prepare_step(
     let mut made: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for s in &pre_specs {
         if s.refusal.is_none()
-            && !s.wants.is_empty()
+            && s.adds_something()
             && s.create
             && s.real.parent().is_some_and(|p| !p.exists())
         {

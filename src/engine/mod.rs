@@ -25,6 +25,7 @@ use crate::plan::{
     self, Current, FileInput, FilePlan, GrantWant, LedgerOp, PlanError, Status, Want,
 };
 
+mod disable;
 mod targets;
 pub use targets::glob_patterns;
 use targets::{ctx, specs};
@@ -435,6 +436,14 @@ struct Spec {
     grants: Vec<GrantWant>,
     /// Arrays where legacy grants are looked for.
     grant_arrays: Vec<String>,
+}
+
+impl Spec {
+    /// Whether the manifest adds anything to this file: entries, or a list it may create
+    /// (a project's `mcp.excluded`).
+    fn adds_something(&self) -> bool {
+        !self.wants.is_empty() || self.grants.iter().any(|g| g.spec.create_array)
+    }
 }
 
 /// What was read from a file, with what is needed to replace it.

@@ -326,7 +326,8 @@ fn record_problem(
             let grant_ok = name
                 .strip_prefix('@')
                 .is_some_and(|g| g == r.server || g.starts_with(&format!("{}/", r.server)));
-            if !array_ok || !grant_ok {
+            let disable_ok = name == r.server && super::disable::is_disable_list(d, &container);
+            if !((array_ok && grant_ok) || disable_ok) {
                 return Some("does not point at a grant of the server in a grant array".into());
             }
         }
@@ -432,6 +433,21 @@ fn add_target_file(
     if mode == Mode::Prune {
         return;
     }
+    add_servers(ctx, m, t, d, scope, &path, spec);
+    super::disable::add_disables(ctx, resolver, t, d, scope, &key, by_key, order);
+}
+
+/// The target's servers, rendered into the spec of its file.
+fn add_servers(
+    ctx: &Ctx,
+    m: &Manifest,
+    t: &manifest::Target,
+    d: &'static dyn Dialect,
+    scope: &dialect::Scope,
+    path: &Path,
+    spec: &mut Spec,
+) {
+    let container = d.container(scope.name, ctx);
     // The wants already in this container, by server: one lookup per server, not a scan.
     let mut wanted: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (i, w) in spec.wants.iter().enumerate() {

@@ -71,10 +71,12 @@ mod at;
 #[cfg(any(not(unix), feature = "portable-fs"))]
 #[path = "portable.rs"]
 mod at;
+mod git;
 mod lock;
 mod meta;
 mod own;
 mod write;
+pub use git::git_main_root;
 pub use lock::*;
 pub use own::*;
 pub use write::*;

@@ -83,6 +83,7 @@ impl Target {
             client_version: None,
             enabled: None,
             exclude: Vec::new(),
+            disable: Vec::new(),
             at: (1, 1),
         }
     }
@@ -189,6 +190,9 @@ impl ManifestBuilder {
             }
             if !t.exclude.is_empty() {
                 let _ = writeln!(out, "exclude = {}", strings(&t.exclude));
+            }
+            if !t.disable.is_empty() {
+                let _ = writeln!(out, "disable = {}", strings(&t.disable));
             }
         }
         for l in &self.legacy {

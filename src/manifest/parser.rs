@@ -407,10 +407,11 @@ impl Parser<'_> {
                 format!("client `{client}` has no default file; give the target a `path`"),
             ));
         }
+        let disable = self.disable(t, &d, &client, scope.as_deref())?;
         let target_servers = match t.get("servers") {
             Some(i) => {
                 let names = self.string_list(i, "servers")?;
-                if names.is_empty() {
+                if names.is_empty() && disable.is_empty() {
                     return Err(self.err_item(
                         i,
                         "`servers = []` selects nothing; remove the key to select every server, or name some",
@@ -427,9 +428,26 @@ impl Parser<'_> {
                         ));
                     }
                 }
+                if let Some(n) = names.iter().find(|n| disable.contains(n)) {
+                    return Err(self.err_item(
+                        t.get("disable").unwrap_or(i),
+                        format!("`disable` names server `{n}`, which this target also writes; a target either writes a server or turns the user's own off"),
+                    ));
+                }
                 Some(names)
             }
-            None => None,
+            None => {
+                if let Some(n) = disable
+                    .iter()
+                    .find(|n| servers.iter().any(|s| &s.name == *n))
+                {
+                    return Err(self.err_item(
+                        t.get("disable").unwrap_or(client_item),
+                        format!("`disable` names server `{n}`, which this target also writes (it writes every server of the manifest); give the target `servers = [...]` without it, or remove it from `disable`"),
+                    ));
+                }
+                None
+            }
         };
         let create = match t.get("create") {
             Some(i) => i
@@ -477,8 +495,53 @@ impl Parser<'_> {
             client_version,
             enabled,
             exclude,
+            disable,
             at,
         })
+    }
+
+    /// `disable = ["NAME", …]`: valid server names, each once, on a project-scope target.
+    fn disable(
+        &self,
+        t: &toml_edit::Table,
+        d: &ClientFacts,
+        client: &str,
+        scope: Option<&str>,
+    ) -> Result<Vec<String>, ManifestError> {
+        let Some(i) = t.get("disable") else {
+            return Ok(Vec::new());
+        };
+        let names = self.string_list(i, "disable")?;
+        if names.is_empty() {
+            return Err(self.err_item(
+                i,
+                "`disable = []` turns nothing off; remove the key, or name the servers to turn off",
+            ));
+        }
+        let mut seen = BTreeSet::new();
+        for n in &names {
+            if !valid_name(n, 64, true) || !seen.insert(n.as_str()) {
+                return Err(self.err_item(
+                    i,
+                    format!(
+                        "`disable` lists `{n}` twice or a name that is not a valid server name"
+                    ),
+                ));
+            }
+        }
+        let scope = scope.or_else(|| d.scopes.first().copied()).unwrap_or("");
+        if !d.project_scopes.contains(&scope) {
+            let ps = if d.project_scopes.is_empty() {
+                format!("client `{client}` has none")
+            } else {
+                format!("client `{client}` has {}", list(&d.project_scopes))
+            };
+            return Err(self.err_item(
+                i,
+                format!("`disable` turns servers off for one project, so it belongs on a project-scope target, and this target's scope is `{scope}` ({ps}); set `scope` to a project scope"),
+            ));
+        }
+        Ok(names)
     }
 
     /// `enabled = true | false` on a server or a target.

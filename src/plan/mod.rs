@@ -424,8 +424,8 @@ fn record_of(
 }
 
 /// The ledger pointer of a grant: the array's pointer plus the granted string.
-pub fn grant_pointer(array: &str, value: &str) -> String {
-    ledger::pointer(&[array.to_string()], value)
+pub fn grant_pointer(array: &[String], value: &str) -> String {
+    ledger::pointer(array, value)
 }
 
 fn grant_record(input: &FileInput, g: &GrantWant, value: &str, hints: Option<Value>) -> Record {
@@ -433,7 +433,7 @@ fn grant_record(input: &FileInput, g: &GrantWant, value: &str, hints: Option<Val
         workspace: Some(input.workspace.clone()),
         file: input.key.clone(),
         client: g.client.to_string(),
-        pointer: grant_pointer(g.spec.array, value),
+        pointer: grant_pointer(&g.spec.array, value),
         kind: Kind::Grant,
         server: g.server.clone(),
         digest: Some(ledger::digest(&Value::String(value.to_string()))),
@@ -455,7 +455,7 @@ fn plan_missing(input: &FileInput, mut fp: FilePlan) -> FilePlan {
     for c in &input.restores {
         fp.restore.push(RestoreOp::Drop(c.pointer.clone()));
     }
-    if input.wants.is_empty() {
+    if input.wants.is_empty() && !input.grants.iter().any(|g| g.spec.create_array) {
         return fp;
     }
     if !input.create {
@@ -492,7 +492,7 @@ fn plan_missing(input: &FileInput, mut fp: FilePlan) -> FilePlan {
         fp.ledger
             .push(LedgerOp::Set(new_record(input, w, hints, true)));
     }
-    let doc = match doc.finish() {
+    let mut doc = match doc.finish() {
         Ok(d) => d,
         Err(e) => {
             fp.errors.push(e.into());
@@ -501,6 +501,7 @@ fn plan_missing(input: &FileInput, mut fp: FilePlan) -> FilePlan {
             return fp;
         }
     };
+    new_arrays(input, &mut doc, &mut fp);
     if !fp.errors.is_empty() {
         fp.status = Status::Refused;
         fp.ledger.clear();
@@ -514,8 +515,8 @@ fn plan_missing(input: &FileInput, mut fp: FilePlan) -> FilePlan {
         .ledger
         .iter()
         .filter_map(|op| match op {
-            LedgerOp::Set(r) => r.hints.clone(),
-            LedgerOp::Remove(_) => None,
+            LedgerOp::Set(r) if r.kind == Kind::Entry => r.hints.clone(),
+            _ => None,
         })
         .collect();
     let hints = marks::merge_hints(&hints);
@@ -525,13 +526,71 @@ fn plan_missing(input: &FileInput, mut fp: FilePlan) -> FilePlan {
     for op in &mut fp.ledger {
         if let LedgerOp::Set(r) = op {
             r.file_digest = fp.file_digest.clone();
-            r.hints = hints.clone();
+            r.created_file = true;
+            // A grant keeps its own hints: the array it created, to go with its last value.
+            if r.kind == Kind::Entry {
+                r.hints = hints.clone();
+            }
             r.created_dirs = dirs.clone();
         }
     }
     fp.new = Some(new);
     fp.status = Status::Created;
     fp
+}
+
+/// The arrays a new file holds for its grants (a project's `mcp.excluded`): each created with
+/// its first value, recorded with the hints that remove it again.
+fn new_arrays(input: &FileInput, doc: &mut Doc, fp: &mut FilePlan) {
+    for g in input.grants.iter().filter(|g| g.spec.create_array) {
+        let Some((key, parent)) = g.spec.array.split_last() else {
+            continue;
+        };
+        for v in &g.spec.values {
+            let result = match doc.get(&g.spec.array) {
+                None => doc
+                    .upsert(parent, key, &Value::Array(vec![Value::String(v.clone())]))
+                    .map(|undo| Some(serde_json::json!({"created_array": true, "undo": undo}))),
+                Some(Value::Array(a)) if a.iter().any(|x| x.as_str() == Some(v)) => continue,
+                Some(_) => doc
+                    .array_push(&g.spec.array, v)
+                    .map(|()| created_array_hints(&fp.ledger, &[], &g.spec.array)),
+            };
+            match result {
+                Ok(hints) => {
+                    fp.actions.push(present::grant_action(Op::Add, g, v));
+                    fp.ledger
+                        .push(LedgerOp::Set(grant_record(input, g, v, hints)));
+                }
+                Err(e) => fp.errors.push(e.into()),
+            }
+        }
+    }
+}
+
+/// The hints of the grant records (set by this plan, or the ledger's) whose array mcpconf
+/// created: every value added to such an array carries them, so whichever goes last takes
+/// the array with it.
+pub(super) fn created_array_hints(
+    planned: &[LedgerOp],
+    records: &[Record],
+    array: &[String],
+) -> Option<Value> {
+    let of = |r: &Record| {
+        (r.kind == Kind::Grant
+            && r.hints.as_ref().is_some_and(|h| h["created_array"] == true)
+            && ledger::split_pointer(&r.pointer).is_some_and(|(a, _)| a == array))
+        .then(|| r.hints.clone())
+        .flatten()
+    };
+    planned
+        .iter()
+        .filter_map(|op| match op {
+            LedgerOp::Set(r) => of(r),
+            LedgerOp::Remove(_) => None,
+        })
+        .chain(records.iter().filter_map(of))
+        .next()
 }
 
 /// The text a new file of the input's client starts with (Continue's header; usually none).

@@ -442,9 +442,12 @@ pub(super) fn plan_present(
 
     // Grants that go with the entries (Kiro agents' `tools` / `allowedTools`).
     for g in &input.grants {
-        let path = vec![g.spec.array.to_string()];
+        let path = g.spec.array.clone();
+        let Some((array_key, parent)) = path.split_last() else {
+            continue;
+        };
         for v in &g.spec.values {
-            wanted_pointers.insert(grant_pointer(g.spec.array, v));
+            wanted_pointers.insert(grant_pointer(&g.spec.array, v));
         }
         match doc.get(&path) {
             None if g.spec.create_array => {
@@ -454,7 +457,7 @@ pub(super) fn plan_present(
                     .iter()
                     .map(|v| Value::String(v.clone()))
                     .collect();
-                match doc.upsert(&[], g.spec.array, &Value::Array(values)) {
+                match doc.upsert(parent, array_key, &Value::Array(values)) {
                     Ok(undo) => {
                         let hints = serde_json::json!({"created_array": true, "undo": undo});
                         for v in &g.spec.values {
@@ -480,7 +483,7 @@ pub(super) fn plan_present(
                     })
                 });
                 for v in &g.spec.values {
-                    let pointer = grant_pointer(g.spec.array, v);
+                    let pointer = grant_pointer(&g.spec.array, v);
                     let record = index.record(&pointer);
                     let present = items.iter().any(|x| x.as_str() == Some(v.as_str()));
                     match (present, record) {
@@ -508,7 +511,7 @@ pub(super) fn plan_present(
                                 server: g.server.clone(),
                                 detail: format!(
                                     "legacy grant `{v}` in `{}` recorded with the entry that replaces the legacy shape",
-                                    g.spec.array
+                                    g.spec.array.join(".")
                                 ),
                             });
                             fp.ledger
@@ -524,7 +527,9 @@ pub(super) fn plan_present(
                         (false, rec) => match doc.array_push(&path, v) {
                             Ok(()) => {
                                 fp.actions.push(grant_action(Op::Add, g, v));
-                                let hints = rec.and_then(|r| r.hints.clone());
+                                let hints = rec.and_then(|r| r.hints.clone()).or_else(|| {
+                                    super::created_array_hints(&fp.ledger, &input.records, &path)
+                                });
                                 fp.ledger
                                     .push(LedgerOp::Set(grant_record(input, g, v, hints)));
                             }
@@ -536,8 +541,8 @@ pub(super) fn plan_present(
             Some(other) => fp.errors.push(PlanError {
                 code: Code::NotAnObject,
                 message: format!(
-                    "`{}` must be an array of tool names, but it is {}",
-                    g.spec.array,
+                    "`{}` must be an array of names, but it is {}",
+                    g.spec.array.join("."),
                     crate::document::kind_of(&other)
                 ),
                 line: 1,
@@ -601,7 +606,8 @@ pub(super) fn plan_present(
                         .as_ref()
                         .map(|h| h["undo"].clone())
                         .filter(|u| !u.is_null());
-                    if let Err(e) = doc.remove(&[], &array.join("."), undo.as_ref()) {
+                    let (key, parent) = array.split_last().unwrap_or((&value, &[]));
+                    if let Err(e) = doc.remove(parent, key, undo.as_ref()) {
                         fp.errors.push(e.into());
                     }
                 }
@@ -759,7 +765,7 @@ pub(super) fn plan_present(
         };
         for array in &input.grant_arrays {
             for g in &l.grants {
-                let pointer = grant_pointer(array, g);
+                let pointer = grant_pointer(std::slice::from_ref(array), g);
                 if wanted_pointers.contains(&pointer) || index.any(&pointer) {
                     continue;
                 }
@@ -884,11 +890,18 @@ fn name_collisions(input: &FileInput, doc: &mut Staged, fp: &mut FilePlan) -> Ha
     out
 }
 
-fn grant_action(op: Op, g: &GrantWant, value: &str) -> Action {
+pub(super) fn grant_action(op: Op, g: &GrantWant, value: &str) -> Action {
     Action {
         op,
         server: g.server.clone(),
-        detail: format!("grant `{value}` in `{}`", g.spec.array),
+        detail: if g.spec.disable {
+            format!(
+                "turned off for this project: `{value}` in `{}`",
+                g.spec.array.join(".")
+            )
+        } else {
+            format!("grant `{value}` in `{}`", g.spec.array.join("."))
+        },
     }
 }
 

@@ -23,6 +23,7 @@ mod client_variables;
 mod concurrency;
 mod crash;
 mod dialects;
+mod disable;
 mod embed;
 mod fixtures;
 mod foreign_writer;

@@ -43,6 +43,7 @@ mod auggie;
 mod claude;
 mod codex;
 mod copilot;
+mod disable;
 mod droid;
 mod gemini;
 mod grok_cli;
