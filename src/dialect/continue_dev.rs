@@ -82,10 +82,10 @@ impl Dialect for Continue {
         "${{ secrets.VAR }}".to_string()
     }
     fn source(&self) -> &'static str {
-        "https://github.com/continuedev/continue packages/config-yaml/src/schemas/mcp/index.ts, core/config/yaml/LocalPlatformClient.ts"
+        "https://github.com/continuedev/continue/blob/main/packages/config-yaml/src/schemas/mcp/index.ts; core/config/yaml/LocalPlatformClient.ts"
     }
     fn checked(&self) -> &'static str {
-        "continue main (2026-09)"
+        "continue d0a3c0b (2026-06-18)"
     }
     fn pin_support(&self) -> PinSupport {
         PinSupport::None
@@ -103,6 +103,7 @@ impl Dialect for Continue {
             "serverName",
             "faviconUrl",
             "sourceFile",
+            "sourceSlug",
             "connectionTimeout",
             "type",
             "command",
@@ -110,6 +111,7 @@ impl Dialect for Continue {
             "env",
             "cwd",
             "url",
+            "apiKey",
             "requestOptions",
         ]
     }

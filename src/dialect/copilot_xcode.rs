@@ -33,7 +33,7 @@ pub static COPILOT_XCODE: Reshaped = Reshaped {
         },
         var_places: Places::Nowhere,
         known_fields: &["type", "command", "args", "env", "url", "requestInit"],
-        source: "https://github.com/github/CopilotForXcode Core/Sources/HostApp/ToolsSettings/MCPConfigConstants.swift",
+        source: "https://github.com/github/CopilotForXcode/blob/main/Core/Sources/HostApp/ToolsSettings/MCPConfigConstants.swift; MCPRegistry/MCPRegistryInstallation.swift (`requestInit.headers`); https://github.com/github/github-mcp-server/blob/main/docs/installation-guides/install-other-copilot-ides.md (Xcode: `requestInit.headers`)",
         checked: "CopilotForXcode 0.47.0 (2026-02-05)",
         ..BASE
     },

@@ -7,9 +7,14 @@
 //! a target declaring `client_version` 0.67.0 or later references are written there as well;
 //! for older (or undeclared) versions they are refused there. A literal `$NAME`, `${…}` or
 //! `$(…)` is refused in every field either way. Since v0.68.0 `enabled_tools` is a tool
-//! allow-list, written for a target declaring that version.
+//! allow-list, written for a target declaring that version. A server switched off is
+//! `"disabled": true` (`MCPConfig.Disabled`, skipped in `init.go`); Crush itself writes no key
+//! into an entry.
 
-use super::{BASE, Base, Gate, Hazard, McpServers, Places, Scope, Syntax, Ty, Types};
+use super::{
+    BASE, Base, ClientManaged, DISABLED_TRUE, Gate, Hazard, McpServers, Places, Scope, Syntax, Ty,
+    Types,
+};
 
 /// Crush.
 pub static CRUSH: McpServers = McpServers {
@@ -57,8 +62,14 @@ pub static CRUSH: McpServers = McpServers {
             cwd: false,
         },
     ],
-    source: "https://github.com/charmbracelet/crush/blob/main/internal/agent/tools/mcp/init.go; internal/config/config.go (`ResolvedEnv`, `ResolvedHeaders`, `ResolvedURL`, `ResolvedArgs`)",
-    checked: "Crush v0.68.0",
+    client_managed: ClientManaged {
+        keys: &[],
+        source: "https://github.com/charmbracelet/crush/blob/main/internal/config/config.go",
+        checked: "Crush v0.90.0 (37f36e9): `disabled`, `disabled_tools` and `enabled_tools` are read from the file, never written by Crush",
+    },
+    off: Some(DISABLED_TRUE),
+    source: "https://github.com/charmbracelet/crush/blob/main/internal/agent/tools/mcp/init.go; internal/config/config.go (`MCPConfig`, `ResolvedEnv`, `ResolvedHeaders`, `ResolvedURL`, `ResolvedArgs`)",
+    checked: "Crush v0.90.0 (37f36e9)",
     extra_forms: &[super::RefForm::Bare],
     ..BASE
 };

@@ -29,7 +29,7 @@ pub static GROK_CLI: Reshaped = Reshaped {
         var_places: Places::Nowhere,
         known_fields: &["name", "transport", "command", "args"],
         source: "https://github.com/superagent-ai/grok-cli src/mcp/config.ts (v0.0.34: `.grok/settings.json` `mcpServers`)",
-        checked: "grok-cli 0.0.34 (v1.x moved servers to `mcp.servers` in ~/.grok/user-settings.json, an array: not this dialect)",
+        checked: "grok-cli 0.0.34 (checked 2026-12-05 against superagent-ai/grok-cli fb97af8: v1.x, npm `grok-dev`, reads only `~/.grok/user-settings.json` `mcp.servers`, an array of `{id, label, enabled, transport, …}`: not this dialect)",
         ..BASE
     },
     home_only: false,

@@ -4,7 +4,10 @@
 //! (NousResearch/hermes-agent `website/docs/reference/mcp-config-reference.md`,
 //! `tools/mcp_tool.py`): stdio
 //! `{command, args, env}`, streamable HTTP `{url, headers}`, SSE the same with
-//! `transport: sse`. A tool pin is `tools: {include: [...]}`.
+//! `transport: sse`. A tool pin is `tools: {include: [...]}`. `auto_approve = true` writes
+//! `trust: full`, Hermes' trust tier under which a server's tool calls need no approval (the
+//! reference's `trust` key: `full`, the default, or `untrusted`); `auto_approve = false` writes
+//! no tier, so Hermes' default applies.
 //!
 //! Hermes resolves `${VAR}` (and `${env:VAR}`, and Cursor-style names such as
 //! `${workspaceFolder}`) in every string of an entry, so references are written `${VAR}`
@@ -91,10 +94,10 @@ impl Dialect for Hermes {
         INNER.expansion()
     }
     fn source(&self) -> &'static str {
-        "https://github.com/NousResearch/hermes-agent website/docs/reference/mcp-config-reference.md, tools/mcp_tool.py"
+        "https://github.com/NousResearch/hermes-agent/blob/main/website/docs/reference/mcp-config-reference.md; tools/mcp_tool.py"
     }
     fn checked(&self) -> &'static str {
-        "hermes-agent main (2026-09)"
+        "hermes-agent 0.21.3 (reference 0059a79, checked 2026-12-05; `trust` is not in 0.19.0, which ignores it)"
     }
     fn pin_support(&self) -> PinSupport {
         PinSupport::Field("tools.include")
@@ -111,6 +114,10 @@ impl Dialect for Hermes {
     }
     fn off_form(&self) -> Option<OffForm> {
         Some(ENABLED_FALSE)
+    }
+    /// `trust: full` (mcp-config-reference.md, "Server keys": `trust`).
+    fn trust_form(&self) -> Option<(&'static str, &'static str)> {
+        Some(("trust", "\"full\""))
     }
     fn known_fields(&self) -> &'static [&'static str] {
         INNER.known_fields

@@ -1,9 +1,11 @@
 //! `roo`: Roo Code (VS Code extension). Project `.roo/mcp.json`; global `mcp_settings.json` in
 //! the extension's VS Code global storage (`<Code user dir>/globalStorage/
 //! rooveterinaryinc.roo-cline/settings/`). Strict JSON, servers under `mcpServers`. A stdio
-//! server carries no `type`; a remote one is `"type": "streamable-http"` or `"sse"` (a `url`
-//! without `type` is taken as SSE). References spelled `${env:VAR}`; `cwd` is read.
-//! Source: docs.roocode.com/features/mcp/using-mcp-in-roo.
+//! server carries no `type`; a remote one is `"type": "streamable-http"` or `"sse"` (Roo
+//! rejects a `url` without `type`: `McpHub.ts` `validateServerConfig`). References spelled
+//! `${env:VAR}` in every string (`injectVariables` in `src/utils/config.ts`, over the whole
+//! entry); Roo also fills in `${workspaceFolder}` itself, so that text is written as is. `cwd`
+//! is read.
 
 use super::{BASE, Base, ClientManaged, DISABLED_TRUE, McpServers, Scope, Syntax, Ty, Types};
 
@@ -48,7 +50,8 @@ pub static ROO: McpServers = McpServers {
         checked: "Roo Code 3.52.1 (RooCodeInc/Roo-Code cb83656): toggleToolAlwaysAllow, toggleToolEnabledForPrompt, toggleServerDisabled, updateServerTimeout",
     },
     off: Some(DISABLED_TRUE),
-    source: "https://docs.roocode.com/features/mcp/using-mcp-in-roo",
-    checked: "docs (2026-09)",
+    builtins: &["workspaceFolder"],
+    source: "https://github.com/RooCodeInc/Roo-Code/blob/main/src/services/mcp/McpHub.ts (`ServerConfigSchema`, `validateServerConfig`, `connectToServer`); src/utils/config.ts (`injectVariables`); https://docs.roocode.com/features/mcp/using-mcp-in-roo",
+    checked: "Roo Code 3.52.1 (RooCodeInc/Roo-Code cb83656)",
     ..BASE
 };

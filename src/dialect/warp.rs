@@ -1,21 +1,25 @@
 //! `warp`: the Warp terminal's agents. File-based MCP servers (docs.warp.dev "Model Context
 //! Protocol"; warpdotdev/warp `app/src/ai/mcp`): user `~/.warp/.mcp.json` (under the home
-//! directory on every OS), project `<repo>/.warp/.mcp.json` (project servers start only after
-//! the user approves them). Strict JSON under `mcpServers`: stdio `{command, args, env,
-//! working_directory}`, remote `{url, headers}` (`parsing.rs`: a Codex `cwd` is "mapped to
-//! `working_directory` in Warp JSON").
+//! directory on every OS; `warp_core::paths::warp_home_mcp_config_file_path`), project
+//! `<repo>/.warp/.mcp.json` (project servers start only after the user approves them). Strict
+//! JSON under `mcpServers`: stdio `{command, args, env, working_directory}`, remote `{url,
+//! headers}` (`parsing.rs`: a Codex `cwd` is "mapped to `working_directory` in Warp JSON").
 //!
-//! Warp reads a file-based server as a Handlebars template: env and header values become its
+//! Warp substitutes `${VAR}` from its environment in the whole file text before it parses it
+//! (`file_mcp_watcher.rs` `parse_mcp_config_file` → `substitute_env_vars`, for its own files as
+//! for the Claude and Codex files it can also read), so references are written `${VAR}` in
+//! every field. A variable that is unset or empty fails the whole file (none of its servers
+//! start), and Warp has no escape, so a literal `${` is refused.
+//!
+//! Warp then reads each server as a Handlebars template: env and header values become its
 //! variables, and any other `{{…}}` (in command, args, working directory or URL) is a variable
-//! with no value, so Warp never installs that server. Such a literal is refused. `parsing.rs`
-//! also substitutes `${VAR}` from the environment, but where that applies to these files is not
-//! documented, so a `${VAR}` is refused, and so is any literal `${`. A bare `url` is streamable
-//! HTTP; SSE is refused (no SSE marker is documented).
+//! with no value, so Warp never installs that server. Such a literal is refused. A bare `url`
+//! is streamable HTTP; SSE is refused (no SSE marker is documented).
 
 use serde_json::{Map, Value};
 
 use super::reshaped::{Reshaped, rename};
-use super::{BASE, Base, Hazard, McpServers, Places, RenderError, Scope, Syntax, Ty, Types};
+use super::{BASE, Base, Hazard, McpServers, RenderError, Scope, Syntax, Ty, Types};
 use crate::server::{Server, Transport};
 use crate::template::Part;
 
@@ -34,9 +38,7 @@ pub static WARP: Reshaped = Reshaped {
             http: Ty::Omit,
             sse: Ty::Unsupported,
         },
-        var_places: Places::Nowhere,
         hazard: Hazard::DollarBrace,
-        hazard_everywhere: true,
         cwd: true,
         known_fields: &[
             "command",
@@ -47,8 +49,8 @@ pub static WARP: Reshaped = Reshaped {
             "headers",
             "description",
         ],
-        source: "https://docs.warp.dev/agent-platform/capabilities/mcp; warpdotdev/warp app/src/ai/mcp/mod.rs",
-        checked: "docs 2026-05-01, warpdotdev/warp 2026-08-22",
+        source: "https://github.com/warpdotdev/warp/blob/main/app/src/ai/mcp/file_mcp_watcher.rs (`parse_mcp_config_file`, `substitute_env_vars`); app/src/ai/mcp/parsing.rs; https://docs.warp.dev/agent-platform/capabilities/mcp",
+        checked: "warpdotdev/warp 19548ae (2026-08-22)",
         ..BASE
     },
     home_only: false,

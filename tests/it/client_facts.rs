@@ -314,3 +314,70 @@ fn vscode_header_references_are_written_as_vscode_resolves_them() {
         json!({"type": "http", "url": "https://h/mcp", "headers": {"Authorization": "Bearer ${env:T}"}})
     );
 }
+
+/// Facts re-checked against the clients' own code (issue 40, item 5): Warp substitutes `${VAR}`
+/// in the whole file before parsing it (`file_mcp_watcher.rs`), so references are written there
+/// in every field; a literal `${` is still refused.
+#[test]
+fn warp_writes_references_everywhere() {
+    let e = Env::new();
+    let (exit, doc) = apply(
+        &e,
+        &format!(
+            "{REFS}[[targets]]\nclient = \"warp\"\nservers = [\"local\"]\n[servers.h]\nurl = \"https://h/${{P}}/mcp\"\nheaders = {{ Authorization = \"Bearer ${{T}}\" }}\n[[targets]]\nclient = \"warp\"\nservers = [\"h\"]\nscope = \"project\"\n"
+        ),
+    );
+    assert_eq!(exit, 0, "{doc}");
+    let home: Value =
+        serde_json::from_slice(&std::fs::read(e.base.join("home/.warp/.mcp.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        home["mcpServers"]["local"],
+        json!({"command": "${BIN}", "args": ["--token", "${TOKEN}"], "env": {"K": "${K}"}})
+    );
+    assert_eq!(
+        entry(&e, ".warp/.mcp.json", "/mcpServers/h"),
+        json!({"url": "https://h/${P}/mcp", "headers": {"Authorization": "Bearer ${T}"}})
+    );
+    let lit = Env::new();
+    lit.manifest("owner = \"o\"\n[servers.s]\ncommand = \"x\"\nargs = [\"$${HOME}\"]\n[[targets]]\nclient = \"warp\"\n");
+    let (exit, doc) = lit.json(&["apply", "--yes"]);
+    assert_eq!(exit, 3, "{doc}");
+    assert_eq!(codes(&doc), vec!["cannot-express"]);
+}
+
+/// Crush skips a server with `"disabled": true` (`MCPConfig.Disabled`, `init.go`): that is its
+/// off form, so `enabled = false` is written, not refused.
+#[test]
+fn crush_writes_a_switched_off_server_as_disabled() {
+    let e = Env::new();
+    let (exit, doc) = apply(
+        &e,
+        "owner = \"o\"\n[servers.s]\ncommand = \"x\"\nenabled = false\n[[targets]]\nclient = \"crush\"\n",
+    );
+    assert_eq!(exit, 0, "{doc}");
+    assert_eq!(
+        entry(&e, ".crush.json", "/mcp/s"),
+        json!({"type": "stdio", "command": "x", "disabled": true})
+    );
+}
+
+/// Hermes Agent's per-server `trust` tier (`full` or `untrusted`, mcp-config-reference.md):
+/// `auto_approve = true` writes `trust: full`; without it no tier is written.
+#[test]
+fn hermes_auto_approve_writes_its_trust_tier() {
+    for (auto, want) in [(true, Some("trust: full")), (false, None)] {
+        let e = Env::new();
+        let extra = if auto { "auto_approve = true\n" } else { "" };
+        e.manifest(&format!(
+            "owner = \"o\"\n[servers.s]\ncommand = \"x\"\n[[targets]]\nclient = \"hermes\"\n{extra}"
+        ));
+        let (exit, doc) = e.json(&["apply", "--yes"]);
+        assert_eq!(exit, 0, "{doc}");
+        let text = std::fs::read_to_string(e.base.join("home/.hermes/config.yaml")).unwrap();
+        match want {
+            Some(w) => assert!(text.contains(w), "{text}"),
+            None => assert!(!text.contains("trust"), "{text}"),
+        }
+    }
+}

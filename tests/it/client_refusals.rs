@@ -101,7 +101,6 @@ fn every_client_refuses_what_it_cannot_express() {
         ("rovo-dev", "", ENV_REF.into(), "env.TOKEN"),
         ("rovo-dev", "", CWD.into(), "cwd"),
         ("warp", "", SSE.into(), "SSE"),
-        ("warp", "", ENV_REF.into(), "env.TOKEN"),
         ("warp", "", dollar_brace.clone(), "args"),
         ("warp", "", arg("pre-{{PLANTED_SECRET}}"), "args"),
         (

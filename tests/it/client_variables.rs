@@ -1,4 +1,4 @@
-//! A client's own built-in variables (issue 39, item 5): Cursor's and VS Code's
+//! A client's own built-in variables (issue 39, item 5): Cursor's, Roo Code's and VS Code's
 //! `${workspaceFolder}`, `${userHome}`, … are filled in by the client itself. `import` keeps them
 //! as the client spells them (never as environment references: `${env:workspaceFolder}` is
 //! empty, and a filesystem server would get an empty path), lists no variable to set for
@@ -24,6 +24,13 @@ fn built_in_variables_round_trip_through_import_and_apply() {
             ".cursor/mcp.json",
             "mcpServers",
             json!({"command": "npx", "args": ["-y", "@mcp/fs", "${workspaceFolder}/src", "${userHome}${pathSeparator}x"],
+                   "env": {"ROOT": "${workspaceFolder}", "TOKEN": "${env:TOKEN}"}}),
+        ),
+        (
+            "roo",
+            ".roo/mcp.json",
+            "mcpServers",
+            json!({"command": "npx", "args": ["-y", "@mcp/fs", "${workspaceFolder}/src"],
                    "env": {"ROOT": "${workspaceFolder}", "TOKEN": "${env:TOKEN}"}}),
         ),
         (
