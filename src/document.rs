@@ -374,7 +374,7 @@ impl Doc {
         match self {
             Doc::Json(d) => d.to_bytes(),
             Doc::Toml(d) => d.to_bytes(),
-            Doc::Yaml(d) => d.bytes().to_vec(),
+            Doc::Yaml(d) => d.content().to_vec(),
         }
     }
 
@@ -388,7 +388,7 @@ impl Doc {
     }
 
     /// The bytes to write, as [`Content`]: for JSON and TOML the bytes read plus the edited
-    /// ranges' new bytes, shared, not copied; for YAML the whole new text, shared.
+    /// ranges' new bytes, shared, not copied (for YAML read whole, the whole new text, shared).
     pub fn content(&self) -> Content {
         match self {
             Doc::Json(d) => d.content(),
@@ -402,6 +402,7 @@ impl Doc {
         match (self, other) {
             (Doc::Json(a), Doc::Json(b)) => a.same_bytes(b),
             (Doc::Toml(a), Doc::Toml(b)) => a.same_bytes(b),
+            (Doc::Yaml(a), Doc::Yaml(b)) => a.content() == b.content(),
             (a, b) => a.bytes() == b.bytes(),
         }
     }

@@ -337,6 +337,29 @@ impl Content {
         })
     }
 
+    /// The pieces as text ([`Content::pieces`]), when the base is text and every replacement
+    /// is UTF-8 cut at character bounds: the base's pieces are borrowed without checking them
+    /// again.
+    pub fn str_pieces(&self) -> Option<Vec<&str>> {
+        let Base::Shared(s) = &self.base else {
+            return None;
+        };
+        let mut out = Vec::with_capacity(2 * self.parts.len() + 1);
+        let mut at = 0;
+        for p in &self.parts {
+            out.push(s.get(at..p.lo)?);
+            out.push(std::str::from_utf8(&p.mid).ok()?);
+            at = p.hi;
+        }
+        out.push(s.get(at..)?);
+        Some(out)
+    }
+
+    /// How many ranges of the base are replaced.
+    pub fn replaced_ranges(&self) -> usize {
+        self.parts.len()
+    }
+
     /// The text, when it is one string read whole (no edits, not made from bytes).
     pub fn as_str(&self) -> Option<&str> {
         match (&self.base, self.parts.is_empty()) {

@@ -3,11 +3,14 @@
 
 use serde_json::{Map, Value};
 
+use std::sync::{Arc, OnceLock};
+
 use super::parse::{Entry, Kind, Node, Parser};
-use super::parts::Parts;
+use super::parts::{Edit, Parts};
+use super::split::Part;
 use super::{UndoHint, YamlDoc, emit, err, item_name};
 use crate::diag::{Code, ReadError};
-use crate::text::line_col;
+use crate::text::Content;
 
 /// Where the container stands in the file.
 enum Place<'d> {
@@ -57,12 +60,12 @@ impl YamlDoc {
     }
 
     fn at_error(&self, code: Code, at: usize, message: String) -> ReadError {
-        let (line, column) = line_col(self.text(), at);
+        let (line, column) = self.src().line_col(at);
         err(code, message, line, column)
     }
 
     fn nl(&self) -> &'static str {
-        if self.text().contains("\r\n") {
+        if self.text.contains("\r\n") {
             "\r\n"
         } else {
             "\n"
@@ -71,50 +74,36 @@ impl YamlDoc {
 
     /// The indentation unit: the smallest indentation of a content line, else 2.
     fn unit(&self) -> usize {
-        self.text()
-            .lines()
-            .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-            .map(|l| l.len() - l.trim_start_matches(' ').len())
-            .filter(|&n| n > 0)
-            .min()
-            .unwrap_or(2)
-            .clamp(1, 8)
+        self.src().unit()
     }
 
+    /// The end of the line holding `at`, before its `\n` or `\r\n`.
     fn line_end(&self, at: usize) -> usize {
-        let t = self.text().as_bytes();
-        let mut k = at.min(t.len());
-        while k < t.len() && t[k] != b'\n' {
-            k += 1;
-        }
-        if k > 0 && k <= t.len() && t.get(k) == Some(&b'\n') && t[k - 1] == b'\r' {
-            k -= 1;
-        }
-        k
+        self.src().line_end(at)
     }
 
     /// The start of the line holding `at`.
     fn line_start(&self, at: usize) -> usize {
-        let t = self.text().as_bytes();
-        let mut k = at.min(t.len());
-        while k > 0 && t[k - 1] != b'\n' {
-            k -= 1;
-        }
-        k
+        self.src().line_start(at)
     }
 
     /// The byte range that deletes the lines from `start` (a line start) through the line of
     /// `end`: with the following newline, or, on the last line without one, with the newline
     /// before.
     fn lines_range(&self, start: usize, end: usize) -> (usize, usize) {
-        let t = self.text().as_bytes();
-        let e = self.line_end(end);
-        if e < t.len() {
-            let after = if t[e] == b'\r' { e + 2 } else { e + 1 };
-            (start, after.min(t.len()))
+        let src = self.src();
+        let len = src.len();
+        let e = src.line_end(end);
+        if e < len {
+            let after = if src.byte(e) == Some(b'\r') {
+                e + 2
+            } else {
+                e + 1
+            };
+            (start, after.min(len))
         } else {
             let nl = self.nl().len();
-            (start.saturating_sub(nl), t.len())
+            (start.saturating_sub(nl), len)
         }
     }
 
@@ -152,7 +141,7 @@ impl YamlDoc {
             let Some(e) = found else {
                 return Ok(Place::Missing(
                     match (&self.parts, i) {
-                        (Some(p), 0) => p.ends(self.text()),
+                        (Some(p), 0) => p.ends(&self.src()),
                         _ => cur,
                     },
                     i,
@@ -221,7 +210,7 @@ impl YamlDoc {
     /// serde_yaml does): the first such sequence decides.
     fn flush_seq(&self) -> bool {
         match &self.parts {
-            Some(p) => p.flush_seq(),
+            Some(p) => p.flush_seq(&self.src()),
             None => super::parts::first_seq(self.text(), &self.root).unwrap_or(false),
         }
     }
@@ -327,8 +316,10 @@ impl YamlDoc {
     ) -> Result<Vec<UndoHint>, ReadError> {
         if let Some(text) = self.empty_flow_root() {
             // `{}` is an empty document: the entry goes into a block-style one.
+            let bom = String::from_utf8_lossy(&self.text.slice(0, self.bom)).into_owned();
             let mut fresh = YamlDoc {
-                text: self.text[..self.bom].to_string().into(),
+                text: Content::shared(Arc::new(bom)),
+                joined: OnceLock::new(),
                 bom: self.bom,
                 root: YamlDoc::empty().root,
                 parts: None,
@@ -390,8 +381,9 @@ impl YamlDoc {
             Place::Flow(e) => {
                 let after = e.colon + 1;
                 let indent = e.key_at - self.line_start(e.key_at) + self.step(true, list.is_some());
+                let text = self.src().get(after, e.value.end).unwrap_or_default();
                 hints.push(UndoHint::FlowEmpty {
-                    text: self.text()[after..e.value.end].to_string(),
+                    text: text.into_owned(),
                 });
                 let text = self.entry_text(indent, name, value, list.is_some());
                 let at = self.line_end(e.value.end);
@@ -572,7 +564,8 @@ impl YamlDoc {
                     return Err(self.internal("an undo hint with a line break"));
                 }
                 let at = ckey.colon + 1;
-                let line_rest = &self.text()[at..self.line_end(at)];
+                let src = self.src();
+                let line_rest = src.get(at, self.line_end(at)).unwrap_or_default();
                 if !line_rest.trim().is_empty() && !text.is_empty() {
                     // `key:  # comment`: the flow collection goes before the comment.
                     splices.push((at, at, text));
@@ -601,12 +594,11 @@ impl YamlDoc {
         let done = self
             .parts
             .as_ref()
-            .and_then(|p| p.split_commit(self.text(), &[splice], &container[0], name, want));
-        let Some((body, parts)) = done else {
+            .and_then(|p| p.split_commit(&self.src(), &[splice], &container[0], name, want));
+        let Some((edit, parts)) = done else {
             return false;
         };
-        self.set_parts(body, parts);
-        true
+        self.set_parts(edit, parts)
     }
 
     /// The splice of [`YamlDoc::split_edit`].
@@ -616,10 +608,16 @@ impl YamlDoc {
         name: &str,
         want: Option<&Value>,
     ) -> Option<(usize, usize, String)> {
-        let (start, part, s) = self.split_top(container)?;
-        let found = s.find(part, start, name);
+        let (start, end, s) = self.split_top(container)?;
+        let src = self.src();
+        let part = Part {
+            src: &src,
+            start,
+            end,
+        };
+        let found = s.find(&part, name);
         let Some(value) = want else {
-            let (at, line_start, end) = s.places(start, found?)?;
+            let (at, line_start, end) = s.places(&part, found?)?;
             if s.len() < 2 || line_start != self.line_start(at) {
                 return None;
             }
@@ -627,7 +625,7 @@ impl YamlDoc {
             return Some((a, b, String::new()));
         };
         let child = |i: usize| {
-            let (at, line_start, end) = s.places(start, i)?;
+            let (at, line_start, end) = s.places(&part, i)?;
             Some(Child {
                 at,
                 line_start,
@@ -638,7 +636,7 @@ impl YamlDoc {
             Some(j) => Some(child(j)?),
             None => None,
         };
-        let last = child(s.len() - 1)?;
+        let last = child(s.last(&part))?;
         Some(self.block_upsert(s.indent(), existing.as_ref(), &last, name, value, None))
     }
 
@@ -664,17 +662,25 @@ impl YamlDoc {
         }
     }
 
-    /// This document made of `body` (the text after its byte order mark) read as `parts`.
-    fn set_parts(&mut self, body: String, parts: Parts) {
-        let mut text = String::with_capacity(self.bom + body.len());
-        text.push_str(&self.text[..self.bom]);
-        text.push_str(&body);
-        *self = YamlDoc {
-            text: text.into(),
-            bom: self.bom,
-            root: YamlDoc::empty().root,
-            parts: Some(std::sync::Arc::new(parts)),
+    /// This document with the range `lo..hi` of its text (after its byte order mark)
+    /// replaced by `mid`, read as `parts`: the pieces stay shared with the bytes read, only the
+    /// new range is new. `false` when the range is not in the text (nothing is changed).
+    fn set_parts(&mut self, (lo, hi, mid): Edit, parts: Parts) -> bool {
+        let bom = self.bom;
+        let Some(text) = self
+            .text
+            .edited(vec![(lo + bom, hi + bom, mid.into_bytes())])
+        else {
+            return false;
         };
+        *self = YamlDoc {
+            text,
+            joined: OnceLock::new(),
+            bom,
+            root: YamlDoc::empty().root,
+            parts: Some(Arc::new(parts)),
+        };
+        true
     }
 
     fn entry_at(&self, parent: &[String], key: &str) -> Option<&Entry> {
@@ -720,13 +726,13 @@ impl YamlDoc {
     ) -> Result<(), ReadError> {
         let bom = self.bom;
         if let (Some(p), Some(top)) = (&self.parts, top)
-            && let Some((body, parts)) = p.commit(self.text(), &splices, want, top)
+            && let Some((edit, parts)) = p.commit(&self.src(), &splices, want, top)
+            && self.set_parts(edit, parts)
         {
-            self.set_parts(body, parts);
             return Ok(());
         }
         splices.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
-        let mut whole = self.text.as_str().to_owned();
+        let mut whole = self.whole_text().to_owned();
         let mut prev = usize::MAX;
         for (s, e, t) in &splices {
             let (s, e) = (s + bom, e + bom);
@@ -788,7 +794,8 @@ impl YamlDoc {
             ));
         }
         *self = YamlDoc {
-            text: whole.into(),
+            text: Content::shared(Arc::new(whole)),
+            joined: OnceLock::new(),
             bom,
             root: root.into(),
             parts: None,

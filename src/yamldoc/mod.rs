@@ -45,6 +45,7 @@ mod parse;
 mod parts;
 mod scalar;
 mod split;
+mod src;
 
 #[cfg(test)]
 mod proptests;
@@ -56,9 +57,10 @@ use serde_json::{Map, Value};
 
 use crate::diag::{Code, ReadError};
 use crate::keyed::keyed_segment;
-use crate::text::line_col;
 use parse::{Item, Kind, Node, Parser, to_value};
 use parts::Parts;
+use split::Part;
+use src::Src;
 
 #[cfg(test)]
 thread_local! {
@@ -97,12 +99,16 @@ pub enum UndoHint {
 }
 
 /// A parsed YAML document. The text and the tree are shared by its clones (a plan keeps the
-/// document read beside the edited one): a clone copies neither.
+/// document read beside the edited one): a clone copies neither, and an edit of a document
+/// read part by part shares the bytes read (its text is them with the ranges the edits
+/// replaced, see `src`).
 #[derive(Debug, Clone)]
 pub struct YamlDoc {
-    /// The whole file (valid UTF-8, checked once when parsed: [`YamlDoc::text`] is called for
-    /// every position looked up).
-    text: std::sync::Arc<String>,
+    /// The whole file (valid UTF-8, checked once when parsed), BOM included: the bytes read,
+    /// and after an edit of a document read part by part the ranges of them edits replaced.
+    text: crate::text::Content,
+    /// The text joined, once something asked for it as one string.
+    joined: std::sync::OnceLock<std::sync::Arc<String>>,
     /// Length of a leading BOM (0 or 3).
     bom: usize,
     root: std::sync::Arc<Node>,
@@ -161,7 +167,8 @@ impl YamlDoc {
         if !whole_read && let Some(parts) = Parts::of(body) {
             let root = YamlDoc::empty().root;
             return Ok(YamlDoc {
-                text: std::sync::Arc::new(whole),
+                text: crate::text::Content::shared(std::sync::Arc::new(whole)),
+                joined: std::sync::OnceLock::new(),
                 bom,
                 root,
                 parts: Some(std::sync::Arc::new(parts)),
@@ -169,7 +176,8 @@ impl YamlDoc {
         }
         let root = Parser::parse(body)?;
         Ok(YamlDoc {
-            text: std::sync::Arc::new(whole),
+            text: crate::text::Content::shared(std::sync::Arc::new(whole)),
+            joined: std::sync::OnceLock::new(),
             bom,
             root: std::sync::Arc::new(root),
             parts: None,
@@ -179,7 +187,8 @@ impl YamlDoc {
     /// A new, empty document (for a new file).
     pub fn empty() -> YamlDoc {
         YamlDoc {
-            text: std::sync::Arc::new(String::new()),
+            text: crate::text::Content::shared(std::sync::Arc::new(String::new())),
+            joined: std::sync::OnceLock::new(),
             bom: 0,
             root: std::sync::Arc::new(Node {
                 kind: Kind::Map(Vec::new()),
@@ -194,7 +203,7 @@ impl YamlDoc {
     /// The whole tree (for a document read part by part, read whole once when asked for).
     fn tree(&self) -> &Node {
         match &self.parts {
-            Some(p) => p.whole(self.text()).unwrap_or(&self.root),
+            Some(p) => p.whole(&self.src()).unwrap_or(&self.root),
             None => &self.root,
         }
     }
@@ -202,7 +211,7 @@ impl YamlDoc {
     /// The top-level entry `key`.
     fn top_entry(&self, key: &str) -> Option<&parse::Entry> {
         match &self.parts {
-            Some(p) => p.top(self.text(), key),
+            Some(p) => p.top(&self.src(), key),
             None => match &self.root.kind {
                 Kind::Map(es) => es.iter().find(|e| e.key == key),
                 _ => None,
@@ -210,20 +219,26 @@ impl YamlDoc {
         }
     }
 
-    /// The top-level entry `key` when it is read child by child (see `split`): its part's
-    /// start and text, and the split.
-    fn split(&self, key: &str) -> Option<(usize, &str, &split::Split)> {
-        self.parts.as_ref()?.split(self.text(), key)
+    /// The top-level entry `key` when it is read child by child (see `split`): where its
+    /// part begins and ends, and the split.
+    fn split(&self, key: &str) -> Option<(usize, usize, &split::Split)> {
+        self.parts.as_ref()?.split(&self.src(), key)
     }
 
     /// The child `name` of the split top-level entry `key`.
     fn split_kid(&self, key: &str, name: &str) -> Option<&parse::Entry> {
-        let (start, part, s) = self.split(key)?;
-        s.kid(part, start, s.find(part, start, name)?)
+        let (start, end, s) = self.split(key)?;
+        let src = self.src();
+        let part = Part {
+            src: &src,
+            start,
+            end,
+        };
+        s.kid(&part, s.find(&part, name)?)
     }
 
     /// A one-segment path to a top-level entry read child by child.
-    fn split_top(&self, path: &[String]) -> Option<(usize, &str, &split::Split)> {
+    fn split_top(&self, path: &[String]) -> Option<(usize, usize, &split::Split)> {
         match path {
             [key] if keyed_segment(key).is_none() => self.split(key),
             _ => None,
@@ -238,26 +253,41 @@ impl YamlDoc {
         Some(self.get(path)?.as_object()?.len())
     }
 
-    /// The bytes, shared with this document (no copy).
+    /// The bytes, shared with this document (no copy): the bytes read with the ranges the
+    /// edits replaced.
     pub fn content(&self) -> crate::text::Content {
-        crate::text::Content::shared(self.text.clone())
+        self.text.clone()
     }
 
-    /// The bytes, without a copy when no clone shares them.
+    /// The bytes, without a copy when no clone shares them and nothing was spliced.
     pub fn into_bytes(self) -> Vec<u8> {
-        std::sync::Arc::try_unwrap(self.text)
-            .unwrap_or_else(|shared| String::clone(&shared))
-            .into_bytes()
+        self.text.into_vec()
     }
 
-    /// The text (without a BOM).
+    /// The whole text, BOM included, as one string (joined once when in pieces).
+    fn whole_text(&self) -> &str {
+        match self.text.as_str() {
+            Some(s) => s,
+            None => self.joined.get_or_init(|| {
+                std::sync::Arc::new(String::from_utf8_lossy(&self.text.to_vec()).into_owned())
+            }),
+        }
+    }
+
+    /// The text (without a BOM), as one string: for a document read whole (a document read
+    /// part by part is read through [`YamlDoc::src`], which joins nothing).
     pub fn text(&self) -> &str {
-        self.text.get(self.bom..).unwrap_or("")
+        self.whole_text().get(self.bom..).unwrap_or("")
     }
 
-    /// The bytes as they are now.
+    /// The text (without a BOM) in its pieces.
+    fn src(&self) -> Src<'_> {
+        Src::new(&self.text, self.bom).unwrap_or_else(|| Src::of(self.text()))
+    }
+
+    /// The bytes as they are now (joined once when in pieces: prefer [`YamlDoc::content`]).
     pub fn bytes(&self) -> &[u8] {
-        self.text.as_bytes()
+        self.whole_text().as_bytes()
     }
 
     /// The whole value.
@@ -338,8 +368,13 @@ impl YamlDoc {
     /// items' names (first of a repeated name), each item without its naming field. Items
     /// without a name (Continue's `- uses: org/block`) are not shown.
     pub fn get(&self, path: &[String]) -> Option<Value> {
-        if let Some((_, part, s)) = self.split_top(path) {
-            return s.value(part);
+        if let Some((start, end, s)) = self.split_top(path) {
+            let src = self.src();
+            return s.value(&Part {
+                src: &src,
+                start,
+                end,
+            });
         }
         match self.at(path)? {
             At::Node(n, strip) => {
@@ -379,8 +414,14 @@ impl YamlDoc {
 
     /// Index of an entry among its container's entries.
     pub fn position(&self, container: &[String], name: &str) -> Option<usize> {
-        if let Some((start, part, s)) = self.split_top(container) {
-            return s.find(part, start, name);
+        if let Some((start, end, s)) = self.split_top(container) {
+            let src = self.src();
+            let part = Part {
+                src: &src,
+                start,
+                end,
+            };
+            return s.find(&part, name).map(|at| s.index(&part, at));
         }
         match self.at(container)? {
             At::Node(n, _) => match &n.kind {
@@ -398,14 +439,20 @@ impl YamlDoc {
 
     /// 1-based line and column of the entry at `path` (its key, or its item's `-`).
     pub fn location(&self, path: &[String]) -> Option<(usize, usize)> {
-        Some(line_col(self.text(), self.offset(path)?))
+        Some(self.src().line_col(self.offset(path)?))
     }
 
     /// The byte offset of the entry at `path` (its key, or its item's `-`).
     pub fn offset(&self, path: &[String]) -> Option<usize> {
         let (last, parent) = path.split_last()?;
-        if let Some((start, part, s)) = self.split_top(parent) {
-            return Some(s.places(start, s.find(part, start, last)?)?.0);
+        if let Some((start, end, s)) = self.split_top(parent) {
+            let src = self.src();
+            let part = Part {
+                src: &src,
+                start,
+                end,
+            };
+            return Some(s.places(&part, s.find(&part, last)?)?.0);
         }
         Some(match self.at(parent)? {
             At::Node(n, _) => match &n.kind {

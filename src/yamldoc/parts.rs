@@ -6,17 +6,27 @@
 //! kept), an entry's tree is read from its part when first asked for, and an edit of one
 //! entry is proven on its part alone. What the split does not expect (a column-0 line that
 //! is not a plain or quoted key, a second document, a byte order mark (allowed only where a
-//! part would begin), a key whose hash another key has, a batch the parser reads otherwise)
-//! gives no parts, and the document is read whole. Pure: no I/O.
+//! part would begin), two keys whose hashes' first 48 bits are the same, a batch the parser
+//! reads otherwise) gives no parts, and the document is read whole.
+//!
+//! **Memory.** Nothing is kept per part: a part is found by scanning the column-0 lines for
+//! its key (a line that begins with the key's bytes, or with a quote, is read to compare its
+//! key), and the parts found, the entries read and the big entries split one level down are
+//! remembered by where they begin. While a document is proven, six bytes of each key's hash
+//! are kept to find a repeated key, and dropped once it is proven. An edit returns the one
+//! range of the text it replaces, so that the edited document shares the bytes read (see
+//! `src`). Pure: no I/O.
 
+use std::collections::VecDeque;
 use std::hash::BuildHasher;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde_json::Value;
 
 use super::parse::{Entry, Kind, Node, Parser, to_value};
-use super::split::Split;
+use super::split::{Part, Split};
+use super::src::Src;
 
 /// About how much text a batch proven at once holds. Small in tests and under the fuzzer, so
 /// that small documents are proven in many batches.
@@ -26,32 +36,75 @@ pub(super) const BATCH: usize = if cfg!(any(test, fuzzing)) {
     256 * 1024
 };
 
-/// The parts of a document (see the module docs).
+/// One edit of the text: the range `lo..hi` replaced by the string.
+pub(super) type Edit = (usize, usize, String);
+
+/// Values by where they begin, added once and kept while the memo lives, read through a
+/// shared reference (a chain of cells: a document remembers a few entries).
 #[derive(Debug)]
-pub(crate) struct Parts {
-    /// Where each part begins (the first at 0).
-    starts: Vec<usize>,
-    /// Each part's key, hashed.
-    hashes: Vec<u64>,
-    /// The parts by their keys' hashes: the part of a key.
-    index: Vec<u32>,
-    /// Each part's answer to "the first block sequence under a key: is it flush with its
-    /// key?" (`None`: the part has no block sequence under a key).
-    seq: Vec<Option<bool>>,
-    /// Each part's entry, read when first asked for (offsets in the whole text).
-    entries: Vec<OnceLock<Option<Arc<Entry>>>>,
-    /// The parts read child by child (see `split`): a big entry whose value is a block
-    /// mapping. Its tree is read only when the whole entry is asked for.
-    splits: FxHashMap<usize, Arc<Split>>,
-    /// The whole tree, when asked for.
-    whole: OnceLock<Option<Arc<Node>>>,
-    /// A root mapping of the first and last entries (their places only, no values): where
-    /// a new top-level key goes.
-    ends: OnceLock<Node>,
+pub(super) struct Memo<T> {
+    slot: OnceLock<(usize, T)>,
+    next: OnceLock<Box<Memo<T>>>,
+}
+
+impl<T> Default for Memo<T> {
+    fn default() -> Memo<T> {
+        Memo {
+            slot: OnceLock::new(),
+            next: OnceLock::new(),
+        }
+    }
+}
+
+impl<T> Memo<T> {
+    /// Every value, with where it begins.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (usize, &T)> {
+        std::iter::successors(Some(self), |m| m.next.get().map(|b| &**b))
+            .filter_map(|m| m.slot.get().map(|(k, v)| (*k, v)))
+    }
+
+    /// The value at `k`.
+    pub(super) fn get(&self, k: usize) -> Option<&T> {
+        self.iter().find(|&(at, _)| at == k).map(|(_, v)| v)
+    }
+
+    /// The value at `k`, made by `f` when there is none.
+    pub(super) fn get_or(&self, k: usize, f: impl FnOnce() -> T) -> &T {
+        if let Some(v) = self.get(k) {
+            return v;
+        }
+        let mut v = Some(f());
+        let mut m = self;
+        loop {
+            if let Some(x) = v.take()
+                && let Err((_, back)) = m.slot.set((k, x))
+            {
+                v = Some(back);
+            }
+            if let Some((at, x)) = m.slot.get()
+                && *at == k
+            {
+                return x;
+            }
+            m = m.next.get_or_init(Box::default);
+        }
+    }
 }
 
 pub(super) fn hash(key: &str) -> u64 {
     FxBuildHasher.hash_one(key)
+}
+
+/// The part of a key's hash kept while a document is proven.
+pub(super) fn short_hash(key: &str) -> [u8; 6] {
+    let h = hash(key).to_le_bytes();
+    [h[0], h[1], h[2], h[3], h[4], h[5]]
+}
+
+/// Whether no two of `hashes` are the same.
+pub(super) fn distinct(mut hashes: Vec<[u8; 6]>) -> bool {
+    hashes.sort_unstable();
+    hashes.windows(2).all(|w| w[0] != w[1])
 }
 
 /// Each line of `b`: where it starts, and where the next one does.
@@ -95,32 +148,103 @@ pub(super) fn not_a_key(c: u8) -> bool {
     )
 }
 
-/// The parts' starts, or `None` (see the module docs).
-fn split(body: &str) -> Option<Vec<usize>> {
-    // A byte order mark is refused anywhere but at the start of the text, which a part's
-    // start would be.
-    if body.contains('\u{feff}') {
-        return None;
-    }
-    let b = body.as_bytes();
-    let mut starts = vec![0];
-    let mut keyed = false;
-    for (at, end) in lines(b) {
-        let line = &body[at..end];
-        let marker = |m: &str| {
-            line.strip_prefix(m)
-                .is_some_and(|r| r.chars().next().is_none_or(char::is_whitespace))
-        };
-        match b[at] {
-            b' ' | b'\n' | b'\r' | b'#' => {}
-            _ if !keyed && marker("---") => {}
-            c if not_a_key(c) => return None,
-            _ if marker("---") || marker("...") => return None,
-            _ if !keyed => keyed = true,
-            _ => starts.push(at),
+/// Whether a line beginning with `c` begins a part (past the first key: see [`Starts`]).
+fn key_line(c: Option<u8>) -> bool {
+    !matches!(c, None | Some(b' ' | b'\n' | b'\r' | b'#'))
+}
+
+/// The parts' starts in a text, streamed (see the module docs); `bad` once a line is one the
+/// split does not expect. Of a document's first part it gives 0 (what precedes the first key
+/// is the first part's); of a text that continues a document, where its key lines begin.
+struct Starts<'a> {
+    body: &'a str,
+    at: usize,
+    keyed: bool,
+    first: bool,
+    bad: bool,
+}
+
+impl<'a> Starts<'a> {
+    fn new(body: &'a str, first: bool) -> Starts<'a> {
+        Starts {
+            body,
+            at: 0,
+            keyed: !first,
+            first,
+            bad: false,
         }
     }
-    keyed.then_some(starts)
+}
+
+impl Iterator for Starts<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        let b = self.body.as_bytes();
+        while self.at < b.len() && !self.bad {
+            let at = self.at;
+            let end = b[at..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(b.len(), |i| at + i + 1);
+            self.at = end;
+            let line = &b[at..end];
+            let marker = |m: &[u8]| {
+                line.strip_prefix(m)
+                    .is_some_and(|r| r.first().is_none_or(u8::is_ascii_whitespace))
+            };
+            match b[at] {
+                b' ' | b'\n' | b'\r' | b'#' => {}
+                _ if !self.keyed && marker(b"---") => {}
+                c if not_a_key(c) => self.bad = true,
+                _ if marker(b"---") || marker(b"...") => self.bad = true,
+                _ if !self.keyed => {
+                    self.keyed = true;
+                    return Some(if self.first { 0 } else { at });
+                }
+                _ => return Some(at),
+            }
+        }
+        None
+    }
+}
+
+/// The parts' starts read ahead of the batch being proven.
+struct Window<'a> {
+    it: Starts<'a>,
+    buf: VecDeque<usize>,
+    /// The index of `buf[0]`.
+    base: usize,
+}
+
+impl Window<'_> {
+    /// Where part `k` (not before the window) begins.
+    fn start(&mut self, k: usize) -> Option<usize> {
+        while self.base + self.buf.len() <= k {
+            self.buf.push_back(self.it.next()?);
+        }
+        self.buf.get(k.checked_sub(self.base)?).copied()
+    }
+
+    /// Where part `k` ends.
+    fn end(&mut self, k: usize) -> usize {
+        self.start(k + 1).unwrap_or(self.it.body.len())
+    }
+
+    /// Whether part `k` is as big as a batch.
+    fn big(&mut self, k: usize) -> bool {
+        match self.start(k) {
+            Some(s) => self.end(k) - s >= BATCH,
+            None => false,
+        }
+    }
+
+    /// Forget the parts before `k`.
+    fn forget(&mut self, k: usize) {
+        while self.base < k && self.buf.pop_front().is_some() {
+            self.base += 1;
+        }
+    }
 }
 
 /// The first block sequence under a key in `n`, in document order: whether it is flush with
@@ -183,139 +307,202 @@ pub(super) fn read(text: &str) -> Option<Vec<Entry>> {
     }
 }
 
+/// The parts of a document (see the module docs).
+#[derive(Debug)]
+pub(crate) struct Parts {
+    /// Where the second part begins (the text's length when there is one).
+    second: usize,
+    /// The parts read child by child (see `split`), by where they begin: a big entry whose
+    /// value is a block mapping. Its tree is read only when the whole entry is asked for.
+    splits: Vec<(usize, Arc<Split>)>,
+    /// The entries read, by where their parts begin (offsets in the whole text).
+    entries: Memo<Option<Arc<Entry>>>,
+    /// The parts looked up by key: where each begins (`None`: no such key).
+    found: Mutex<FxHashMap<String, Option<usize>>>,
+    /// The first block sequence under a key, in document order: where its part begins, and
+    /// whether it is flush with its key (`None`: there is none). Found again when asked for
+    /// after an edit that took it away.
+    seq: OnceLock<Option<(usize, bool)>>,
+    /// The whole tree, when asked for.
+    whole: OnceLock<Option<Arc<Node>>>,
+    /// A root mapping of the first and last entries (their places only, no values): where
+    /// a new top-level key goes.
+    ends: OnceLock<Node>,
+}
+
 impl Parts {
     /// The parts of `body`, proven batch by batch; `None`: read it whole.
     pub(crate) fn of(body: &str) -> Option<Parts> {
-        let starts = split(body)?;
-        if starts.len() < 2 {
+        // A byte order mark is refused anywhere but at the start of the text, which a part's
+        // start would be.
+        if body.contains('\u{feff}') {
             return None;
         }
-        let n = starts.len();
-        let end = |i: usize| starts.get(i + 1).copied().unwrap_or(body.len());
-        let mut hashes = Vec::with_capacity(n);
-        let mut seq = Vec::with_capacity(n);
-        let mut seen = FxHashSet::default();
-        let mut known = Vec::new();
-        let mut splits = FxHashMap::default();
+        let mut w = Window {
+            it: Starts::new(body, true),
+            buf: VecDeque::new(),
+            base: 0,
+        };
+        let second = w.start(1)?;
+        let mut hashes = Vec::new();
+        let mut seq = None;
+        let mut splits = Vec::new();
+        let entries = Memo::default();
         let mut i = 0;
-        let big = |i: usize| end(i) - starts[i] >= BATCH;
-        while i < n {
+        while let Some(si) = w.start(i) {
             // A big part is proven alone, child by child when it splits.
-            if big(i)
-                && let Some((split, first)) = Split::of(&body[starts[i]..end(i)])
+            if w.big(i)
+                && let Some((split, first)) = Split::of(&body[si..w.end(i)])
             {
-                let h = hash(split.key());
-                if !seen.insert(h) {
-                    return None;
+                hashes.push(short_hash(split.key()));
+                if seq.is_none() {
+                    seq = first.map(|f| (si, f));
                 }
-                hashes.push(h);
-                seq.push(first);
-                splits.insert(i, Arc::new(split));
+                splits.push((si, Arc::new(split)));
                 i += 1;
                 continue;
             }
             let mut j = i + 1;
-            while j < n && starts[j] - starts[i] < BATCH && !big(j) {
+            while w.start(j).is_some_and(|sj| sj - si < BATCH) && !w.big(j) {
                 j += 1;
             }
-            let text = &body[starts[i]..end(j - 1)];
+            let text = &body[si..w.end(j - 1)];
             let es = read(text)?;
             if es.len() != j - i {
                 return None;
             }
             for (k, mut e) in es.into_iter().enumerate() {
-                if k > 0 && e.line_start != starts[i + k] - starts[i] {
+                let sk = w.start(i + k)?;
+                if k > 0 && e.line_start != sk - si {
                     return None;
                 }
-                let h = hash(&e.key);
-                if !seen.insert(h) {
-                    return None;
+                hashes.push(short_hash(&e.key));
+                if seq.is_none() {
+                    seq = seq_of(text, &e).map(|f| (sk, f));
                 }
-                hashes.push(h);
-                seq.push(seq_of(text, &e));
                 // A part as big as a batch is one big entry (a Goose `extensions`), most
                 // likely the one an edit reads: its tree is kept rather than read again.
-                if end(i + k) - starts[i + k] >= BATCH {
-                    shift(&mut e, starts[i]);
-                    known.push((i + k, Arc::new(e)));
+                if w.end(i + k) - sk >= BATCH {
+                    shift(&mut e, si);
+                    entries.get_or(sk, || Some(Arc::new(e)));
                 }
             }
+            w.forget(j);
             i = j;
         }
-        Some(Parts::new(starts, hashes, seq, known, splits))
-    }
-
-    fn new(
-        starts: Vec<usize>,
-        hashes: Vec<u64>,
-        seq: Vec<Option<bool>>,
-        known: Vec<(usize, Arc<Entry>)>,
-        splits: FxHashMap<usize, Arc<Split>>,
-    ) -> Parts {
-        let mut index: Vec<u32> = (0..hashes.len() as u32).collect();
-        index.sort_unstable_by_key(|&i| hashes[i as usize]);
-        let entries: Vec<_> = (0..starts.len()).map(|_| OnceLock::new()).collect();
-        for (i, e) in known {
-            let _ = entries[i].set(Some(e));
+        if w.it.bad || !distinct(hashes) {
+            return None;
         }
-        Parts {
-            starts,
-            hashes,
-            index,
-            seq,
-            entries,
+        Some(Parts {
+            second,
             splits,
+            entries,
+            found: Mutex::default(),
+            seq: OnceLock::from(seq),
             whole: OnceLock::new(),
             ends: OnceLock::new(),
+        })
+    }
+
+    /// The split part beginning at `start`.
+    fn split_at(&self, start: usize) -> Option<&Split> {
+        let i = self.splits.binary_search_by_key(&start, |s| s.0).ok()?;
+        Some(&self.splits[i].1)
+    }
+
+    /// Where the part after the one beginning at `start` begins (the text's end).
+    fn end(&self, src: &Src, start: usize) -> usize {
+        if start < self.second {
+            return self.second.min(src.len());
         }
+        let from = src.next_line(start);
+        src.line_starts(from, src.len(), |at| key_line(src.byte(at)).then_some(at))
+            .unwrap_or(src.len())
     }
 
-    fn end(&self, i: usize, body: &str) -> usize {
-        self.starts.get(i + 1).copied().unwrap_or(body.len())
+    /// Where the part holding `p` begins.
+    fn part_of(&self, src: &Src, p: usize) -> usize {
+        if p < self.second {
+            return 0;
+        }
+        let mut at = src.line_start(p);
+        while at > self.second && !key_line(src.byte(at)) {
+            at = src.line_start(at - 1);
+        }
+        at
     }
 
-    /// Part `i`'s entry, read from its part once.
-    fn entry(&self, body: &str, i: usize) -> Option<&Entry> {
-        self.entries[i]
-            .get_or_init(|| {
-                let start = self.starts[i];
-                let mut es = read(&body[start..self.end(i, body)])?;
-                let mut e = es.pop()?;
-                shift(&mut e, start);
-                Some(Arc::new(e))
-            })
+    /// Where the last part begins.
+    fn last(&self, src: &Src) -> usize {
+        if self.second >= src.len() {
+            return 0;
+        }
+        self.part_of(src, src.len() - 1)
+    }
+
+    /// The entry of the part beginning at `start`, read from its part once.
+    fn entry(&self, src: &Src, start: usize) -> Option<&Entry> {
+        self.entries
+            .get_or(start, || self.read_part(src, start).map(Arc::new))
             .as_deref()
     }
 
-    /// The part holding the top-level key `key`.
-    fn part(&self, body: &str, key: &str) -> Option<usize> {
-        let h = hash(key);
-        let at = self.index.partition_point(|&i| self.hashes[i as usize] < h);
-        let i = *self.index.get(at)?;
-        let x = self.hashes[i as usize];
-        let i = i as usize;
-        let same = match self.splits.get(&i) {
-            Some(s) => s.key() == key,
-            None => self.entry(body, i)?.key == key,
-        };
-        (x == h && same).then_some(i)
+    /// The entry of the part beginning at `start`, read (not remembered).
+    fn read_part(&self, src: &Src, start: usize) -> Option<Entry> {
+        let text = src.get(start, self.end(src, start))?;
+        let mut e = read(&text)?.pop()?;
+        shift(&mut e, start);
+        Some(e)
     }
 
-    /// The part `key` when it is read child by child: its start, its text and its split.
-    pub(crate) fn split<'s, 'b>(
-        &'s self,
-        body: &'b str,
-        key: &str,
-    ) -> Option<(usize, &'b str, &'s Split)> {
-        let i = self.part(body, key)?;
-        let s = self.splits.get(&i)?;
-        let start = self.starts[i];
-        Some((start, body.get(start..self.end(i, body))?, s))
+    /// Whether the part beginning at `start` is the key `key`'s.
+    fn is_key(&self, src: &Src, start: usize, key: &str) -> bool {
+        if let Some(s) = self.split_at(start) {
+            return s.key() == key;
+        }
+        if let Some(e) = self.entries.get(start) {
+            return e.as_ref().is_some_and(|e| e.key == key);
+        }
+        self.read_part(src, start).is_some_and(|e| e.key == key)
+    }
+
+    /// The part holding the top-level key `key`: where it begins.
+    fn part(&self, src: &Src, key: &str) -> Option<usize> {
+        let mut found = self.found.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(at) = found.get(key) {
+            return *at;
+        }
+        // A key line is read when it begins with the key's bytes or a quote.
+        let maybe = |at: usize| {
+            src.starts_with(at, key.as_bytes()) || matches!(src.byte(at), Some(b'"' | b'\''))
+        };
+        let first = src
+            .line_starts(0, self.second, |at| {
+                (key_line(src.byte(at)) && !src.starts_with(at, b"---")).then_some(at)
+            })
+            .unwrap_or(0);
+        let at = if maybe(first) && self.is_key(src, 0, key) {
+            Some(0)
+        } else {
+            src.line_starts(self.second, src.len(), |at| {
+                (key_line(src.byte(at)) && maybe(at) && self.is_key(src, at, key)).then_some(at)
+            })
+        };
+        found.insert(key.to_string(), at);
+        at
+    }
+
+    /// The part `key` when it is read child by child: where it begins and ends, and its split.
+    pub(crate) fn split(&self, src: &Src, key: &str) -> Option<(usize, usize, &Split)> {
+        let start = self.part(src, key)?;
+        let s = self.split_at(start)?;
+        Some((start, self.end(src, start), s))
     }
 
     /// The top-level entry `key`.
-    pub(crate) fn top(&self, body: &str, key: &str) -> Option<&Entry> {
-        self.entry(body, self.part(body, key)?)
+    pub(crate) fn top(&self, src: &Src, key: &str) -> Option<&Entry> {
+        let start = self.part(src, key)?;
+        self.entry(src, start)
     }
 
     /// How many parts are read child by child (for the tests).
@@ -327,30 +514,55 @@ impl Parts {
     /// How many entries' trees have been read (for the tests).
     #[cfg(test)]
     pub(crate) fn read_entries(&self) -> usize {
-        self.entries.iter().filter(|e| e.get().is_some()).count()
+        self.entries.iter().filter(|(_, e)| e.is_some()).count()
     }
 
     /// The whole tree, read once when asked for.
-    pub(crate) fn whole(&self, body: &str) -> Option<&Node> {
+    pub(crate) fn whole(&self, src: &Src) -> Option<&Node> {
         self.whole
-            .get_or_init(|| Parser::parse(body).ok().map(Arc::new))
+            .get_or_init(|| {
+                let text = src.get(0, src.len())?;
+                Parser::parse(&text).ok().map(Arc::new)
+            })
             .as_deref()
     }
 
     /// Whether the document writes a sequence flush with its key (the first one decides).
-    pub(crate) fn flush_seq(&self) -> bool {
-        self.seq.iter().find_map(|s| *s).unwrap_or(false)
+    pub(crate) fn flush_seq(&self, src: &Src) -> bool {
+        let first = self.seq.get_or_init(|| {
+            let mut at = Some(0);
+            while let Some(s) = at {
+                let end = self.end(src, s);
+                let found = match self.split_at(s) {
+                    Some(split) => split.first_seq(&Part { src, start: s, end }),
+                    None => {
+                        let text = src.get(s, end)?;
+                        read(&text)?.last().and_then(|e| seq_of(&text, e))
+                    }
+                };
+                if let Some(f) = found {
+                    return Some((s, f));
+                }
+                at = (end < src.len()).then_some(end);
+            }
+            None
+        });
+        first.is_some_and(|(_, f)| f)
     }
 
     /// The root mapping as far as adding a top-level key needs it: the first and last entries'
     /// places, without their values.
-    pub(crate) fn ends(&self, body: &str) -> &Node {
+    pub(crate) fn ends(&self, src: &Src) -> &Node {
         self.ends.get_or_init(|| {
-            let place = |i: usize| {
-                if let Some(s) = self.splits.get(&i) {
-                    return Some(s.place(self.starts[i]));
+            let place = |start: usize| {
+                if let Some(s) = self.split_at(start) {
+                    return s.place(&Part {
+                        src,
+                        start,
+                        end: self.end(src, start),
+                    });
                 }
-                self.entry(body, i).map(|e| Entry {
+                self.entry(src, start).map(|e| Entry {
                     key: e.key.clone(),
                     key_at: e.key_at,
                     line_start: e.line_start,
@@ -364,7 +576,7 @@ impl Parts {
                     },
                 })
             };
-            let es: Vec<Entry> = [place(0), place(self.starts.len() - 1)]
+            let es: Vec<Entry> = [place(0), place(self.last(src))]
                 .into_iter()
                 .flatten()
                 .collect();
@@ -376,29 +588,31 @@ impl Parts {
             }
         })
     }
+}
 
-    /// The edit of `body` by `splices` (non-overlapping, in any order) below the top-level
+impl Parts {
+    /// The edit of the text by `splices` (non-overlapping, in any order) below the top-level
     /// key `top`, which must then read as `want` (an object holding `top`'s value, or none),
-    /// proven on the one part the splices touch: the new body and its parts. `None` when the
-    /// splices reach beyond one part or the part does not read as one entry (or an entry and
-    /// the new one), which the caller then proves on the whole text.
+    /// proven on the one part the splices touch: the range of the text replaced and the new
+    /// text's parts. `None` when the splices reach beyond one part or the part does not read
+    /// as one entry (or an entry and the new one), which the caller then proves on the whole
+    /// text.
     pub(crate) fn commit(
         &self,
-        body: &str,
-        splices: &[(usize, usize, String)],
+        src: &Src,
+        splices: &[Edit],
         want: &Value,
         top: &str,
-    ) -> Option<(String, Parts)> {
-        let part_of = |p: usize| self.starts.partition_point(|&s| s <= p).saturating_sub(1);
-        let mut sorted: Vec<&(usize, usize, String)> = splices.iter().collect();
+    ) -> Option<(Edit, Parts)> {
+        let mut sorted: Vec<&Edit> = splices.iter().collect();
         sorted.sort_by_key(|s| (s.0, s.1));
-        let a = part_of(sorted.first()?.0);
-        let b = sorted
-            .iter()
-            .map(|&&(s, e, _)| part_of(if e > s { e - 1 } else { s }))
-            .max()?;
-        let (rs, re) = (self.starts[a], self.end(a, body));
-        if a != b || sorted.iter().any(|&&(s, e, _)| s < rs || e > re || s > e) {
+        let rs = self.part_of(src, sorted.first()?.0);
+        let re = self.end(src, rs);
+        let len = src.len();
+        let inside = |&&(s, e, _): &&Edit| {
+            s >= rs && s <= e && if e > s { e <= re } else { s < re || s == len }
+        };
+        if !sorted.iter().all(inside) {
             return None;
         }
         let mut region = String::with_capacity(re - rs);
@@ -407,28 +621,37 @@ impl Parts {
             if *s < at {
                 return None;
             }
-            region.push_str(body.get(at..*s)?);
+            region.push_str(&src.get(at, *s)?);
             region.push_str(t);
             at = *e;
         }
-        region.push_str(body.get(at..re)?);
+        region.push_str(&src.get(at, re)?);
         // The next part's key must still begin a line.
-        if re < body.len() && !region.is_empty() && !region.ends_with('\n') {
+        if re < len && !region.is_empty() && !region.ends_with('\n') {
             return None;
         }
         let new = read(&region)?;
-        let old = self.entry(body, a)?;
+        // The new entries begin where the split finds parts.
+        let mut lines = Starts::new(&region, rs == 0);
+        let starts: Vec<usize> = lines.by_ref().collect();
+        let expect = new
+            .iter()
+            .enumerate()
+            .map(|(k, e)| if rs == 0 && k == 0 { 0 } else { e.line_start });
+        if lines.bad || !starts.iter().copied().eq(expect) {
+            return None;
+        }
+        let old = self.entry(src, rs)?;
         let want_top = want.get(top);
         let (mut seen_top, mut seen_old) = (false, false);
+        let old_text = src.get(old.line_start, old.end)?;
         for e in &new {
             if e.key == top {
                 seen_top = want_top == Some(&to_value(&e.value));
                 if !seen_top {
                     return None;
                 }
-            } else if e.key == old.key
-                && region.get(e.line_start..e.end) == body.get(old.line_start..old.end)
-            {
+            } else if e.key == old.key && region.get(e.line_start..e.end) == Some(&*old_text) {
                 seen_old = true;
             } else {
                 return None;
@@ -438,104 +661,167 @@ impl Parts {
             return None;
         }
         // A new top-level key must not be another part's.
-        if seen_top && old.key != top && self.part(body, top).is_some() {
+        if seen_top && old.key != top && self.part(src, top).is_some() {
             return None;
         }
-        if new.is_empty() && a == 0 {
+        if new.is_empty() && rs == 0 {
             return None;
         }
-        let mut text = String::with_capacity(body.len() + region.len() - (re - rs));
-        text.push_str(&body[..rs]);
-        text.push_str(&region);
-        text.push_str(&body[re..]);
         let delta = region.len() as isize - (re - rs) as isize;
-        let n = self.starts.len();
-        let mut starts = Vec::with_capacity(n + new.len());
-        let mut hashes = Vec::with_capacity(n + new.len());
-        let mut seq = Vec::with_capacity(n + new.len());
-        let mut known = Vec::new();
-        starts.extend_from_slice(&self.starts[..a]);
-        hashes.extend_from_slice(&self.hashes[..a]);
-        seq.extend_from_slice(&self.seq[..a]);
-        for (i, e) in self.entries[..a].iter().enumerate() {
-            if let Some(Some(e)) = e.get() {
-                known.push((i, e.clone()));
+        let moved = |x: usize| {
+            if x >= re {
+                x.checked_add_signed(delta)
+            } else {
+                Some(x)
+            }
+        };
+        let second = if rs == 0 {
+            new.get(1).map_or(region.len(), |e| e.line_start)
+        } else if rs == self.second {
+            rs + new.first().map_or(region.len(), |e| e.line_start)
+        } else {
+            moved(self.second)?
+        };
+        let entries = Memo::default();
+        for (at, e) in self.entries.iter().filter(|&(at, _)| at < rs) {
+            entries.get_or(at, || e.clone());
+        }
+        let mut found = FxHashMap::default();
+        for (k, at) in self.found.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            match at {
+                Some(at) if *at >= rs && *at < re => {}
+                Some(at) => {
+                    found.insert(k.clone(), Some(moved(*at)?));
+                }
+                None => {
+                    found.insert(k.clone(), None);
+                }
             }
         }
-        let count = new.len();
+        let mut first_seq = None;
         for (k, mut e) in new.into_iter().enumerate() {
-            starts.push(if k == 0 { rs } else { rs + e.line_start });
-            hashes.push(hash(&e.key));
-            seq.push(seq_of(&region, &e));
+            let at = if k == 0 { rs } else { rs + e.line_start };
+            first_seq = first_seq.or(seq_of(&region, &e).map(|f| (at, f)));
             shift(&mut e, rs);
-            known.push((starts.len() - 1, Arc::new(e)));
+            found.insert(e.key.clone(), Some(at));
+            entries.get_or(at, || Some(Arc::new(e)));
         }
-        for i in a + 1..n {
-            starts.push(self.starts[i].checked_add_signed(delta)?);
-        }
-        hashes.extend_from_slice(&self.hashes[a + 1..]);
-        seq.extend_from_slice(&self.seq[a + 1..]);
-        let splits = self.carry(a, count, delta);
+        let seq = match self.seq.get() {
+            Some(Some((d, f))) if *d < rs => OnceLock::from(Some((*d, *f))),
+            Some(known) => match (first_seq, known) {
+                (Some(s), _) => OnceLock::from(Some(s)),
+                (None, None) => OnceLock::from(None),
+                (None, Some((d, f))) if *d >= re => OnceLock::from(Some((moved(*d)?, *f))),
+                (None, Some(_)) => OnceLock::new(),
+            },
+            None => OnceLock::new(),
+        };
+        let splits = self.carry(rs, re, delta, None)?;
         #[cfg(test)]
         super::PARTS_COMMITS.with(|c| c.set(c.get() + 1));
-        Some((text, Parts::new(starts, hashes, seq, known, splits)))
+        let parts = Parts {
+            second,
+            splits,
+            entries,
+            found: Mutex::new(found),
+            seq,
+            whole: OnceLock::new(),
+            ends: OnceLock::new(),
+        };
+        Some(((rs, re, region), parts))
     }
 
-    /// The splits of the other parts once part `a` became `count` parts and the parts after
-    /// it moved by `delta` (a moved split keeps no tree: its offsets changed).
-    fn carry(&self, a: usize, count: usize, delta: isize) -> FxHashMap<usize, Arc<Split>> {
-        self.splits
-            .iter()
-            .filter(|&(&i, _)| i != a)
-            .map(|(&i, s)| {
-                if i < a {
-                    (i, s.clone())
-                } else if delta == 0 {
-                    (i - 1 + count, s.clone())
+    /// The splits of the other parts once the part `rs..re` changed by `delta` bytes (a
+    /// moved split keeps no tree: its offsets changed), and `new` at `rs`.
+    fn carry(
+        &self,
+        rs: usize,
+        re: usize,
+        delta: isize,
+        new: Option<Split>,
+    ) -> Option<Vec<(usize, Arc<Split>)>> {
+        let mut out = Vec::with_capacity(self.splits.len());
+        for (at, s) in &self.splits {
+            if *at < rs {
+                out.push((*at, s.clone()));
+            } else if *at >= re {
+                let s = if delta == 0 {
+                    s.clone()
                 } else {
-                    (i - 1 + count, Arc::new(s.moved()))
-                }
-            })
-            .collect()
+                    Arc::new(s.moved())
+                };
+                out.push((at.checked_add_signed(delta)?, s));
+            }
+        }
+        if let Some(n) = new {
+            let i = out.partition_point(|s| s.0 < rs);
+            out.insert(i, (rs, Arc::new(n)));
+        }
+        Some(out)
     }
 
-    /// The edit of `body` by `splices` (non-overlapping) that change only the child `name` of
-    /// the split top-level entry `top`, which must then read as `want` (`None`: gone), proven
-    /// on the children it touches (see [`Split::commit`]): the new body and its parts. `None`
-    /// when the split cannot prove it, which the caller then proves otherwise.
+    /// The edit of the text by `splices` (non-overlapping) that change only the child `name`
+    /// of the split top-level entry `top`, which must then read as `want` (`None`: gone),
+    /// proven on the children it touches (see [`Split::commit`]): the range of the text
+    /// replaced and the new text's parts. `None` when the split cannot prove it, which the
+    /// caller then proves otherwise.
     pub(crate) fn split_commit(
         &self,
-        body: &str,
-        splices: &[(usize, usize, String)],
+        src: &Src,
+        splices: &[Edit],
         top: &str,
         name: &str,
         want: Option<&Value>,
-    ) -> Option<(String, Parts)> {
-        let i = self.part(body, top)?;
-        let split = self.splits.get(&i)?;
-        let (start, end) = (self.starts[i], self.end(i, body));
-        let (part, new) = split.commit(body.get(start..end)?, start, splices, name, want)?;
-        let delta = part.len() as isize - (end - start) as isize;
-        let mut text = String::with_capacity(body.len().checked_add_signed(delta)?);
-        text.push_str(&body[..start]);
-        text.push_str(&part);
-        text.push_str(&body[end..]);
-        let mut starts = self.starts.clone();
-        for s in &mut starts[i + 1..] {
-            *s = s.checked_add_signed(delta)?;
+    ) -> Option<(Edit, Parts)> {
+        let start = self.part(src, top)?;
+        let split = self.split_at(start)?;
+        let end = self.end(src, start);
+        let part = Part { src, start, end };
+        let ((rs, re, region), new) = split.commit(&part, splices, name, want)?;
+        let delta = region.len() as isize - (re - rs) as isize;
+        let moved = |x: usize| {
+            if x >= re {
+                x.checked_add_signed(delta)
+            } else {
+                Some(x)
+            }
+        };
+        let entries = Memo::default();
+        for (at, e) in self.entries.iter().filter(|&(at, _)| at < start) {
+            entries.get_or(at, || e.clone());
         }
-        let mut seq = self.seq.clone();
-        seq[i] = new.first_seq();
-        let known = (0..i)
-            .filter_map(|k| Some((k, self.entries[k].get()?.clone()?)))
-            .collect();
-        let mut splits = self.carry(i, 1, delta);
-        splits.insert(i, Arc::new(new));
+        let mut found = FxHashMap::default();
+        for (k, at) in self.found.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            let at = match at {
+                Some(at) => Some(moved(*at)?),
+                None => None,
+            };
+            found.insert(k.clone(), at);
+        }
+        let part_seq = new.known_seq();
+        let seq = match (self.seq.get(), part_seq) {
+            (Some(Some((d, f))), _) if *d < start => OnceLock::from(Some((*d, *f))),
+            (Some(Some((d, f))), _) if *d > start => match part_seq {
+                Some(Some(g)) => OnceLock::from(Some((start, g))),
+                Some(None) => OnceLock::from(Some((moved(*d)?, *f))),
+                None => OnceLock::new(),
+            },
+            (Some(_), Some(Some(g))) => OnceLock::from(Some((start, g))),
+            (Some(None), Some(None)) => OnceLock::from(None),
+            _ => OnceLock::new(),
+        };
+        let splits = self.carry(start, start + 1, delta, Some(new))?;
         #[cfg(test)]
         super::SPLIT_COMMITS.with(|c| c.set(c.get() + 1));
-        Some((
-            text,
-            Parts::new(starts, self.hashes.clone(), seq, known, splits),
-        ))
+        let parts = Parts {
+            second: moved(self.second)?,
+            splits,
+            entries,
+            found: Mutex::new(found),
+            seq,
+            whole: OnceLock::new(),
+            ends: OnceLock::new(),
+        };
+        Some(((rs, re, region), parts))
     }
 }

@@ -3,30 +3,50 @@
 //! `parts` splits the document. Inside the entry every line indented exactly as its first
 //! child begins a child, and a child's lines end where the next child begins; each batch of
 //! children is proven by the parser together with the entry's key line (the header), so the
-//! children read in the same context as in the whole text. No tree of the entry is kept: a
-//! child's tree is read from its lines when asked for, the container's value is built child by
-//! child, and an edit of one child is proven on that child's lines (with the child before it,
-//! whose lines a removal may end). What the split does not expect (a line indented less than
-//! the children, a child line that is not a key, a tab, a repeated hash, a batch the parser
-//! reads otherwise) gives no split, and the entry is read whole. Pure: no I/O.
+//! children read in the same context as in the whole text. No tree of the entry is kept, and
+//! nothing per child: a child is found by scanning the lines at the children's indentation
+//! for its key (see `parts`), its tree is read from its lines when asked for, the container's
+//! value is built child by child, and an edit of one child is proven on that child's lines
+//! (with the child before it, whose lines a removal may end). What the split does not expect
+//! (a line indented less than the children, a child line that is not a key, a tab, two keys
+//! whose hashes' first 48 bits are the same, a batch the parser reads otherwise) gives no
+//! split, and the entry is read whole. Pure: no I/O.
 
-use std::sync::{Arc, OnceLock};
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, OnceLock};
 
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
 use super::parse::{Entry, Kind, Node, to_value};
-use super::parts::{BATCH, hash, lines, not_a_key, read, seq_of, shift};
+use super::parts::{
+    BATCH, Edit, Memo, distinct, lines, not_a_key, read, seq_of, shift, short_hash,
+};
+use super::src::Src;
 
 /// The most text before the first child that a split reads with every batch.
 const HEADER: usize = 64 * 1024;
 
-/// One child's places, relative to the part's start.
+/// A split part's text: the document's text and where the part begins and ends. Offsets
+/// given to it are relative to the part's start.
 #[derive(Debug, Clone, Copy)]
-struct Kid {
-    line_start: u32,
-    key_at: u32,
-    end: u32,
+pub(crate) struct Part<'s, 'a> {
+    pub(crate) src: &'s Src<'a>,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+}
+
+impl<'a> Part<'_, 'a> {
+    fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    fn get(&self, a: usize, z: usize) -> Option<Cow<'a, str>> {
+        if z > self.len() {
+            return None;
+        }
+        self.src.get(self.start + a, self.start + z)
+    }
 }
 
 /// A big top-level entry read child by child (see the module docs). Offsets are relative to
@@ -43,15 +63,17 @@ pub(crate) struct Split {
     header: u32,
     /// The children's indentation.
     indent: u32,
-    kids: Vec<Kid>,
-    hashes: Vec<u64>,
-    /// The children by their keys' hashes.
-    index: Vec<u32>,
-    /// Each child's first block sequence under a key (see `parts::first_seq`).
-    seq: Vec<Option<bool>>,
-    /// Each child's entry, read when first asked for (offsets in the whole text, for the part
-    /// start the split was read at).
-    trees: Vec<OnceLock<Option<Arc<Entry>>>>,
+    /// How many children.
+    count: usize,
+    /// Each child's entry read, by where its line begins (offsets in the whole text, for the
+    /// part start the split was read at).
+    trees: Memo<Option<Arc<Entry>>>,
+    /// The children looked up by key: where each one's line begins (`None`: no such child).
+    found: Mutex<FxHashMap<String, Option<usize>>>,
+    /// The first child with a block sequence under a key: where it begins, and whether the
+    /// sequence is flush with its key (`None`: none has). Found again when asked for after
+    /// an edit that took it away.
+    seq: OnceLock<Option<(usize, bool)>>,
 }
 
 /// The header's end, the children's indentation and each child's line start in a part
@@ -101,15 +123,15 @@ fn scan(part: &str) -> Option<(usize, usize, Vec<usize>)> {
 /// mapping with a child at each of `expect` (line starts in the part) indented `indent`: the
 /// text read and its entry (offsets in that text).
 fn read_batch(
-    part: &str,
+    part: &Part,
     header: usize,
     indent: usize,
     (from, to): (usize, usize),
     expect: &[usize],
 ) -> Option<(String, Entry)> {
     let mut text = String::with_capacity(header + to - from);
-    text.push_str(part.get(..header)?);
-    text.push_str(part.get(from..to)?);
+    text.push_str(&part.get(0, header)?);
+    text.push_str(&part.get(from, to)?);
     let mut es = read(&text)?;
     if es.len() != 1 {
         return None;
@@ -138,7 +160,7 @@ fn blank(line: &[u8]) -> bool {
 /// Read the children whose lines begin at `starts` a batch at a time ([`read_batch`]), giving
 /// `f` each batch's text, the index of its first child and the entry read.
 fn batches(
-    part: &str,
+    part: &Part,
     header: usize,
     indent: usize,
     starts: &[usize],
@@ -166,88 +188,62 @@ fn small(x: usize) -> Option<u32> {
 impl Split {
     /// The split of a part (its text alone), proven batch by batch, and the part's first
     /// block sequence under a key; `None`: read the part whole.
-    pub(super) fn of(part: &str) -> Option<(Split, Option<bool>)> {
-        small(part.len())?;
-        let (header, indent, starts) = scan(part)?;
+    pub(super) fn of(text: &str) -> Option<(Split, Option<bool>)> {
+        small(text.len())?;
+        let (header, indent, starts) = scan(text)?;
         if header > HEADER {
             return None;
         }
-        let n = starts.len();
-        let mut kids = Vec::with_capacity(n);
-        let mut hashes = Vec::with_capacity(n);
-        let mut seq = Vec::with_capacity(n);
-        let mut seen = FxHashSet::default();
+        let src = Src::of(text);
+        let part = Part {
+            src: &src,
+            start: 0,
+            end: text.len(),
+        };
+        let mut hashes = Vec::with_capacity(starts.len());
+        let mut seq = None;
         let mut top = None;
-        batches(part, header, indent, &starts, |text, a, e| {
+        batches(&part, header, indent, &starts, |batch, a, e| {
             let Kind::Map(es) = &e.value.kind else {
                 return None;
             };
-            let at = |x: usize| small(starts[a] + x - header);
-            for k in es {
-                let h = hash(&k.key);
-                if !seen.insert(h) {
-                    return None;
+            for (i, k) in es.iter().enumerate() {
+                hashes.push(short_hash(&k.key));
+                if seq.is_none() {
+                    seq = seq_of(batch, k).map(|f| (starts[a + i], f));
                 }
-                hashes.push(h);
-                seq.push(seq_of(text, k));
-                kids.push(Kid {
-                    line_start: at(k.line_start)?,
-                    key_at: at(k.key_at)?,
-                    end: at(k.end)?,
-                });
             }
             if top.is_none() {
                 top = Some((e.key.clone(), e.key_at, e.line_start, e.colon));
             }
             Some(())
         })?;
+        if !distinct(hashes) {
+            return None;
+        }
         let (key, key_at, line_start, colon) = top?;
-        let first = seq.iter().find_map(|s| *s);
-        let split = Split::new(
+        let split = Split {
             key,
-            [key_at, line_start, colon, header, indent].map(small),
-            kids,
-            hashes,
-            seq,
-        )?;
-        Some((split, first))
-    }
-
-    fn new(
-        key: String,
-        places: [Option<u32>; 5],
-        kids: Vec<Kid>,
-        hashes: Vec<u64>,
-        seq: Vec<Option<bool>>,
-    ) -> Option<Split> {
-        let [key_at, line_start, colon, header, indent] = places;
-        let mut index: Vec<u32> = (0..hashes.len() as u32).collect();
-        index.sort_unstable_by_key(|&i| hashes[i as usize]);
-        let trees = (0..kids.len()).map(|_| OnceLock::new()).collect();
-        Some(Split {
-            key,
-            key_at: key_at?,
-            line_start: line_start?,
-            colon: colon?,
-            header: header?,
-            indent: indent?,
-            kids,
-            hashes,
-            index,
-            seq,
-            trees,
-        })
+            key_at: small(key_at)?,
+            line_start: small(line_start)?,
+            colon: small(colon)?,
+            header: small(header)?,
+            indent: small(indent)?,
+            count: starts.len(),
+            trees: Memo::default(),
+            found: Mutex::default(),
+            seq: OnceLock::from(seq),
+        };
+        Some((split, seq.map(|(_, f)| f)))
     }
 
     /// The same split for a part that moved: no tree read at the old place is kept.
     pub(super) fn moved(&self) -> Split {
         Split {
             key: self.key.clone(),
-            kids: self.kids.clone(),
-            hashes: self.hashes.clone(),
-            index: self.index.clone(),
+            trees: Memo::default(),
+            found: Mutex::new(self.found.lock().unwrap_or_else(|p| p.into_inner()).clone()),
             seq: self.seq.clone(),
-            trees: (0..self.kids.len()).map(|_| OnceLock::new()).collect(),
             ..*self
         }
     }
@@ -259,19 +255,183 @@ impl Split {
 
     /// How many children.
     pub(crate) fn len(&self) -> usize {
-        self.kids.len()
+        self.count
     }
 
-    /// The part's first block sequence under a key.
-    pub(super) fn first_seq(&self) -> Option<bool> {
-        self.seq.iter().find_map(|s| *s)
+    /// Whether the line at `at` (relative) begins a child.
+    fn kid_line(&self, part: &Part, at: usize) -> bool {
+        let indent = self.indent as usize;
+        let src = part.src;
+        let at = part.start + at;
+        (0..indent).all(|k| src.byte(at + k) == Some(b' '))
+            && !matches!(
+                src.byte(at + indent),
+                None | Some(b' ' | b'\n' | b'\r' | b'#')
+            )
     }
 
-    /// The entry's places (offsets in the whole text for a part at `start`), with no value:
-    /// where a new top-level key goes after it.
-    pub(super) fn place(&self, start: usize) -> Entry {
-        let end = start + self.kids.last().map_or(self.colon + 1, |k| k.end) as usize;
-        Entry {
+    /// Calls `f` with where each child's line begins (relative), in order, until it says to
+    /// stop.
+    fn kids<R>(&self, part: &Part, mut f: impl FnMut(usize) -> Option<R>) -> Option<R> {
+        let from = part.start + self.header as usize;
+        part.src.line_starts(from, part.end, |at| {
+            let at = at - part.start;
+            if self.kid_line(part, at) { f(at) } else { None }
+        })
+    }
+
+    /// Where the child after the one at `at` begins (the part's end).
+    fn region_end(&self, part: &Part, at: usize) -> usize {
+        let next = part.src.next_line(part.start + at) - part.start;
+        if next >= part.len() {
+            return part.len();
+        }
+        part.src
+            .line_starts(part.start + next, part.end, |x| {
+                self.kid_line(part, x - part.start)
+                    .then_some(x - part.start)
+            })
+            .unwrap_or(part.len())
+    }
+
+    /// Where the child holding `p` (relative, past the header) begins.
+    fn kid_of(&self, part: &Part, p: usize) -> usize {
+        let header = self.header as usize;
+        let mut at = part.src.line_start(part.start + p) - part.start;
+        while at > header && !self.kid_line(part, at) {
+            at = part.src.line_start(part.start + at - 1) - part.start;
+        }
+        at.max(header)
+    }
+
+    /// The child before the one at `at` (itself for the first).
+    fn before(&self, part: &Part, at: usize) -> usize {
+        let header = self.header as usize;
+        if at <= header {
+            return header;
+        }
+        self.kid_of(part, at - 1)
+    }
+
+    /// The child at `at`'s entry (offsets in the whole text), read from its lines.
+    fn read_kid(&self, part: &Part, at: usize) -> Option<Entry> {
+        let (_, e) = read_batch(
+            part,
+            self.header as usize,
+            self.indent as usize,
+            (at, self.region_end(part, at)),
+            &[at],
+        )?;
+        let Kind::Map(mut es) = e.value.kind else {
+            return None;
+        };
+        let mut kid = es.pop()?;
+        shift(&mut kid, part.start + at - self.header as usize);
+        Some(kid)
+    }
+
+    /// The child at `at`'s entry, read from its lines once.
+    pub(crate) fn kid(&self, part: &Part, at: usize) -> Option<&Entry> {
+        self.trees
+            .get_or(at, || self.read_kid(part, at).map(Arc::new))
+            .as_deref()
+    }
+
+    /// The child named `name`: where its line begins (relative).
+    pub(crate) fn find(&self, part: &Part, name: &str) -> Option<usize> {
+        let mut found = self.found.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(at) = found.get(name) {
+            return *at;
+        }
+        let indent = self.indent as usize;
+        let at = self.kids(part, |at| {
+            let x = part.start + at + indent;
+            let maybe = part.src.starts_with(x, name.as_bytes())
+                || matches!(part.src.byte(x), Some(b'"' | b'\''));
+            let same = || match self.trees.get(at) {
+                Some(e) => e.as_ref().is_some_and(|e| e.key == name),
+                None => self.read_kid(part, at).is_some_and(|e| e.key == name),
+            };
+            (maybe && same()).then_some(at)
+        });
+        found.insert(name.to_string(), at);
+        at
+    }
+
+    /// The index of the child at `at` among the children.
+    pub(crate) fn index(&self, part: &Part, at: usize) -> usize {
+        let mut n = 0;
+        self.kids(part, |x| {
+            if x >= at {
+                return Some(());
+            }
+            n += 1;
+            None
+        });
+        n
+    }
+
+    /// Where the last child begins.
+    pub(crate) fn last(&self, part: &Part) -> usize {
+        self.kid_of(part, part.len().saturating_sub(1))
+    }
+
+    /// The child at `at`'s places in the whole text: its key, its line start, its end.
+    pub(crate) fn places(&self, part: &Part, at: usize) -> Option<(usize, usize, usize)> {
+        let e = self.kid(part, at)?;
+        Some((e.key_at, e.line_start, e.end))
+    }
+
+    /// The children's indentation.
+    pub(crate) fn indent(&self) -> usize {
+        self.indent as usize
+    }
+
+    /// The part's first block sequence under a key (found again when not known).
+    pub(super) fn first_seq(&self, part: &Part) -> Option<bool> {
+        let found = self.seq.get_or_init(|| {
+            let mut starts = Vec::new();
+            self.kids(part, |at| {
+                starts.push(at);
+                None::<()>
+            });
+            let mut out = None;
+            batches(
+                part,
+                self.header as usize,
+                self.indent(),
+                &starts,
+                |text, a, e| {
+                    if out.is_none()
+                        && let Kind::Map(es) = &e.value.kind
+                    {
+                        out = es
+                            .iter()
+                            .enumerate()
+                            .find_map(|(i, k)| seq_of(text, k).map(|f| (starts[a + i], f)));
+                    }
+                    Some(())
+                },
+            );
+            out
+        });
+        found.map(|(_, f)| f)
+    }
+
+    /// The part's first block sequence under a key when it is known without reading.
+    pub(super) fn known_seq(&self) -> Option<Option<bool>> {
+        self.seq.get().map(|s| s.map(|(_, f)| f))
+    }
+
+    /// The entry's places (offsets in the whole text), with no value: where a new top-level
+    /// key goes after it.
+    pub(super) fn place(&self, part: &Part) -> Option<Entry> {
+        let start = part.start;
+        let end = match self.kid(part, self.last(part)) {
+            Some(k) => k.end,
+            None => start + self.colon as usize + 1,
+        };
+        Some(Entry {
             key: self.key.clone(),
             key_at: start + self.key_at as usize,
             line_start: start + self.line_start as usize,
@@ -283,72 +443,16 @@ impl Split {
                 end,
                 flow: true,
             },
-        }
-    }
-
-    /// Where child `i`'s lines end in the part.
-    fn region_end(&self, i: usize, part: &str) -> usize {
-        self.kids
-            .get(i + 1)
-            .map_or(part.len(), |k| k.line_start as usize)
-    }
-
-    /// Child `i`'s entry (offsets in the whole text, the part being `part` at `start`), read
-    /// from its lines once.
-    pub(crate) fn kid(&self, part: &str, start: usize, i: usize) -> Option<&Entry> {
-        self.trees
-            .get(i)?
-            .get_or_init(|| {
-                let k = self.kids[i];
-                let from = k.line_start as usize;
-                let (_, e) = read_batch(
-                    part,
-                    self.header as usize,
-                    self.indent as usize,
-                    (from, self.region_end(i, part)),
-                    &[from],
-                )?;
-                let Kind::Map(mut es) = e.value.kind else {
-                    return None;
-                };
-                let mut kid = es.pop()?;
-                shift(&mut kid, start + from - self.header as usize);
-                Some(Arc::new(kid))
-            })
-            .as_deref()
-    }
-
-    /// The child whose key's hash is `h`.
-    fn slot(&self, h: u64) -> Option<usize> {
-        let at = self.index.partition_point(|&i| self.hashes[i as usize] < h);
-        let i = *self.index.get(at)? as usize;
-        (self.hashes[i] == h).then_some(i)
-    }
-
-    /// The child named `name` (its index).
-    pub(crate) fn find(&self, part: &str, start: usize, name: &str) -> Option<usize> {
-        let i = self.slot(hash(name))?;
-        (self.kid(part, start, i)?.key == name).then_some(i)
-    }
-
-    /// Child `i`'s places in the whole text: its key, its line start, its end.
-    pub(crate) fn places(&self, start: usize, i: usize) -> Option<(usize, usize, usize)> {
-        let k = self.kids.get(i)?;
-        Some((
-            start + k.key_at as usize,
-            start + k.line_start as usize,
-            start + k.end as usize,
-        ))
-    }
-
-    /// The children's indentation.
-    pub(crate) fn indent(&self) -> usize {
-        self.indent as usize
+        })
     }
 
     /// The entry's value, built child by child (no tree of the whole is held).
-    pub(crate) fn value(&self, part: &str) -> Option<Value> {
-        let starts: Vec<usize> = self.kids.iter().map(|k| k.line_start as usize).collect();
+    pub(crate) fn value(&self, part: &Part) -> Option<Value> {
+        let mut starts = Vec::with_capacity(self.count);
+        self.kids(part, |at| {
+            starts.push(at);
+            None::<()>
+        });
         let mut m = Map::new();
         batches(
             part,
@@ -368,22 +472,24 @@ impl Split {
         )?;
         Some(Value::Object(m))
     }
+}
 
-    /// The edit of the part `body[start..end]` by `splices` (offsets in `body`, non-overlapping)
-    /// that change only the child `name`, which must then read as `want` (`None`: gone):
-    /// proven on the children the splices touch and the one before them. The new part's text
-    /// and split, or `None` when the edit reaches the header, the children it touches do not
-    /// read as themselves and the wanted child, or the text is not split the same way.
+impl Split {
+    /// The edit of the part by `splices` (offsets in the whole text, non-overlapping) that
+    /// change only the child `name`, which must then read as `want` (`None`: gone): proven
+    /// on the children the splices touch and the one before them. The range of the text
+    /// replaced and the new part's split, or `None` when the edit reaches the header, the
+    /// children it touches do not read as themselves and the wanted child, or the text is not
+    /// split the same way.
     pub(super) fn commit(
         &self,
-        part: &str,
-        start: usize,
-        splices: &[(usize, usize, String)],
+        part: &Part,
+        splices: &[Edit],
         name: &str,
         want: Option<&Value>,
-    ) -> Option<(String, Split)> {
+    ) -> Option<(Edit, Split)> {
+        let start = part.start;
         let header = self.header as usize;
-        let n = self.kids.len();
         let mut sorted: Vec<(usize, usize, &str)> = splices
             .iter()
             .map(|(s, e, t)| Some((s.checked_sub(start)?, e.checked_sub(start)?, t.as_str())))
@@ -393,26 +499,18 @@ impl Split {
         if first < header || sorted.iter().any(|&(s, e, _)| s > e || e > part.len()) {
             return None;
         }
-        let kid_of = |p: usize| {
-            self.kids
-                .partition_point(|k| k.line_start as usize <= p)
-                .saturating_sub(1)
-        };
         // The child before the first one touched is read again: a removal may leave lines
         // (comments) that now follow it.
-        let a = kid_of(first).saturating_sub(1);
+        let rs = self.before(part, self.kid_of(part, first));
         let b = sorted
             .iter()
-            .map(|&(s, e, _)| kid_of(if e > s { e - 1 } else { s }))
+            .map(|&(s, e, _)| self.kid_of(part, if e > s { e - 1 } else { s }))
             .max()?;
-        let (rs, re) = (self.kids[a].line_start as usize, self.region_end(b, part));
-        let named = self.find(part, start, name);
-        if named.is_none() && self.slot(hash(name)).is_some() {
-            // Another child's key has the new key's hash: the index could not tell them apart.
-            return None;
-        }
+        let re = self.region_end(part, b);
+        let last = self.last(part);
+        let named = self.find(part, name);
         match (named, want) {
-            (Some(i), _) if i < a || i > b => return None,
+            (Some(i), _) if i < rs || i > b => return None,
             (None, None) => return None,
             _ => {}
         }
@@ -422,22 +520,23 @@ impl Split {
             if s < at {
                 return None;
             }
-            region.push_str(part.get(at..s)?);
+            region.push_str(&part.get(at, s)?);
             region.push_str(t);
             at = e;
         }
-        region.push_str(part.get(at..re)?);
+        region.push_str(&part.get(at, re)?);
         // What follows must still begin a line.
-        let follows = re < part.len() || part.ends_with('\n');
+        let follows = re < part.len() || part.src.byte(part.end - 1) == Some(b'\n');
         if follows && !region.is_empty() && !region.ends_with('\n') {
             return None;
         }
+        let head = part.get(0, header)?;
         // Lines of only comments (what a removed first child leaves) join the header.
         let (text, e) = if region.lines().all(|l| blank(l.as_bytes())) {
             (String::new(), None)
         } else {
             let mut text = String::with_capacity(header + region.len());
-            text.push_str(&part[..header]);
+            text.push_str(&head);
             text.push_str(&region);
             let mut es = read(&text)?;
             if es.len() != 1 {
@@ -455,20 +554,49 @@ impl Split {
         };
         let indent = self.indent as usize;
         let lead = new.first().map_or(region.len(), |k| k.line_start - header);
-        if (new.is_empty() && a == 0 && b + 1 == n)
-            || (lead > 0 && a > 0)
+        if (new.is_empty() && rs == header && b == last)
+            || (lead > 0 && rs > header)
             || header + lead > HEADER
             || new.iter().any(|k| k.key_at != k.line_start + indent)
         {
             return None;
         }
-        // The children read as the old ones (same bytes, same order) and the wanted one.
-        let olds: Vec<&str> = (a..=b)
-            .filter(|&i| Some(i) != named)
-            .map(|i| {
-                let k = self.kids[i];
-                part.get(k.line_start as usize..k.end as usize)
+        // Every line of the new children at their indentation begins one of them.
+        let kid_lines: Vec<usize> = lines(region.as_bytes())
+            .map(|(a, _)| a)
+            .filter(|&a| {
+                let l = &region.as_bytes()[a..];
+                l.len() > indent
+                    && l[..indent].iter().all(|&c| c == b' ')
+                    && !matches!(l[indent], b' ' | b'\n' | b'\r' | b'#')
             })
+            .collect();
+        if !kid_lines
+            .iter()
+            .map(|&a| a + header)
+            .eq(new.iter().map(|k| k.line_start))
+            || new
+                .iter()
+                .any(|k| text.as_bytes().get(k.key_at).is_none_or(|&c| not_a_key(c)))
+        {
+            return None;
+        }
+        // The children read as the old ones (same bytes, same order) and the wanted one.
+        let mut old_starts = Vec::new();
+        part.src.line_starts(start + rs, start + re, |x| {
+            if self.kid_line(part, x - start) {
+                old_starts.push(x - start);
+            }
+            None::<()>
+        });
+        let (old_text, old) = read_batch(part, header, indent, (rs, re), &old_starts)?;
+        let Kind::Map(old) = &old.value.kind else {
+            return None;
+        };
+        let olds: Vec<&str> = old
+            .iter()
+            .filter(|k| k.key != name)
+            .map(|k| old_text.get(k.line_start..k.end))
             .collect::<Option<_>>()?;
         let mut kept = Vec::new();
         let mut got = 0;
@@ -485,53 +613,58 @@ impl Split {
         if kept != olds || got != usize::from(want.is_some()) {
             return None;
         }
-        // The new split: the children before `a` as they were, the new ones, the rest moved.
         let delta = region.len() as isize - (re - rs) as isize;
-        let at = |x: usize| small(rs + x - header);
-        let mut kids = Vec::with_capacity(n + 1);
-        let header = header + lead;
-        let mut hashes = Vec::with_capacity(n + 1);
-        let mut seq = Vec::with_capacity(n + 1);
-        kids.extend_from_slice(&self.kids[..a]);
-        hashes.extend_from_slice(&self.hashes[..a]);
-        seq.extend_from_slice(&self.seq[..a]);
+        let moved = |x: usize| {
+            if x >= re {
+                x.checked_add_signed(delta)
+            } else {
+                Some(x)
+            }
+        };
+        small(part.len().checked_add_signed(delta)?)?;
+        // What is known of the children before the edit stays; the new children are found
+        // where they begin.
+        let mut found = FxHashMap::default();
+        for (k, at) in self.found.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            match at {
+                Some(at) if *at >= rs && *at < re => {}
+                Some(at) => {
+                    found.insert(k.clone(), Some(moved(*at)?));
+                }
+                None => {
+                    found.insert(k.clone(), None);
+                }
+            }
+        }
+        let mut first_seq = None;
         for k in new {
-            kids.push(Kid {
-                line_start: at(k.line_start)?,
-                key_at: at(k.key_at)?,
-                end: at(k.end)?,
-            });
-            hashes.push(hash(&k.key));
-            seq.push(seq_of(&text, k));
+            let at = rs + k.line_start - header;
+            first_seq = first_seq.or(seq_of(&text, k).map(|f| (at, f)));
+            found.insert(k.key.clone(), Some(at));
         }
-        for k in &self.kids[b + 1..] {
-            let by = |x: u32| small((x as usize).checked_add_signed(delta)?);
-            kids.push(Kid {
-                line_start: by(k.line_start)?,
-                key_at: by(k.key_at)?,
-                end: by(k.end)?,
-            });
+        let seq = match self.seq.get() {
+            Some(Some((d, f))) if *d < rs => OnceLock::from(Some((*d, *f))),
+            Some(known) => match (first_seq, known) {
+                (Some(s), _) => OnceLock::from(Some(s)),
+                (None, None) => OnceLock::from(None),
+                (None, Some((d, f))) if *d >= re => OnceLock::from(Some((moved(*d)?, *f))),
+                (None, Some(_)) => OnceLock::new(),
+            },
+            None => OnceLock::new(),
+        };
+        let trees = Memo::default();
+        for (at, t) in self.trees.iter().filter(|&(at, _)| at < rs) {
+            trees.get_or(at, || t.clone());
         }
-        hashes.extend_from_slice(&self.hashes[b + 1..]);
-        seq.extend_from_slice(&self.seq[b + 1..]);
-        let mut out = String::with_capacity(part.len() + region.len() - (re - rs));
-        out.push_str(&part[..rs]);
-        out.push_str(&region);
-        out.push_str(&part[re..]);
-        small(out.len())?;
-        let split = Split::new(
-            self.key.clone(),
-            [
-                Some(self.key_at),
-                Some(self.line_start),
-                Some(self.colon),
-                small(header),
-                Some(self.indent),
-            ],
-            kids,
-            hashes,
+        let split = Split {
+            key: self.key.clone(),
+            header: small(header + lead)?,
+            count: (self.count + new.len()).checked_sub(old.len())?,
+            trees,
+            found: Mutex::new(found),
             seq,
-        )?;
-        Some((out, split))
+            ..*self
+        };
+        Some(((start + rs, start + re, region), split))
     }
 }

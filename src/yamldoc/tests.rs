@@ -477,3 +477,41 @@ fn a_big_entry_is_read_and_edited_child_by_child() {
     assert_eq!(d.parts.as_ref().unwrap().read_entries(), 0);
     assert_eq!(d.value(), w.value());
 }
+
+/// An edit of a document read part by part shares the bytes read: its content is them with
+/// one range replaced per edit (not a new copy of the whole text), and it reads as the text
+/// made whole would.
+#[test]
+fn an_edit_of_a_part_shares_the_bytes_read() {
+    let mut text = String::from("model: gpt\nextensions:\n  user:\n    cmd: uvx\n");
+    for i in 0..40 {
+        text.push_str(&format!("SETTING_{i}: value {i}\n"));
+    }
+    let read = YamlDoc::parse(text.clone().into_bytes()).unwrap();
+    assert!(read.parts.is_some());
+    let mut doc = read.clone();
+    let ext = vec!["extensions".to_string()];
+    doc.upsert(&ext, "added", &serde_json::json!({"cmd": "npx"}))
+        .unwrap();
+    let c = doc.content();
+    assert_eq!(c.replaced_ranges(), 1);
+    assert_eq!(c.changes_from(read.bytes()).map(|v| v.len()), Some(1));
+    doc.remove(&ext, "user", &[]).unwrap();
+    let c = doc.content();
+    assert!(c.replaced_ranges() <= 2);
+    assert!(c.changes_from(read.bytes()).is_some());
+    let whole = YamlDoc::parse_whole(c.to_vec()).unwrap();
+    assert_eq!(doc.value(), whole.value());
+    assert_eq!(
+        doc.get(&["extensions".to_string(), "added".to_string()]),
+        Some(serde_json::json!({"cmd": "npx"}))
+    );
+    assert_eq!(
+        doc.get(&["extensions".to_string(), "user".to_string()]),
+        None
+    );
+    assert_eq!(
+        doc.get(&["SETTING_39".to_string()]),
+        Some(serde_json::json!("value 39"))
+    );
+}
