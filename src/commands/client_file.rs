@@ -51,6 +51,7 @@ pub(super) fn read_client_only(
         home: settings.home.clone(),
         client_homes: settings.client_homes.clone(),
         xdg_config_home: settings.xdg_config_home.clone(),
+        project: crate::fsio::git_main_root(&settings.root),
     };
     let file = d.path(sc, path, &ctx);
     if file.to_string_lossy().contains(['*', '?']) {

@@ -33,6 +33,7 @@ pub(super) fn run_probe_all_clients(
         home: settings.home.clone(),
         client_homes: settings.client_homes.clone(),
         xdg_config_home: settings.xdg_config_home.clone(),
+        project: crate::fsio::git_main_root(&settings.root),
     };
     let mut manifests = Vec::new();
     let mut code = Exit::Ok as u8;

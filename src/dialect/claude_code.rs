@@ -1,6 +1,7 @@
 //! `claude-code`: scope `project` is `.mcp.json` at the repository root; `user` is the
-//! top-level `mcpServers` of `~/.claude.json`; `local` is `projects["<absolute --root>"]
-//! .mcpServers` in the same file. Strict JSON; entries carry `type` (`stdio`, `http`, `sse`);
+//! top-level `mcpServers` of `~/.claude.json`; `local` is `projects["<project>"].mcpServers` in
+//! the same file, the project being the main worktree's root of the git repository `--root`
+//! lies in (Claude Code keys it so from any subdirectory or linked worktree), else `--root`. Strict JSON; entries carry `type` (`stdio`, `http`, `sse`);
 //! references spelled `${VAR}` in command, args, env, url and headers.
 //!
 //! `~/.claude.json` can be tens of megabytes and Claude Code rewrites it itself under a

@@ -32,6 +32,7 @@ pub fn facts_json(d: &dyn Dialect) -> Value {
         home: PathBuf::from("~"),
         client_homes: Default::default(),
         xdg_config_home: None,
+        project: None,
     };
     let scopes: Vec<Value> = d
         .scopes()
@@ -126,6 +127,7 @@ pub fn facts_markdown(d: &dyn Dialect) -> String {
         home: PathBuf::from("~"),
         client_homes: Default::default(),
         xdg_config_home: None,
+        project: None,
     };
     let mut s = String::new();
     let _ = writeln!(s, "{FACTS_BEGIN}");

@@ -590,7 +590,7 @@ impl Dialect for McpServers {
         if self.per_project_scopes.contains(&scope) {
             vec![
                 "projects".to_string(),
-                ctx.root.display().to_string(),
+                ctx.project_key().display().to_string(),
                 self.container_key.to_string(),
             ]
         } else {

@@ -346,6 +346,7 @@ mod tests {
             home: PathBuf::from("/h"),
             client_homes: Default::default(),
             xdg_config_home: None,
+            project: None,
         };
         let user = MISTRAL_VIBE.scope("user").unwrap();
         let project = MISTRAL_VIBE.scope("project").unwrap();

@@ -130,9 +130,18 @@ pub struct Ctx {
     /// `$XDG_CONFIG_HOME`, when set and `--home` was not given: user files under `~/.config/`
     /// (VS Code, Zed, opencode, Claude Desktop on Linux) live there instead.
     pub xdg_config_home: Option<PathBuf>,
+    /// The project as Claude Code keys its per-project state (`projects["<dir>"]` of
+    /// `~/.claude.json`): the main worktree's root of the git repository `root` lies in (a
+    /// subdirectory and every linked worktree share it); `None`: `root` itself.
+    pub project: Option<PathBuf>,
 }
 
 impl Ctx {
+    /// [`Ctx::project`], else the root.
+    pub fn project_key(&self) -> &std::path::Path {
+        self.project.as_deref().unwrap_or(&self.root)
+    }
+
     /// Every directory a target's file may lie under: the root, the home, each client home
     /// that is set and `$XDG_CONFIG_HOME` (not resolved; the file system checks add the
     /// resolved forms).

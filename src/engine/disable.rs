@@ -155,7 +155,7 @@ fn push_list(spec: &mut Spec, d: &'static dyn Dialect, array: &[String], names: 
 /// worktree's root of the git repository the project root lies in (a subdirectory and every
 /// linked worktree share it), else the project root.
 pub(super) fn project_key(ctx: &Ctx) -> PathBuf {
-    fsio::git_main_root(&ctx.root).unwrap_or_else(|| ctx.root.clone())
+    ctx.project_key().to_path_buf()
 }
 
 /// Codex reads a project's `.codex/config.toml` only for a project the user trusted

@@ -5,10 +5,13 @@
 use super::*;
 
 pub(super) fn ctx(settings: &Settings) -> Ctx {
+    // Canonical, as Claude Code keys `projects` by its real working directory: a root reached
+    // through a symlink must name the same project entry; and by the repository's main
+    // worktree, so a subdirectory or a linked worktree names the repository's entry.
+    let root = fsio::resolve(&settings.root).unwrap_or_else(|_| settings.root.clone());
     Ctx {
-        // Canonical, as Claude Code keys `projects` by its real working directory: a root
-        // reached through a symlink must name the same project entry.
-        root: fsio::resolve(&settings.root).unwrap_or_else(|_| settings.root.clone()),
+        project: fsio::git_main_root(&root),
+        root,
         home: settings.home.clone(),
         client_homes: settings.client_homes.clone(),
         xdg_config_home: settings.xdg_config_home.clone(),
@@ -308,13 +311,15 @@ fn record_problem(
                 return Some("points at an entry whose name is not the server's".into());
             }
             let root = ctx.root.display().to_string();
+            let project = ctx.project_key().display().to_string();
             let fits = d.scopes().iter().any(|s| {
                 let c = d.container(s.name, ctx);
-                // A per-project container (`projects["<root>"]`) may name another project root.
+                // A per-project container (`projects["<project>"]`) may name another project
+                // (another root, or one written before projects were keyed by repository).
                 c.len() == container.len()
-                    && c.iter()
-                        .zip(&container)
-                        .all(|(a, b)| a == b || (a == &root && b.starts_with('/')))
+                    && c.iter().zip(&container).all(|(a, b)| {
+                        a == b || ((a == &root || a == &project) && b.starts_with('/'))
+                    })
             });
             if !fits {
                 return Some("does not point at a server entry of the client's container".into());

@@ -84,6 +84,7 @@ pub(crate) fn ctx(req: &Request) -> Ctx {
         home: req.home.clone(),
         client_homes: req.client_homes.clone(),
         xdg_config_home: req.xdg_config_home.clone(),
+        project: crate::fsio::git_main_root(&req.root),
     }
 }
 
@@ -497,6 +498,7 @@ pub(crate) fn inputs(req: &Request, paths: Vec<PathBuf>) -> Result<Vec<Input>, S
             // A path that looks like a client's file is taken for one (no stat for each).
             if (req.client.is_some() || detected.is_none()) && abs.is_dir() {
                 let sub = Ctx {
+                    project: crate::fsio::git_main_root(&abs),
                     root: abs,
                     ..ctx.clone()
                 };

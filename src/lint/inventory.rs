@@ -52,6 +52,7 @@ pub fn inventory(req: &Request) -> (Vec<Row>, Vec<Unread>) {
         home: req.home.clone(),
         client_homes: req.client_homes.clone(),
         xdg_config_home: req.xdg_config_home.clone(),
+        project: crate::fsio::git_main_root(&req.root),
     };
     let (ledgers, unread_ledgers) = super::rules::drift::ledgers(req);
     let mut unread: Vec<Unread> = unread_ledgers

@@ -134,3 +134,51 @@ fn claude_code_user_scope() {
 fn claude_code_local_scope() {
     claude_scope("local", "Local config (private to you in this project)");
 }
+
+/// Claude Code keys a project's local servers by its repository (the main worktree's root),
+/// whatever subdirectory it starts in: the local scope of a `--root` inside a repository is
+/// written there, and Claude Code started in that subdirectory sees it.
+#[test]
+fn claude_code_local_scope_of_a_subdirectory_is_the_repositorys() {
+    let Some(bin) = bin_dir("claude_code_local_scope_of_a_subdirectory_is_the_repositorys") else {
+        return;
+    };
+    let w = World::new(bin);
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(w.root())
+        .output()
+        .expect("git init");
+    assert!(git.status.success(), "{}", show(&git));
+    let sub = w.root().join("pkg/api");
+    fs::create_dir_all(&sub).unwrap();
+    w.manifest("[[targets]]\nclient = \"claude-code\"\nscope = \"local\"\n");
+    let mut c = mcpconf_cmd();
+    w.env(&mut c);
+    c.args(["apply", "--yes", "-m"])
+        .arg(w.base.join("mcpconf.toml"))
+        .arg("--root")
+        .arg(&sub)
+        .arg("--home")
+        .arg(w.home())
+        .arg("--state-dir")
+        .arg(w.base.join("state"));
+    let out = run(c);
+    assert!(out.status.success(), "{}", show(&out));
+    let doc = w.read_json(&w.home().join(".claude.json"));
+    let key = w.root().display().to_string();
+    assert!(
+        doc["projects"][&key]["mcpServers"]["local-tool"].is_object(),
+        "{doc:#}"
+    );
+    let mut c = Command::new(w.bin.join("claude"));
+    w.env(&mut c);
+    c.args(["mcp", "list"]).current_dir(&sub);
+    let out = run(c);
+    let list = strip_ansi(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        claude_list_names(&list),
+        set(&["local-tool", "remote-api"]),
+        "{list}"
+    );
+}
