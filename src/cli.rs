@@ -105,6 +105,10 @@ pub enum Command {
         /// anything).
         #[arg(long, conflicts_with = "out")]
         prune: bool,
+        /// Plan as `apply --adopt` would (unowned entries equal to the manifest show as
+        /// `adopt`); with --out, the saved plan adopts them when applied.
+        #[arg(long, conflicts_with = "prune")]
+        adopt: bool,
     },
     /// Make the files match the manifest (or apply a saved plan exactly).
     Apply {

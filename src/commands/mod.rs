@@ -177,8 +177,12 @@ fn run_command(mut cli: Cli) -> u8 {
 
     match &cli.command {
         Command::Plan {
-            check, out, prune, ..
-        } => plan::run_plan(&cx, *check, out.as_deref(), *prune),
+            check,
+            out,
+            prune,
+            adopt,
+            ..
+        } => plan::run_plan(&cx, *check, out.as_deref(), (*prune, *adopt)),
         Command::Apply { watch: true, .. } => match manifest {
             Some(m) => crate::watch::run(
                 &settings,

@@ -5,13 +5,18 @@ use std::path::Path;
 use super::*;
 use crate::console::println;
 
-/// `mcpconf plan [--check] [--out PLAN] [--prune]`.
-pub(super) fn run_plan(cx: &Cx<'_>, check: bool, out: Option<&Path>, prune: bool) -> u8 {
+/// `mcpconf plan [--check] [--out PLAN] [--prune | --adopt]`.
+pub(super) fn run_plan(
+    cx: &Cx<'_>,
+    check: bool,
+    out: Option<&Path>,
+    (prune, adopt): (bool, bool),
+) -> u8 {
     let progress = output::Progress::start("planning", cx.progress_ok);
     let mode = if prune {
         Mode::Prune
     } else {
-        Mode::Apply { adopt: false }
+        Mode::Apply { adopt }
     };
     let mut r = engine::plan(cx.settings, cx.manifest, cx.owner, mode);
     drop(progress);
@@ -20,7 +25,7 @@ pub(super) fn run_plan(cx: &Cx<'_>, check: bool, out: Option<&Path>, prune: bool
     }
     if let (Some(out), Some(m)) = (out, cx.manifest)
         && r.exit != Exit::Refused
-        && let Err(code) = save_plan(cx, m, &r, out)
+        && let Err(code) = save_plan(cx, m, &r, out, adopt)
     {
         return code;
     }
@@ -35,12 +40,12 @@ pub(super) fn run_plan(cx: &Cx<'_>, check: bool, out: Option<&Path>, prune: bool
 
 /// `plan --out PLAN`: the plan saved for a later `apply PLAN`, through the writer of
 /// mcpconf's own files; the exit code of a failure, printed.
-fn save_plan(cx: &Cx<'_>, m: &Manifest, r: &Report, out: &Path) -> Result<(), u8> {
+fn save_plan(cx: &Cx<'_>, m: &Manifest, r: &Report, out: &Path, adopt: bool) -> Result<(), u8> {
     let s = cx.settings;
     let sp = SavedPlan {
         format_version: 1,
         mode: "apply".into(),
-        adopt: false,
+        adopt,
         owner: cx.owner.to_string(),
         manifest: SavedManifest {
             path: s.manifest.clone(),

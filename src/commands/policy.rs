@@ -22,6 +22,7 @@ pub(super) fn translate(cli: &mut Cli) -> Option<PathBuf> {
     cli.command = match action.clone() {
         PolicyAction::Plan { check } => Command::Plan {
             check,
+            adopt: false,
             out: None,
             take_over: Vec::new(),
             replace: Vec::new(),

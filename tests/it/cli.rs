@@ -377,10 +377,33 @@ fn conflicts_unowned_matches_and_adopt() {
     assert_eq!(exit, 0);
     assert_eq!(e.text(".cursor/mcp.json"), equal);
 
-    // --adopt records it; then a manifest change updates it, and prune removes it.
+    // `plan --adopt` shows what `apply --adopt` would record, as a change, and records
+    // nothing; its saved plan adopts when applied.
+    let (exit, doc) = e.json(&["plan", "--adopt"]);
+    assert_eq!(exit, 0, "{doc}");
+    assert_eq!(ops(&doc, 0), vec![pair("adopt", "browser")]);
+    assert_eq!(doc["changed"], true, "adopting writes the ledger: a change");
+    assert_eq!(e.json(&["plan", "--adopt", "--check"]).0, 1);
+    let status = e.run(&["status", "--format", "json"]);
+    let st: Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(
+        st["records"],
+        serde_json::json!([]),
+        "plan recorded nothing"
+    );
+    let saved = e.path("adopt.plan");
+    let saved = saved.to_str().unwrap();
+    assert_eq!(e.json(&["plan", "--adopt", "--out", saved]).0, 0);
+
+    // --adopt records it (here through the saved plan); then a manifest change updates it,
+    // and prune removes it.
+    let (exit, doc) = e.json(&["apply", "--yes", saved]);
+    assert_eq!(exit, 0, "{doc}");
+    assert_eq!(ops(&doc, 0), vec![pair("adopt", "browser")]);
     let (exit, doc) = e.json(&["apply", "--yes", "--adopt"]);
     assert_eq!(exit, 0);
-    assert_eq!(ops(&doc, 0), vec![pair("adopt", "browser")]);
+    assert_eq!(ops(&doc, 0), vec![pair("keep", "browser")]);
+    assert_eq!(doc["changed"], false);
     assert_eq!(e.text(".cursor/mcp.json"), equal, "adopt writes no file");
     let status = e.run(&["status", "--format", "json"]);
     let st: Value = serde_json::from_slice(&status.stdout).unwrap();

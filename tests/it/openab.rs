@@ -260,13 +260,18 @@ fn sh_blocks(page: &str) -> Vec<(String, String)> {
 }
 
 /// docs/recipes.md, run as written: each `sh` block on a fresh copy of openab's facade workdir
-/// (the take-over block with a user's own `openab` in Cursor), and the CI block's commands.
+/// (the take-over block with a user's own `openab` in Cursor; the MDM script twice: changed,
+/// then no changes), and the CI block's commands.
 #[test]
 fn the_recipes_run_as_written() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let page = fs::read_to_string(repo.join("docs/recipes.md")).unwrap();
     let blocks = sh_blocks(&page);
     assert!(blocks.len() >= 3, "{blocks:?}");
+    assert!(
+        blocks.iter().any(|(h, _)| h.contains("MDM")),
+        "the MDM script is checked below: {blocks:?}"
+    );
     let bin_dir = Path::new(crate::common::bin())
         .parent()
         .unwrap()
@@ -286,24 +291,28 @@ fn the_recipes_run_as_written() {
         }
         let before = fs::read(&cursor).unwrap();
         let log = w.base.join("mcpconf.log");
-        let out = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(script)
-            .current_dir(&w.base)
-            .env("PATH", &path)
-            .env("HOME", w.base.join("home"))
-            .env("MCPCONF_STATE_DIR", w.base.join("state"))
-            .env("OPENAB_MANIFEST", w.base.join("mcpconf.toml"))
-            .env("OPENAB_WORKDIR", &workdir)
-            .env("OPENAB_LOG", &log)
-            .env("NO_COLOR", "1")
-            .env_remove("MCPCONF_MANIFEST")
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("CODEX_HOME")
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let run_script = || {
+            std::process::Command::new("sh")
+                .arg("-c")
+                .arg(script)
+                .current_dir(&w.base)
+                .env("PATH", &path)
+                .env("HOME", w.base.join("home"))
+                .env("MCPCONF_STATE_DIR", w.base.join("state"))
+                .env("OPENAB_MANIFEST", w.base.join("mcpconf.toml"))
+                .env("OPENAB_WORKDIR", &workdir)
+                .env("OPENAB_LOG", &log)
+                .env("MCPCONF_ROLLOUT_MANIFEST", w.base.join("mcpconf.toml"))
+                .env("NO_COLOR", "1")
+                .env_remove("MCPCONF_MANIFEST")
+                .env_remove("XDG_CONFIG_HOME")
+                .env_remove("XDG_STATE_HOME")
+                .env_remove("CODEX_HOME")
+                .stdin(Stdio::null())
+                .output()
+                .unwrap()
+        };
+        let out = run_script();
         assert_eq!(
             out.status.code(),
             Some(0),
@@ -339,6 +348,26 @@ fn the_recipes_run_as_written() {
                 fs::read(&cursor).unwrap(),
                 before,
                 "given back byte for byte"
+            );
+        } else if heading.contains("MDM") {
+            // The script's own report, from the log it wrote; a second run changes nothing.
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                "mcpconf: applied (changed)\n"
+            );
+            let doc: Value = serde_json::from_slice(
+                &fs::read(w.base.join("home/.local/state/mcpconf-rollout.json")).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(
+                (&doc["changed"], &doc["errors"]),
+                (&serde_json::json!(true), &serde_json::json!([]))
+            );
+            let again = run_script();
+            assert_eq!(again.status.code(), Some(0));
+            assert_eq!(
+                String::from_utf8_lossy(&again.stdout),
+                "mcpconf: applied (no changes)\n"
             );
         } else if heading.contains("import") {
             let m = fs::read_to_string(workdir.join("imported.toml")).unwrap();

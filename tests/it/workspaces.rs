@@ -490,6 +490,18 @@ fn adopt_replaces_a_literal_equal_to_the_expanded_reference() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stdout).contains("apply --adopt"));
+    // `plan --adopt` shows the adoption (and its diff) and writes nothing.
+    let out = m
+        .cmd("a", &["plan", "--adopt", "--format", "json"])
+        .env(&var, secret)
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert!(has(&doc, "adopt", "api"), "{doc}");
+    assert_eq!(doc["changed"], true);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(secret));
+    assert_eq!(m.read("a/.mcp.json"), before);
 
     // The variable holds the literal: adopted, the literal replaced by the reference.
     let out = m
