@@ -298,6 +298,20 @@ elif mode == "described":
         # (`ver:` first: a declared env value is a secret the probe masks wherever it appears.)
         {"name": "described", "version": os.environ.get("FAKE_VERSION", "ver:1.2.3")[4:]},
     )
+elif mode == "decorated":
+    # Tools with the members a client keeps for itself (title, annotations, outputSchema,
+    # _meta, icons) beside the ones its model gets, and non-ASCII text; members out of order.
+    legacy_server(
+        [{"title": "Look things up in the index", "name": "lookup",
+          "annotations": {"readOnlyHint": True, "openWorldHint": False},
+          "inputSchema": {"type": "object", "required": ["term"],
+                          "properties": {"term": {"type": "string", "description": "Wörter, 東京 or 🚀"}}},
+          "outputSchema": {"type": "object", "properties": {"hits": {"type": "array"}}},
+          "description": "Finds   the term\n in the index.",
+          "_meta": {"vendor/x": "y" * 200}, "icons": [{"src": "data:image/png;base64," + "A" * 300}]},
+         {"name": "ping", "inputSchema": {"type": "object"}}],
+        {"name": "decorated", "version": "1.0.0"},
+    )
 elif mode == "exit-on-discover":
     # A handshake server that dies on a method it does not know before `initialize`.
     line = sys.stdin.readline()

@@ -77,9 +77,15 @@ pub(super) fn run_probe(
         None
     };
     if json {
-        print!("{}", probe::report_json(&outcomes, diff.as_deref(), red));
+        print!(
+            "{}",
+            probe::report_json(&outcomes, diff.as_deref(), m.profile.as_deref(), red)
+        );
     } else {
-        print!("{}", probe::report_text(&outcomes, red));
+        print!(
+            "{}",
+            probe::report_text(&outcomes, m.profile.as_deref(), red)
+        );
         match diff.as_deref() {
             Some("") if !outcomes.iter().any(|o| o.ok) => {
                 println!("\nNo server answered, so there are no pins to propose.")

@@ -119,9 +119,9 @@ pub(super) fn run_probe_all_clients(
         code = Exit::Found as u8;
     }
     if json {
-        print!("{}", probe::report_json(&outcomes, None, &red));
+        print!("{}", probe::report_json(&outcomes, None, None, &red));
     } else {
-        print!("{}", probe::report_text(&outcomes, &red));
+        print!("{}", probe::report_text(&outcomes, None, &red));
     }
     code
 }

@@ -30,6 +30,7 @@ mod session;
 mod sse;
 mod stdio;
 mod tls;
+mod tokens;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
@@ -45,9 +46,10 @@ pub use auth::AuthInfo;
 pub use code::FailureCode;
 pub use proxy::Proxies;
 pub use reap::{kill_running, kill_servers_on_signal};
-pub use report::{pins_diff, report_json, report_text};
+pub use report::{context_total, pins_diff, report_json, report_text};
 pub use scrub::printable;
 pub use session::MODERN_VERSION;
+pub use tokens::{TOKENIZER, count_tokens, counted_text};
 
 use http::{Ctx, run_http};
 use resolve::{resolve_remote, resolve_stdio, unset_references};
@@ -134,6 +136,15 @@ pub struct Outcome {
     pub tool_digests: BTreeMap<String, String>,
     /// Whether the manifest pins this server's tools (`tools` or `tool_digests`).
     pub pinned: bool,
+    /// What the tool definitions that reach the agent cost its context, in `o200k_base`
+    /// tokens: every listed tool, or, with a pin, the pinned ones (see `docs/probe.md`,
+    /// *Context cost*). `None` when the tools could not be listed.
+    pub context_tokens: Option<u64>,
+    /// What every listed tool's definition costs, pinned or not (a client that cannot
+    /// express the pin gives the agent all of them).
+    pub context_tokens_all: Option<u64>,
+    /// What each tool's definition costs, by name.
+    pub context_by_tool: BTreeMap<String, u64>,
     /// Why the probe failed (redacted).
     pub error: Option<String>,
     /// Why it failed, as a stable id (`timeout`, `exited`, `invalid-output`, …).
@@ -196,6 +207,8 @@ struct Discovery {
     tools: Vec<String>,
     /// The digest of each tool in `tools` (its first listing), see [`jcs::digest`].
     digests: Vec<String>,
+    /// What each tool in `tools` costs an agent's context, see [`tokens`].
+    tokens: Vec<usize>,
     /// A smoke check the server failed (`--smoke`).
     smoke: Option<Failure>,
 }
@@ -280,6 +293,9 @@ fn empty_outcome(server: &Server, transport: &'static str) -> Outcome {
         changed: Vec::new(),
         tool_digests: BTreeMap::new(),
         pinned: server.tools.is_some() || server.checks.tool_digests.is_some(),
+        context_tokens: None,
+        context_tokens_all: None,
+        context_by_tool: BTreeMap::new(),
         error: None,
         code: None,
         auth: None,
@@ -462,6 +478,7 @@ fn probe_one(
             out.protocol_version = Some(d.protocol_version);
             out.server = d.server;
             compare_pins(server, &d.tools, &d.digests, &mut out);
+            count_context(&d.tools, &d.tokens, &mut out);
             out.tools = d.tools;
             if opts.smoke {
                 out.smoke = Some(if d.smoke.is_some() {
@@ -531,6 +548,27 @@ fn compare_pins(server: &Server, tools: &[String], digests: &[String], out: &mut
             }
         }
     }
+}
+
+/// `context_by_tool`, `context_tokens_all`, and `context_tokens`: the tools an agent gets, which
+/// with a pin are the listed tools outside `unpinned` (what [`compare_pins`] found).
+fn count_context(tools: &[String], tokens: &[usize], out: &mut Outcome) {
+    let as_u64 = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+    out.context_by_tool = tools
+        .iter()
+        .cloned()
+        .zip(tokens.iter().map(|&n| as_u64(n)))
+        .collect();
+    let outside: HashSet<&str> = out.unpinned.iter().map(String::as_str).collect();
+    let (mut all, mut reach) = (0u64, 0u64);
+    for (t, &n) in tools.iter().zip(tokens) {
+        all = all.saturating_add(as_u64(n));
+        if !outside.contains(t.as_str()) {
+            reach = reach.saturating_add(as_u64(n));
+        }
+    }
+    out.context_tokens_all = Some(all);
+    out.context_tokens = Some(reach);
 }
 
 /// The `version` failure when the server's version is below `min_version` or not comparable.

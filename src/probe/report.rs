@@ -56,17 +56,39 @@ fn set_digests(
     true
 }
 
-/// `{"servers":[…]}` (contract §8), with `pins_diff` when pins were asked for.
-pub fn report_json(outcomes: &[Outcome], pins_diff: Option<&str>, red: &Redactor) -> String {
+/// The sum of the servers' `context_tokens`, over the servers whose tools were listed.
+pub fn context_total(outcomes: &[Outcome]) -> u64 {
+    outcomes
+        .iter()
+        .filter_map(|o| o.context_tokens)
+        .fold(0, u64::saturating_add)
+}
+
+/// `{"servers":[…]}` (contract §8), with the encoding tokens are counted in and the servers' total context cost,
+/// the active profile (`--profile`, or the manifest's `profile`) when there is one, and
+/// `pins_diff` when pins were asked for.
+pub fn report_json(
+    outcomes: &[Outcome],
+    pins_diff: Option<&str>,
+    profile: Option<&str>,
+    red: &Redactor,
+) -> String {
     #[derive(Serialize)]
     struct Doc<'a> {
         format_version: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        profile: Option<&'a str>,
+        encoding: &'static str,
+        context_tokens_total: u64,
         servers: &'a [Outcome],
         #[serde(skip_serializing_if = "Option::is_none")]
         pins_diff: Option<&'a str>,
     }
     let mut s = serde_json::to_string_pretty(&Doc {
         format_version: 1,
+        profile,
+        encoding: super::TOKENIZER,
+        context_tokens_total: context_total(outcomes),
         servers: outcomes,
         pins_diff,
     })
@@ -75,14 +97,15 @@ pub fn report_json(outcomes: &[Outcome], pins_diff: Option<&str>, red: &Redactor
     red.redact(&s)
 }
 
-/// A table of the outcomes, then the details of each failure and pin mismatch.
-pub fn report_text(outcomes: &[Outcome], red: &Redactor) -> String {
+/// The table: one row per server.
+fn table(outcomes: &[Outcome]) -> String {
     let mut rows = vec![[
         "SERVER".to_string(),
         "RESULT".to_string(),
         "PROTOCOL".to_string(),
         "IMPLEMENTATION".to_string(),
         "TOOLS".to_string(),
+        "TOKENS".to_string(),
         "UNPINNED".to_string(),
         "MISSING".to_string(),
         "CHANGED".to_string(),
@@ -114,12 +137,14 @@ pub fn report_text(outcomes: &[Outcome], red: &Redactor) -> String {
             } else {
                 "-".into()
             },
+            o.context_tokens
+                .map_or_else(|| "-".into(), |n| n.to_string()),
             pin_col(&o.unpinned),
             pin_col(&o.missing),
             pin_col(&o.changed),
         ]);
     }
-    let mut widths = [0usize; 8];
+    let mut widths = [0usize; 9];
     for r in &rows {
         for (w, c) in widths.iter_mut().zip(r) {
             *w = (*w).max(c.chars().count());
@@ -136,6 +161,13 @@ pub fn report_text(outcomes: &[Outcome], red: &Redactor) -> String {
         }
         let _ = writeln!(out, "{}", line.trim_end());
     }
+    out
+}
+
+/// A table of the outcomes, then the details of each failure and pin mismatch, the summary,
+/// and what the tool definitions cost an agent's context (for `profile`, when one is active).
+pub fn report_text(outcomes: &[Outcome], profile: Option<&str>, red: &Redactor) -> String {
+    let mut out = table(outcomes);
     for o in outcomes {
         if let Some(e) = &o.error {
             let _ = writeln!(out, "\n{}: {e}", o.name);
@@ -219,7 +251,38 @@ pub fn report_text(outcomes: &[Outcome], red: &Redactor) -> String {
         );
     }
     out.push('\n');
+    context_line(&mut out, outcomes, profile);
     red.redact(&out)
+}
+
+/// `Tool definitions: N tokens of an agent's context (o200k_base) …`, after the summary.
+fn context_line(out: &mut String, outcomes: &[Outcome], profile: Option<&str>) {
+    let counted = outcomes
+        .iter()
+        .filter(|o| o.context_tokens.is_some())
+        .count();
+    let total = context_total(outcomes);
+    let _ = write!(
+        out,
+        "Tool definitions: {total} token{} of an agent's context ({}), ",
+        if total == 1 { "" } else { "s" },
+        super::TOKENIZER
+    );
+    if counted == 1 && outcomes.len() == 1 {
+        out.push_str("the server");
+    } else if counted == outcomes.len() {
+        let _ = write!(out, "all {counted} servers");
+    } else {
+        let _ = write!(
+            out,
+            "{counted} of {} servers (the others failed before listing their tools)",
+            outcomes.len()
+        );
+    }
+    if let Some(p) = profile {
+        let _ = write!(out, ", profile `{p}`");
+    }
+    out.push('\n');
 }
 
 /// The manifest with `tools = [...]` set to what each reachable server exposes, as a unified

@@ -204,6 +204,10 @@ impl Secrets {
             .into_iter()
             .map(|(k, v)| (self.server_text(&k), v))
             .collect();
+        o.context_by_tool = std::mem::take(&mut o.context_by_tool)
+            .into_iter()
+            .map(|(k, v)| (self.server_text(&k), v))
+            .collect();
         if let Some(v) = o.protocol_version.as_mut() {
             *v = self.server_text(v);
         }

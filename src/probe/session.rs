@@ -13,6 +13,7 @@ use super::FailureCode;
 use super::budget::MAX_TOOLS;
 use super::jcs;
 use super::scrub::Secrets;
+use super::tokens;
 use super::{Discovery, Failure, MAX_PAGES, PROTOCOL_VERSION, ServerInfo, fail};
 
 /// The stateless revision the probe speaks first.
@@ -292,6 +293,7 @@ fn list_tools(
             if seen_tools.insert(name.to_string()) {
                 d.tools.push(name.to_string());
                 d.digests.push(tool_digest(t));
+                d.tokens.push(tokens::tool_tokens(t));
             }
         }
         match r.get("nextCursor") {

@@ -110,6 +110,14 @@ fn server_everything_over_stdio_and_streamable_http() {
         .collect();
     assert_eq!(stdio.unpinned.iter().collect::<Vec<_>>(), expected_unpinned);
     assert_eq!(stdio.missing, ["not-a-tool"]);
+    // Context cost (issue 43): every tool costs something; only the pinned ones reach the
+    // agent; the parts add up.
+    let cost = |t: &str| stdio.context_by_tool.get(t).copied().unwrap_or(0);
+    assert!(stdio.tools.iter().all(|t| cost(t) > 0), "{stdio:?}");
+    let all: u64 = stdio.context_by_tool.values().sum();
+    assert_eq!(stdio.context_tokens_all, Some(all));
+    assert_eq!(stdio.context_tokens, Some(cost("echo") + cost("get-sum")));
+    assert!(all > stdio.context_tokens.unwrap_or(0) + 100, "{stdio:?}");
 
     // The same package as a streamable HTTP server on a loopback port.
     let port = free_port();
@@ -154,6 +162,9 @@ fn server_everything_over_stdio_and_streamable_http() {
     a.sort();
     b.sort();
     assert_eq!(a, b, "the same tools over both transports");
+    // Without a pin, every tool reaches the agent; the same definitions cost the same.
+    assert_eq!(http.context_tokens, http.context_tokens_all);
+    assert_eq!(http.context_by_tool, stdio.context_by_tool);
     assert!(http.unpinned.is_empty() && http.missing.is_empty());
 }
 

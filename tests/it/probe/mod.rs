@@ -201,6 +201,7 @@ mod modern;
 pub(crate) mod proxy;
 mod stdio;
 pub(crate) mod tls;
+mod tokens;
 
 /// One HTTP request a loopback server read: method, path, headers, JSON body.
 #[derive(Debug, Clone)]

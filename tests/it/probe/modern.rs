@@ -53,11 +53,13 @@ fn a_modern_only_server_is_probed_as_2026_07_28_and_a_legacy_one_through_initial
         let json = mcpconf::probe::report_json(
             std::slice::from_ref(&o),
             None,
+            None,
             &mcpconf::redact::Redactor::default(),
         );
         assert!(json.contains("\"smoke\": \"passed\""), "{json}");
         let text = mcpconf::probe::report_text(
             std::slice::from_ref(&o),
+            None,
             &mcpconf::redact::Redactor::default(),
         );
         assert!(text.contains("smoke checks passed by 1 of 1"), "{text}");
