@@ -3,6 +3,11 @@
 //! `http` (no SSE); references spelled `${env:VAR}`, expanded only in env values and headers.
 //! The `command` itself is shell-expanded (`shellexpand::full` in `mcp_client/client.rs`), so a
 //! literal `$NAME` or `${…}` there is refused rather than written.
+//!
+//! `q mcp add`, `remove` and `import` re-save the whole file through `CustomToolConfig`, whose
+//! serde defaults are all written out: every entry gains `url: ""` (or `command: ""`),
+//! `headers: {}`, `args: []`, `oauthScopes` (Q's four default scopes), `timeout: 120000` and
+//! `disabled: false`; those are this dialect's `defaults`, so such a save keeps our entry ours.
 
 use super::{
     BASE, Base, ClientManaged, DISABLED_TRUE, Hazard, McpServers, Places, Scope, Syntax, Ty, Types,
@@ -43,7 +48,19 @@ pub static AMAZONQ: McpServers = McpServers {
         checked: "Amazon Q Developer IDE docs (enable/disable a server), checked 2026-12",
     },
     off: Some(DISABLED_TRUE),
-    source: "https://github.com/aws/amazon-q-developer-cli util/paths.rs, CustomToolConfig, mcp_client/client.rs",
-    checked: "amazon-q-developer-cli 15cc8f3",
+    // `CustomToolConfig` (chat/tools/custom_tool.rs): `#[serde(default)]` `url` and
+    // `command` (""), `oauth_scopes` from `get_default_scopes` (mcp_client/oauth_util.rs),
+    // `timeout` from `default_timeout` (120 * 1000); none skipped when serialized.
+    defaults: &[
+        ("url", "\"\""),
+        ("command", "\"\""),
+        (
+            "oauthScopes",
+            "[\"openid\",\"email\",\"profile\",\"offline_access\"]",
+        ),
+        ("timeout", "120000"),
+    ],
+    source: "https://github.com/aws/amazon-q-developer-cli/blob/main/crates/chat-cli/src/cli/chat/tools/custom_tool.rs; cli/mcp.rs (`q mcp add` re-saves through `McpServerConfig::save_to_file`), cli/agent/mcp_config.rs, mcp_client/client.rs, util/paths.rs",
+    checked: "amazon-q-developer-cli 15cc8f3 (2026-04-23)",
     ..BASE
 };

@@ -25,6 +25,6 @@ pub static AMP: McpServers = McpServers {
     var_places: Places::Nowhere,
     known_fields: &["command", "args", "env", "url", "headers", "includeTools"],
     source: "https://ampcode.com/manual (MCP servers, `amp.mcpServers`)",
-    checked: "manual (2026-09)",
+    checked: "manual (2026-09; not re-read 2026-12-05: the manual's MCP section is not in the stored corpus)",
     ..BASE
 };

@@ -40,6 +40,6 @@ pub static ANTIGRAVITY: McpServers = McpServers {
         "disabledTools",
     ],
     source: "https://antigravity.google/docs/mcp; rulesync Antigravity target (`.agents/mcp_config.json`)",
-    checked: "Antigravity 2.0 docs",
+    checked: "Antigravity 2.0 docs (not re-read 2026-12-05: the page is not in the stored corpus)",
     ..BASE
 };

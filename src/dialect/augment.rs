@@ -25,6 +25,6 @@ pub static AUGMENT: McpServers = McpServers {
     cwd: true,
     known_fields: &["type", "command", "args", "env", "cwd", "url", "headers"],
     source: "npm @augmentcode/auggie 0.36.0, augment.mjs `_expandConfigVariables`; https://docs.augmentcode.com/cli/integrations",
-    checked: "Auggie 0.36.0",
+    checked: "Auggie 0.36.0 (package not re-read 2026-12-05; file locations re-read in https://docs.augmentcode.com/cli/permissions)",
     ..BASE
 };

@@ -30,6 +30,6 @@ pub static CLAUDE_DESKTOP: McpServers = McpServers {
         checked: "Claude Desktop docs, checked 2026-12: the app reads `mcpServers` and writes nothing into an entry",
     },
     source: "https://modelcontextprotocol.io/docs/develop/connect-local-servers; anthropics/claude-code#34359",
-    checked: "docs (2026-09)",
+    checked: "docs (2026-12-05)",
     ..BASE
 };

@@ -44,7 +44,7 @@ pub static CLINE: McpServers = McpServers {
         checked: "Cline 4.1.13 (cline/cline 21cb8d2): toggleToolAutoApprove, toggleServerDisabledRPC, updateServerTimeoutRPC; McpOAuthManager.ts writes `oauth`",
     },
     off: Some(DISABLED_TRUE),
-    source: "https://github.com/cline/cline src/services/mcp/schemas.ts, src/utils/envExpansion.ts",
-    checked: "cline main (2026-09)",
+    source: "https://github.com/cline/cline/blob/main/src/services/mcp/schemas.ts, src/utils/envExpansion.ts",
+    checked: "cline/cline 1a19637 (schemas.ts), 3e4d79f (envExpansion.ts), re-read 2026-12-05",
     ..BASE
 };

@@ -26,6 +26,6 @@ pub static CURSOR: McpServers = McpServers {
     // `${workspaceFolderBasename}`, `${pathSeparator}` / `${/}` besides `${env:NAME}`.
     builtins: super::VSCODE_VARIABLES.split_at(5).0,
     source: "https://cursor.com/docs/context/mcp",
-    checked: "docs (2026-09)",
+    checked: "docs (2026-09; not re-read 2026-12-05: the page is not in the stored corpus)",
     ..BASE
 };

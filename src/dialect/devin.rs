@@ -33,6 +33,6 @@ pub static DEVIN: McpServers = McpServers {
         "disabledTools",
     ],
     source: "https://docs.devin.ai (Devin for Windsurf, MCP); rulesync Devin target",
-    checked: "Devin for Windsurf v3000.3",
+    checked: "Devin for Windsurf v3000.3 (not re-read 2026-12-05: Devin Desktop's MCP page is not in the stored corpus)",
     ..BASE
 };

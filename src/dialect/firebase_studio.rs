@@ -1,8 +1,8 @@
 //! `firebase-studio`: Firebase Studio's interactive chat (Gemini in Firebase Studio). One
 //! workspace file, `.idx/mcp.json` (firebase.google.com/docs/studio/mcp-servers), strict JSON
-//! under `mcpServers`, stdio entries `{command, args, env}`. Its documentation shows no remote
-//! entry (the keys a URL server takes are not given), so remote servers are refused rather
-//! than guessed; it passes environment variables through the workspace `.env` file and
+//! under `mcpServers`, stdio entries `{command, args, env}`. Its documentation says SSE and
+//! streamable-HTTP servers work too (with headers) but shows no remote entry (the keys a URL
+//! server takes are not given), so remote servers are refused rather than guessed; it passes environment variables through the workspace `.env` file and
 //! documents no references in this file, so a `${VAR}` is refused.
 
 use super::{BASE, Base, McpServers, Places, Scope, Syntax, Ty, Types};
@@ -21,6 +21,6 @@ pub static FIREBASE_STUDIO: McpServers = McpServers {
     var_places: Places::Nowhere,
     known_fields: &["command", "args", "env"],
     source: "https://firebase.google.com/docs/studio/mcp-servers",
-    checked: "docs (checked 2026-12)",
+    checked: "docs (2026-12-05)",
     ..BASE
 };

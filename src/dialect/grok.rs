@@ -35,6 +35,6 @@ pub static GROK: McpServers = McpServers {
         "headers",
     ],
     source: "https://docs.x.ai/build/features/mcp-servers",
-    checked: "docs (2026-09)",
+    checked: "docs (2026-12-05)",
     ..BASE
 };

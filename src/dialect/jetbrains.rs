@@ -19,6 +19,6 @@ pub static JETBRAINS: McpServers = McpServers {
     var_places: Places::Nowhere,
     known_fields: &["command", "args", "env", "url", "headers", "disabled"],
     source: "https://www.jetbrains.com/help/ai-assistant/mcp.html",
-    checked: "docs (2026-09)",
+    checked: "docs (2026-09; 2026-12-05: the stored copies of the page say stdio only, see the audit)",
     ..BASE
 };

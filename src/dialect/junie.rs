@@ -22,6 +22,6 @@ pub static JUNIE: McpServers = McpServers {
     var_places: Places::Nowhere,
     known_fields: &["command", "args", "env"],
     source: "https://www.jetbrains.com/help/junie/model-context-protocol-mcp.html",
-    checked: "docs (2026-09)",
+    checked: "docs (2026-12-05)",
     ..BASE
 };

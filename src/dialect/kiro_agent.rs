@@ -55,10 +55,10 @@ impl Dialect for KiroAgent {
         ENTRY.expansion()
     }
     fn source(&self) -> &'static str {
-        "https://kiro.dev/docs/custom-agents/configuration-reference"
+        "https://kiro.dev/docs/cli/custom-agents/configuration-reference; https://kiro.dev/docs/custom-agents/"
     }
     fn checked(&self) -> &'static str {
-        "docs (2026-09)"
+        "docs (2026-12-05)"
     }
     fn pin_support(&self) -> PinSupport {
         PinSupport::Field("tools: @server/tool grants")

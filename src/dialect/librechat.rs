@@ -49,6 +49,6 @@ pub static LIBRECHAT: McpServers = McpServers {
         "proxy",
     ],
     source: "https://www.librechat.ai/docs/configuration/librechat_yaml/object_structure/mcp_servers; danny-avila/LibreChat packages/api/src/utils/env.ts (`processMCPEnv`)",
-    checked: "docs 0643885, LibreChat 2fdfe69",
+    checked: "docs 0643885, LibreChat 2fdfe69 (re-read 2026-12-05)",
     ..BASE
 };

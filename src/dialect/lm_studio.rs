@@ -19,7 +19,7 @@ pub static LM_STUDIO: McpServers = McpServers {
     },
     var_places: Places::Nowhere,
     known_fields: &["command", "args", "env", "url", "headers"],
-    source: "https://lmstudio.ai/docs/app/mcp",
-    checked: "docs (2026-09)",
+    source: "https://lmstudio.ai/docs/app/mcp (https://github.com/lmstudio-ai/docs 0_app/2_plugins/mcp/index.md)",
+    checked: "docs 9e42fd5 (2026-12-05)",
     ..BASE
 };

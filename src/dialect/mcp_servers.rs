@@ -232,6 +232,9 @@ pub struct McpServers {
     pub also_reads: &'static [(&'static str, &'static str)],
     /// The member that trusts a server (`auto_approve = true`): key, value as compact JSON.
     pub trust: Option<(&'static str, &'static str)>,
+    /// The defaults the client writes out when it saves its own file
+    /// ([`super::Dialect::defaults`]).
+    pub defaults: &'static [(&'static str, &'static str)],
     /// Fields the client also reads under another name ([`super::Dialect::respell`]).
     pub respell: &'static [(&'static str, &'static str, &'static str)],
     /// The client's own built-in variables, spelled `${NAME}` (`${workspaceFolder}`): the
@@ -290,6 +293,7 @@ pub const BASE: McpServers = McpServers {
     also_reads: &[],
     builtins: &[],
     trust: None,
+    defaults: &[],
     respell: &[],
     disable: None,
     source: "",
@@ -652,6 +656,9 @@ impl Dialect for McpServers {
     }
     fn respell(&self) -> &'static [(&'static str, &'static str, &'static str)] {
         self.respell
+    }
+    fn defaults(&self) -> &'static [(&'static str, &'static str)] {
+        self.defaults
     }
 }
 

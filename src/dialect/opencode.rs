@@ -93,6 +93,11 @@ pub static KILO: Opencode = Opencode {
             checked: "Kilo Code docs (Kilo-Org/kilocode 0001496): the settings switch and the CLI's `/mcps` write `enabled`; approvals go to the top-level `permission`, outside the entry",
         },
         off: Some(ENABLED_FALSE),
+        // Kilo loads `kilo.jsonc`, `kilo.json`, `opencode.jsonc` and `opencode.json` from the
+        // project root and from its `.kilo`, `.kilocode` and `.opencode` directories
+        // (Kilo-Org/kilocode `packages/opencode/src/config/config.ts`), so opencode's project
+        // file is read too: a server written to both shows twice.
+        also_reads: &[("opencode", "project")],
         ..BASE
     },
     description: "Kilo Code `kilo.jsonc` (`mcp`, opencode's shape)",
@@ -100,8 +105,8 @@ pub static KILO: Opencode = Opencode {
         Scope::new("project", Base::Root, ".kilo/kilo.jsonc"),
         Scope::new("user", Base::Home, ".config/kilo/kilo.jsonc"),
     ],
-    source: "https://kilo.ai/docs/automate/mcp/using-in-kilo-code",
-    checked: "docs (2026-09)",
+    source: "https://github.com/Kilo-Org/kilocode/blob/main/packages/opencode/src/config/config.ts (`McpLocal`, `McpRemote`, the files loaded), `config/paths.ts`; https://kilo.ai/docs/automate/mcp/using-in-kilo-code",
+    checked: "Kilo-Org/kilocode 002186d (config.ts), 3eba2fa (paths.ts); docs 2026-12-05",
     unloaded: (
         &["project"],
         "Kilo CLI 7.7.9 lists no server at all from a project `.kilo/kilo.jsonc` that holds a `{env:…}` reference, while it loads the same entries from the user file (checked with the real CLI: tests/it/real_clients/kilo.rs)",
@@ -142,6 +147,9 @@ impl Dialect for Opencode {
     }
     fn pin_support(&self) -> PinSupport {
         PinSupport::None
+    }
+    fn also_reads(&self) -> &'static [(&'static str, &'static str)] {
+        self.spell.also_reads
     }
     fn client_managed(&self) -> ClientManaged {
         self.spell.client_managed

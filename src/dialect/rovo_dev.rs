@@ -32,7 +32,7 @@ pub static ROVO_DEV: Reshaped = Reshaped {
             "enable_instructions",
         ],
         source: "https://support.atlassian.com/rovo/docs/connect-to-an-mcp-server-in-rovo-dev-cli",
-        checked: "docs (checked 2026-12; toggles go to ~/.rovodev/config.yml, not the entry)",
+        checked: "docs (2026-12; toggles go to ~/.rovodev/config.yml, not the entry; not re-read 2026-12-05: the page is not in the stored corpus)",
         ..BASE
     },
     home_only: false,

@@ -30,6 +30,6 @@ pub static TRAE: McpServers = McpServers {
         "command", "args", "env", "url", "headers", "type", "disabled",
     ],
     source: "https://docs.trae.ai (MCP: add MCP servers manually)",
-    checked: "docs (2026-09)",
+    checked: "docs (2026-09; not re-read 2026-12-05: Trae IDE's MCP page is not in the stored corpus)",
     ..BASE
 };

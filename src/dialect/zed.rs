@@ -28,11 +28,11 @@ pub static ZED: McpServers = McpServers {
     ],
     client_managed: ClientManaged {
         keys: &["enabled"],
-        source: "https://github.com/zed-industries/zed/blob/main/crates/project/src/project_settings.rs",
-        checked: "Zed (zed-industries/zed main, 2026-12): `ContextServerSettings::set_enabled`, used by the agent panel's server toggle",
+        source: "https://github.com/zed-industries/zed/blob/main/crates/settings_content/src/project.rs",
+        checked: "Zed (zed-industries/zed main, 2026-12-05): `ContextServerSettingsContent::set_enabled`, used by the agent panel's server toggle",
     },
     off: Some(ENABLED_FALSE),
-    source: "https://github.com/zed-industries/zed crates/settings (`ContextServerSettingsContent`)",
-    checked: "zed main (2026-09)",
+    source: "https://github.com/zed-industries/zed/blob/main/crates/settings_content/src/project.rs (`ContextServerSettingsContent`, `ContextServerCommand`)",
+    checked: "zed main (2026-12-05)",
     ..BASE
 };

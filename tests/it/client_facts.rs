@@ -232,6 +232,25 @@ fn copilot_cli_beside_claude_code_project_is_noted() {
     );
 }
 
+/// Kilo Code loads opencode's project `opencode.json` as well as its own `.kilo/kilo.jsonc`
+/// (Kilo-Org/kilocode `packages/opencode/src/config/config.ts`): the plan says a server
+/// written to both shows twice.
+#[test]
+fn kilo_beside_opencode_project_is_noted() {
+    let e = Env::new();
+    let m = "owner = \"o\"\n[servers.s]\ncommand = \"run\"\n\
+             [[targets]]\nclient = \"opencode\"\nscope = \"project\"\n\
+             [[targets]]\nclient = \"kilo\"\nscope = \"project\"\n";
+    e.manifest(m);
+    let (exit, doc) = e.json(&["plan"]);
+    assert!(exit == 0 || exit == 2, "{doc}");
+    let all = doc.to_string();
+    assert!(
+        all.contains("client `kilo` also reads") && all.contains("twice"),
+        "{all}"
+    );
+}
+
 #[test]
 fn lint_takes_the_corrected_facts() {
     let e = Env::new();

@@ -418,6 +418,10 @@ fn enabled_false_in_a_kiro_agent_file() {
 ///   `transport: "stdio"`, `null` for every optional field, `enabled: true` from `mcp add`.
 /// - Hermes (hermes-agent 1c9798c `hermes_cli/tools_config_mcp.py`): a tool disabled and
 ///   enabled again leaves `tools: {exclude: []}`; `hermes mcp add` writes `enabled: true`.
+/// - Amazon Q Developer CLI (aws/amazon-q-developer-cli 15cc8f3 `cli/mcp.rs`,
+///   `cli/chat/tools/custom_tool.rs`): `q mcp add` re-saves every entry through
+///   `CustomToolConfig`, writing `url: ""`, `headers: {}`, the default `oauthScopes`,
+///   `timeout: 120000` and `disabled: false` out.
 #[test]
 fn a_clients_whole_file_save_keeps_our_entry_ours() {
     type Resave = fn(&str) -> String;
@@ -459,10 +463,29 @@ fn a_clients_whole_file_save_keeps_our_entry_ours() {
             &t[at..]
         )
     };
+    let amazonq: Resave = |t| {
+        let mut v: Value = serde_json::from_str(t).unwrap();
+        let e = &mut v["mcpServers"][NAME];
+        for (k, x) in [
+            ("type", serde_json::json!("stdio")),
+            ("url", serde_json::json!("")),
+            ("headers", serde_json::json!({})),
+            (
+                "oauthScopes",
+                serde_json::json!(["openid", "email", "profile", "offline_access"]),
+            ),
+            ("timeout", serde_json::json!(120000)),
+            ("disabled", serde_json::json!(false)),
+        ] {
+            e[k] = x;
+        }
+        serde_json::to_string_pretty(&v).unwrap()
+    };
     for (client, resave) in [
         ("goose", goose),
         ("openhands", openhands),
         ("hermes", hermes),
+        ("amazonq", amazonq),
     ] {
         let e = Env::new();
         e.manifest(&manifest(client, "a", ""));
