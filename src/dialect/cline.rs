@@ -44,6 +44,9 @@ pub static CLINE: McpServers = McpServers {
         checked: "Cline 4.1.13 (cline/cline 21cb8d2): toggleToolAutoApprove, toggleServerDisabledRPC, updateServerTimeoutRPC; McpOAuthManager.ts writes `oauth`",
     },
     off: Some(DISABLED_TRUE),
+    // A `url` without `type` is SSE: the schema's union tries `sse` (its `type` optional)
+    // before `streamableHttp` (schemas.ts; cline/cline#6767).
+    defaults: &[("type", "\"sse\"")],
     source: "https://github.com/cline/cline src/services/mcp/schemas.ts, src/utils/envExpansion.ts",
     checked: "cline main (2026-09)",
     ..BASE

@@ -234,6 +234,8 @@ pub struct McpServers {
     pub trust: Option<(&'static str, &'static str)>,
     /// Fields the client also reads under another name ([`super::Dialect::respell`]).
     pub respell: &'static [(&'static str, &'static str, &'static str)],
+    /// What the client assumes for a member an entry leaves out ([`super::Dialect::defaults`]).
+    pub defaults: &'static [(&'static str, &'static str)],
     /// The client's own built-in variables, spelled `${NAME}` (`${workspaceFolder}`): the
     /// client fills them in itself, so such text is neither an environment reference nor a
     /// literal to refuse; it is written as the client spells it.
@@ -289,6 +291,7 @@ pub const BASE: McpServers = McpServers {
     builtins: &[],
     trust: None,
     respell: &[],
+    defaults: &[],
     source: "",
     checked: "",
 };
@@ -639,6 +642,9 @@ impl Dialect for McpServers {
     }
     fn respell(&self) -> &'static [(&'static str, &'static str, &'static str)] {
         self.respell
+    }
+    fn defaults(&self) -> &'static [(&'static str, &'static str)] {
+        self.defaults
     }
 }
 
