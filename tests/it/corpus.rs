@@ -146,6 +146,28 @@ fn servers_of(
     }
 }
 
+/// Step 1: `lint` the file, the client told from its path.
+fn lint_step(src: &Settings, placed: &Path, secrets: &[String], o: &mut Outcome) {
+    let mut req = mcpconf::lint::Request::new(&src.root, &src.home);
+    req.paths = vec![placed.to_path_buf()];
+    match mcpconf::lint::lint(&req) {
+        Ok(report) => {
+            let text: String = report
+                .findings
+                .iter()
+                .map(|f| f.message.clone() + "\n")
+                .collect();
+            leaks("lint", &text, secrets, o);
+            o.lint_detected = report.findings.iter().any(|f| f.rule == "literal-secret");
+            if !secrets.is_empty() && !o.lint_detected {
+                o.refusals
+                    .push("lint: no literal-secret for a fake credential".into());
+            }
+        }
+        Err(e) => o.refusals.push(format!("lint: {}: {}", e.code, e.message)),
+    }
+}
+
 /// [`steps`] in a scratch directory, whose path no reason shows (`[TMP]`).
 fn run_one(dir: &str, file: &Path) -> Outcome {
     let scratch = tempfile::tempdir().unwrap();
@@ -168,25 +190,7 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
     fs::create_dir_all(placed.parent().unwrap()).unwrap();
     fs::write(&placed, &bytes).unwrap();
 
-    // 1. lint, the client told from the path.
-    let mut req = mcpconf::lint::Request::new(&src.root, &src.home);
-    req.paths = vec![placed.clone()];
-    match mcpconf::lint::lint(&req) {
-        Ok(report) => {
-            let text: String = report
-                .findings
-                .iter()
-                .map(|f| f.message.clone() + "\n")
-                .collect();
-            leaks("lint", &text, &secrets, &mut o);
-            o.lint_detected = report.findings.iter().any(|f| f.rule == "literal-secret");
-            if !secrets.is_empty() && !o.lint_detected {
-                o.refusals
-                    .push("lint: no literal-secret for a fake credential".into());
-            }
-        }
-        Err(e) => o.refusals.push(format!("lint: {}: {}", e.code, e.message)),
-    }
+    lint_step(&src, &placed, &secrets, &mut o);
 
     // 2. import.
     let servers = servers_of(d, sc, &c, &bytes);
