@@ -13,6 +13,7 @@ use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
 
 use crate::dialect::{Dialect, Slot};
 use crate::redact::{classify, credential_name};
+use crate::server::RemoteKind;
 
 /// A manifest text and what the operator must know about it.
 #[derive(Debug, Clone, PartialEq)]
@@ -358,6 +359,46 @@ fn quoted_refs(vars: &[String]) -> String {
         .map(|v| format!("`${{{v}}}`"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// What a remote entry without a transport marker (`type`) whose URL stands under `key` means
+/// to its client, read from how the dialect writes each kind: the kind it writes with its URL
+/// under `key` and no marker (or a marker its client assumes when absent, one of its
+/// [`Dialect::defaults`]). Streamable HTTP when both or neither are (Cursor's `url` is either).
+/// Qwen Code's `url` is SSE (`httpUrl` is streamable HTTP).
+fn untyped_url(dialect: &dyn Dialect, key: &str) -> Option<RemoteKind> {
+    let untyped = |kind: RemoteKind| {
+        let server = crate::server::Server {
+            name: "probe".into(),
+            transport: crate::server::Transport::Remote {
+                url: crate::template::Template::literal("https://example.invalid/mcp"),
+                headers: Vec::new(),
+                kind,
+            },
+            tools: None,
+            enabled: None,
+            checks: Default::default(),
+        };
+        let Ok(r) = dialect.render(&server) else {
+            return false;
+        };
+        let marker = ["type", "transport"]
+            .into_iter()
+            .filter_map(|m| r.value.get(m).map(|v| (m, v)))
+            .all(|(m, v)| {
+                let json = serde_json::to_string(v).unwrap_or_default();
+                dialect
+                    .defaults()
+                    .iter()
+                    .any(|(k, d)| *k == m && *d == json)
+            });
+        r.value.get(key).is_some() && marker
+    };
+    match (untyped(RemoteKind::Http), untyped(RemoteKind::Sse)) {
+        (false, true) => Some(RemoteKind::Sse),
+        (true, _) => Some(RemoteKind::Http),
+        (false, false) => None,
+    }
 }
 
 /// How a client spells a reference: its opening and closing text (`("\0", "\0")`: it has no
@@ -765,7 +806,7 @@ fn server_table(
         if !headers.is_empty() {
             t["headers"] = value(inline(&headers));
         }
-        if ty == "sse" {
+        if ty == "sse" || (ty.is_empty() && untyped_url(dialect, k) == Some(RemoteKind::Sse)) {
             t["transport"] = value("sse");
         }
     } else {
@@ -842,6 +883,51 @@ mod tests {
         assert_eq!(read("${X}", "copilot-cli", "headers.A"), "$${X}");
         // A client that expands everywhere reads a reference in args too.
         assert_eq!(read("${X}", "claude-code", "args"), "${X}");
+    }
+
+    #[test]
+    fn an_untyped_url_is_what_its_client_reads_it_as() {
+        // Issue 45, class 3: Cline and Gemini CLI read a `url` without `type` as SSE, Qwen
+        // Code's `url` is SSE beside its `httpUrl`; Cursor's and Kiro's is streamable HTTP.
+        let transport = |client: &str, entry: serde_json::Value| {
+            let mut servers = Map::new();
+            servers.insert("s".into(), entry);
+            let d = crate::dialect::lookup(client).unwrap();
+            let spec = TargetSpec {
+                dialect: d,
+                scope: d.default_scope().name,
+                path: None,
+                only: &[],
+                as_client: false,
+            };
+            let m = import(&servers, &spec, "o").manifest;
+            m.contains("transport = \"sse\"")
+        };
+        let url = serde_json::json!({"url": "https://h/mcp"});
+        for (client, sse) in [
+            ("cline", true),
+            ("gemini", true),
+            ("qwen", true),
+            ("cursor", false),
+            ("kiro", false),
+        ] {
+            assert_eq!(transport(client, url.clone()), sse, "{client}");
+        }
+        // A typed entry stays what its type says; Qwen's `httpUrl` is streamable HTTP.
+        assert!(!transport(
+            "cline",
+            serde_json::json!({"type": "streamableHttp", "url": "https://h/mcp"})
+        ));
+        assert!(!transport(
+            "qwen",
+            serde_json::json!({"httpUrl": "https://h/mcp"})
+        ));
+        // And the entry as written is the one mcpconf writes for that server.
+        let facts = crate::dialect::client_facts("cline");
+        let written = serde_json::json!({"type": "sse", "url": "https://h/mcp"});
+        assert!(crate::plan::semantic_eq_for(&url, &written, facts));
+        let http = serde_json::json!({"type": "streamableHttp", "url": "https://h/mcp"});
+        assert!(!crate::plan::semantic_eq_for(&url, &http, facts));
     }
 
     #[test]

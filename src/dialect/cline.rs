@@ -44,6 +44,9 @@ pub static CLINE: McpServers = McpServers {
         checked: "Cline 4.1.13 (cline/cline 21cb8d2): toggleToolAutoApprove, toggleServerDisabledRPC, updateServerTimeoutRPC; McpOAuthManager.ts writes `oauth`",
     },
     off: Some(DISABLED_TRUE),
+    // A `url` without `type` is SSE: the schema's union tries `sse` (its `type` optional)
+    // before `streamableHttp` (schemas.ts; cline/cline#6767).
+    defaults: &[("type", "\"sse\"")],
     source: "https://github.com/cline/cline/blob/main/src/services/mcp/schemas.ts, src/utils/envExpansion.ts",
     checked: "cline/cline 1a19637 (schemas.ts), 3e4d79f (envExpansion.ts), re-read 2026-12-05",
     ..BASE

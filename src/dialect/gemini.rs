@@ -52,6 +52,9 @@ pub static GEMINI: McpServers = McpServers {
     // `httpUrl` is streamable HTTP, as `type: "http"` with `url` is (config.ts
     // `MCPServerConfig`; mcp-client.ts `createTransport`).
     respell: &[("httpUrl", "url", "type=\"http\"")],
+    // A `url` without `type` is SSE (docs/tools/mcp-server.md: `url`, "the URL for an SSE
+    // endpoint"; `httpUrl` or `type: "http"` for streamable HTTP).
+    defaults: &[("type", "\"sse\"")],
     // `gemini mcp add --trust` writes `trust` (a user sets it by hand for headless runs); its
     // enable/disable go to `~/.gemini/mcp-server-enablement.json`, outside the entry.
     client_managed: ClientManaged {

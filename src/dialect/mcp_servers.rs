@@ -232,8 +232,8 @@ pub struct McpServers {
     pub also_reads: &'static [(&'static str, &'static str)],
     /// The member that trusts a server (`auto_approve = true`): key, value as compact JSON.
     pub trust: Option<(&'static str, &'static str)>,
-    /// The defaults the client writes out when it saves its own file
-    /// ([`super::Dialect::defaults`]).
+    /// The defaults the client writes out when it saves its own file, or assumes for a member
+    /// an entry leaves out ([`super::Dialect::defaults`]).
     pub defaults: &'static [(&'static str, &'static str)],
     /// Fields the client also reads under another name ([`super::Dialect::respell`]).
     pub respell: &'static [(&'static str, &'static str, &'static str)],

@@ -21,6 +21,7 @@ mod client_refusals;
 mod client_state;
 mod client_variables;
 mod concurrency;
+mod corpus;
 mod crash;
 mod dialects;
 mod disable;
