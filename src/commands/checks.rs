@@ -225,7 +225,11 @@ pub(super) fn run_lint(
         Format::Sarif => render::sarif(&report, &settings.root),
         Format::Github => render::github(&report, &settings.root),
     };
-    print!("{}", report.redactor.redact(&text));
+    let shown = match g.format {
+        Format::Json | Format::Sarif => report.redactor.redact_json(&text),
+        Format::Text | Format::Github => report.redactor.redact(&text),
+    };
+    print!("{shown}");
     if report.has_errors() {
         Exit::Found as u8
     } else {

@@ -94,7 +94,7 @@ pub fn report_json(
     })
     .unwrap_or_default();
     s.push('\n');
-    red.redact(&s)
+    red.redact_json(&s)
 }
 
 /// The table: one row per server.

@@ -260,6 +260,50 @@ impl Redactor {
         }
         scrub_text(&replace_ranges(text, known))
     }
+
+    /// A JSON document mcpconf rendered, with every string in it (keys included) redacted as
+    /// [`Redactor::redact`] redacts text: the decision is taken on each decoded string, so the
+    /// result is the same document, still valid JSON, with only string contents changed (the
+    /// text of the whole document, redacted at once, could lose a quote or a brace to a span
+    /// the detector took for `"name": value`). Pretty-printed, with the final newline
+    /// `json` had; text that is not JSON is redacted as text.
+    ///
+    /// ```
+    /// use mcpconf::redact::Redactor;
+    /// let red = Redactor::with_values(["s3cret-value-123"]);
+    /// let doc = "{\"tool_tokens\": {\"get_token\": 12}, \"error\": \"Bearer s3cret-value-123\"}\n";
+    /// let out = red.redact_json(doc);
+    /// let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    /// assert_eq!(v["tool_tokens"]["get_token"], 12);
+    /// assert!(!out.contains("s3cret") && out.ends_with('\n'));
+    /// ```
+    pub fn redact_json(&self, json: &str) -> String {
+        let Ok(mut v) = serde_json::from_str::<Value>(json) else {
+            return self.redact(json);
+        };
+        self.redact_value(&mut v);
+        let mut out = serde_json::to_string_pretty(&v).unwrap_or_default();
+        if json.ends_with('\n') {
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Every string in `v`, keys included, redacted ([`Redactor::redact`]).
+    pub fn redact_value(&self, v: &mut Value) {
+        match v {
+            Value::String(s) => *s = self.redact(s),
+            Value::Array(a) => a.iter_mut().for_each(|x| self.redact_value(x)),
+            Value::Object(m) => {
+                let taken = std::mem::take(m);
+                for (k, mut x) in taken {
+                    self.redact_value(&mut x);
+                    m.insert(self.redact(&k), x);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// `text` with `known` secret values and everything the shared detector recognises replaced by
@@ -351,6 +395,26 @@ pub fn escape_controls_in(text: &str, lines: bool) -> std::borrow::Cow<'_, str> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rendered_json_document_stays_json_whatever_its_keys() {
+        // Keys the detector takes for credential names, with objects, numbers and digests
+        // under them: a tool named `get_token`, a count per tool.
+        let doc = serde_json::json!({
+            "tool_tokens": {"get_token": 12, "api_key": 3},
+            "tool_digests": {"get_token": "sha256:0123456789abcdef0123456789abcdef"},
+            "token": {"nested": [1, 2]},
+            "error": "Authorization: Bearer abcdefghijklmnop1234 was refused",
+        });
+        let text = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+        let out = Redactor::default().redact_json(&text);
+        let v: Value = serde_json::from_str(&out).expect("still JSON");
+        assert_eq!(v["tool_tokens"], doc["tool_tokens"]);
+        assert_eq!(v["tool_digests"], doc["tool_digests"]);
+        assert_eq!(v["token"], doc["token"]);
+        assert!(!out.contains("abcdefghijklmnop1234"), "{out}");
+        assert!(out.ends_with('\n'));
+    }
 
     #[test]
     fn references_are_not_secrets() {
