@@ -199,9 +199,14 @@ pub enum Command {
     },
     /// Print a manifest for what a client file holds today.
     Import {
-        /// The client.
-        #[arg(long, value_name = "ID")]
-        client: String,
+        /// The client [required unless --all]. A client whose file is a glob (Kiro agents)
+        /// imports every file it matches.
+        #[arg(long, value_name = "ID", required_unless_present = "all")]
+        client: Option<String>,
+        /// Every client file found under --root and --home, into one manifest: each server
+        /// once, one target per file.
+        #[arg(long, conflicts_with_all = ["client", "scope", "path"])]
+        all: bool,
         /// The scope [default: the client's default].
         #[arg(long, value_name = "SCOPE")]
         scope: Option<String>,

@@ -3,9 +3,16 @@
 use super::*;
 use crate::console::{eprint, eprintln, print, println};
 
+/// What `import` reads: one client's file (`--client ID [--scope S] [--path P]`), or every
+/// client file found (`--all`).
+pub(super) enum Which<'a> {
+    One(&'a str, Option<&'a str>, Option<&'a str>),
+    All,
+}
+
 pub(super) fn run_import(
     settings: &Settings,
-    (client, scope, path): (&str, Option<&str>, Option<&str>),
+    which: Which<'_>,
     (owner, only): (&str, &[String]),
     json: bool,
     flags: &str,
@@ -16,6 +23,21 @@ pub(super) fn run_import(
             format!("--owner: {}", crate::manifest::owner_error(owner)),
         )
         .print(json);
+    }
+    let (client, scope, path) = match which {
+        Which::One(c, s, p) => (c, s, p),
+        Which::All => {
+            let parts = super::import_all::every_file(settings);
+            return run_merged(settings, &parts, (owner, only), json, flags);
+        }
+    };
+    // A client whose file is a glob (Kiro agents): every file it matches.
+    if let Some(d) = dialect::lookup_client(client).filter(|d| d.multi_file())
+        && let Some(sc) = scope.map_or(Some(d.default_scope()), |s| d.scope(s))
+        && path.is_none_or(|p| p.contains(['*', '?']))
+    {
+        let parts = super::import_all::glob_files(settings, d, sc, path);
+        return run_merged(settings, &parts, (owner, only), json, flags);
     }
     let (imported, file, d, sc) =
         match read_client_only(settings, (client, scope, path), owner, (only, false)) {
@@ -149,4 +171,46 @@ fn import_next_steps(imported: &crate::import::Imported, owner: &str, flags: &st
         "  The owner decides what prune removes later: use one owner per tool that manages these files, and import only its entries (`--server NAME`).\n",
     );
     out
+}
+
+/// `import --all`, or a glob client: every file merged into one manifest
+/// ([`super::import_all::merged`]); exit 1 (`no-servers`) when none holds a server.
+fn run_merged(
+    settings: &Settings,
+    parts: &[super::import_all::Part],
+    (owner, only): (&str, &[String]),
+    json: bool,
+    flags: &str,
+) -> u8 {
+    let (imported, warnings) = super::import_all::merged(settings, parts, owner, only);
+    let Some(imported) = imported else {
+        for w in &warnings {
+            eprintln!("warning: {w}");
+        }
+        let mut f = Failure::usage(
+            crate::diag::Code::NoServers,
+            format!(
+                "no MCP servers in the {} client file(s) found: there is nothing to import",
+                parts.len()
+            ),
+        );
+        f.exit = Exit::Found;
+        return f.print(json);
+    };
+    if json {
+        let doc = serde_json::json!({
+            "format_version": 1,
+            "files": parts.len(),
+            "manifest": imported.manifest,
+            "warnings": warnings,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        return 0;
+    }
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    print!("{}", imported.manifest);
+    eprint!("{}", import_next_steps(&imported, owner, flags));
+    0
 }

@@ -22,6 +22,7 @@ mod consent;
 use client_file::{read_client, read_client_only};
 use client_probe::{run_probe_all_clients, run_probe_client};
 mod import;
+mod import_all;
 mod inventory;
 mod lock;
 mod plan;
@@ -633,15 +634,20 @@ fn without_manifest(
     }
     if let Command::Import {
         client,
+        all,
         scope,
         path,
         owner,
         server,
     } = command
     {
+        let which = match (client, all) {
+            (Some(c), false) => import::Which::One(c, scope.as_deref(), path.as_deref()),
+            _ => import::Which::All,
+        };
         return Some(run_import(
             settings,
-            (client, scope.as_deref(), path.as_deref()),
+            which,
             (owner, server),
             json,
             &import::next_flags(global),

@@ -320,3 +320,87 @@ fn a_broken_agent_file_is_excluded_by_the_target_and_left_alone_by_prune() {
     assert_eq!(e.text(".kiro/agents/wip.json"), broken);
     assert!(doc.to_string().contains("prune leaves it alone"), "{doc:#}");
 }
+
+/// `import --all` and a glob client (issue 41): every client file into one manifest, each
+/// server once, one target per file; what it prints plans clean against the files it read.
+#[test]
+fn import_all_files_into_one_manifest_that_plans_clean() {
+    let e = Env::new();
+    e.write(
+        ".cursor/mcp.json",
+        "{\"mcpServers\": {\"db\": {\"command\": \"db-mcp\"}, \"web\": {\"url\": \"https://web.example.com/mcp\"}}}\n",
+    );
+    e.write(
+        ".mcp.json",
+        "{\"mcpServers\": {\"db\": {\"type\": \"stdio\", \"command\": \"db-mcp\"}, \"git\": {\"type\": \"stdio\", \"command\": \"git-mcp\"}, \"web\": {\"type\": \"stdio\", \"command\": \"other-web\"}}}\n",
+    );
+    e.write(
+        ".kiro/agents/one.json",
+        "{\"name\": \"one\", \"mcpServers\": {\"docs\": {\"command\": \"docs-mcp\"}}}\n",
+    );
+    e.write(
+        ".kiro/agents/two.json",
+        "{\"name\": \"two\", \"mcpServers\": {\"fs\": {\"command\": \"fs-mcp\"}}}\n",
+    );
+    let (code, doc) = e.json(&["import", "--all"]);
+    assert_eq!(code, 0, "{doc:#}");
+    let text = doc["manifest"].as_str().unwrap();
+    let m: toml_edit::DocumentMut = text.parse().unwrap();
+    let mut servers: Vec<&str> = m["servers"]
+        .as_table()
+        .unwrap()
+        .iter()
+        .map(|(k, _)| k)
+        .collect();
+    servers.sort_unstable();
+    assert_eq!(servers, ["db", "docs", "fs", "git", "web"], "{text}");
+    let targets = m["targets"].as_array_of_tables().unwrap();
+    let of = |client: &str, path: Option<&str>| -> Vec<String> {
+        targets
+            .iter()
+            .find(|t| {
+                t["client"].as_str() == Some(client)
+                    && t.get("path").and_then(|p| p.as_str()) == path
+            })
+            .unwrap_or_else(|| panic!("no {client} {path:?} target in {text}"))["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    // Claude Code's files come first (the order of `mcpconf clients`); Cursor's `web` differs
+    // from Claude Code's: left out of Cursor's target, said so.
+    assert_eq!(of("claude-code", None), ["db", "git", "web"]);
+    assert_eq!(of("cursor", None), ["db"]);
+    assert!(
+        doc["warnings"].to_string().contains("`web` is left out"),
+        "{doc:#}"
+    );
+    assert_eq!(of("kiro-agent", Some(".kiro/agents/one.json")), ["docs"]);
+    assert_eq!(of("kiro-agent", Some(".kiro/agents/two.json")), ["fs"]);
+    // It plans clean against the files it came from: adopt only.
+    e.manifest(text);
+    let (code, plan) = e.json(&["plan", "--adopt"]);
+    assert_eq!(code, 0, "{plan:#}");
+    let ops: Vec<String> = plan["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["actions"].as_array().unwrap().iter())
+        .map(|a| a["op"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        !ops.is_empty() && ops.iter().all(|o| o == "adopt"),
+        "{ops:?}"
+    );
+
+    // A glob client alone: every agent file.
+    let (code, doc) = e.json(&["import", "--client", "kiro-agent"]);
+    assert_eq!(code, 0, "{doc:#}");
+    let text = doc["manifest"].as_str().unwrap();
+    assert!(
+        text.contains("[servers.docs]") && text.contains("[servers.fs]"),
+        "{text}"
+    );
+}
