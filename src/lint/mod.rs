@@ -357,6 +357,7 @@ impl LintReport {
 ///     owners: Vec::new(),
 ///     legacy: Vec::new(),
 ///     current: Vec::new(),
+///     policy: None,
 ///     config,
 /// })?;
 /// let f = &report.findings[0];
