@@ -91,22 +91,13 @@ pub(super) fn add_disables(
             let file_key = real.display().to_string();
             let spec = by_key.entry(file_key.clone()).or_insert_with(|| {
                 order.push(file_key.clone());
-                Spec {
-                    path: path.clone(),
-                    key: file_key.clone(),
-                    real: real.clone(),
-                    client: d.id(),
-                    syntax: d.syntax(),
-                    create: t.create,
-                    wants: Vec::new(),
-                    containers: Vec::new(),
-                    notes: Vec::new(),
+                Spec::new(
+                    path.clone(),
+                    real.clone(),
+                    (d.id(), d.syntax()),
+                    t.create,
                     refusal,
-                    client_lock: false,
-                    skip: None,
-                    grants: Vec::new(),
-                    grant_arrays: Vec::new(),
-                }
+                )
             });
             spec.client_lock |= d.client_lock(file_scope);
             let project = project_key(ctx);

@@ -439,6 +439,34 @@ struct Spec {
 }
 
 impl Spec {
+    /// A file to plan, with nothing wanted in it yet: its path as the user knows it, its
+    /// resolved path (`real`, whose text is the ledger key), the client that reads it, whether
+    /// it may be created, and a refusal found before reading it.
+    fn new(
+        path: PathBuf,
+        real: PathBuf,
+        client: (&'static str, Syntax),
+        create: bool,
+        refusal: Option<PlanError>,
+    ) -> Spec {
+        Spec {
+            path,
+            key: real.display().to_string(),
+            real,
+            client: client.0,
+            syntax: client.1,
+            create,
+            wants: Vec::new(),
+            containers: Vec::new(),
+            notes: Vec::new(),
+            refusal,
+            client_lock: false,
+            skip: None,
+            grants: Vec::new(),
+            grant_arrays: Vec::new(),
+        }
+    }
+
     /// Whether the manifest adds anything to this file: entries, or a list it may create
     /// (a project's `mcp.excluded`).
     fn adds_something(&self) -> bool {

@@ -155,22 +155,7 @@ pub(super) fn specs(
         order.push(file.clone());
         by_key.insert(
             file.clone(),
-            Spec {
-                path: path.clone(),
-                key: file.clone(),
-                real: path,
-                client: id,
-                syntax,
-                create: false,
-                wants: Vec::new(),
-                containers: Vec::new(),
-                notes: Vec::new(),
-                refusal,
-                client_lock: false,
-                skip: None,
-                grants: Vec::new(),
-                grant_arrays: Vec::new(),
-            },
+            Spec::new(path.clone(), path, (id, syntax), false, refusal),
         );
     }
     // A record is obeyed only when it has the shape mcpconf writes: a forged or corrupted ledger
@@ -397,20 +382,14 @@ fn add_target_file(
     let spec = by_key.entry(key.clone()).or_insert_with(|| {
         order.push(key.clone());
         Spec {
-            path: path.clone(),
-            key: key.clone(),
-            real: real.clone(),
-            client: d.id(),
-            syntax: d.syntax(),
-            create: t.create && !d.multi_file(),
-            wants: Vec::new(),
-            containers: Vec::new(),
-            notes: Vec::new(),
-            refusal,
-            client_lock: false,
             skip: skip.clone(),
-            grants: Vec::new(),
-            grant_arrays: Vec::new(),
+            ..Spec::new(
+                path.clone(),
+                real.clone(),
+                (d.id(), d.syntax()),
+                t.create && !d.multi_file(),
+                refusal,
+            )
         }
     });
     spec.client_lock |= d.client_lock(scope.name);
@@ -606,20 +585,10 @@ fn admin_specs(
         by_key.insert(
             key.clone(),
             Spec {
-                path,
-                key,
-                real,
-                client: d.id(),
-                syntax: d.syntax(),
-                create: true,
                 wants,
                 containers: vec![container],
                 notes: c.cannot,
-                refusal,
-                client_lock: false,
-                skip: None,
-                grants: Vec::new(),
-                grant_arrays: Vec::new(),
+                ..Spec::new(path, real, (d.id(), d.syntax()), true, refusal)
             },
         );
     }
