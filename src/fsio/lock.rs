@@ -213,6 +213,14 @@ pub fn glob(pattern: &Path) -> Result<Vec<PathBuf>, FsError> {
     Ok(out)
 }
 
+/// The names in directory `dir` (one `readdir`), or `None` when it cannot be listed: what
+/// discovery checks a candidate file's first step against instead of opening every client's
+/// default file in every project.
+pub fn entry_names(dir: &Path) -> Option<std::collections::HashSet<std::ffi::OsString>> {
+    let entries = fs::read_dir(dir).ok()?;
+    Some(entries.flatten().map(|e| e.file_name()).collect())
+}
+
 /// The directories under `dir` (itself included) that hold a `.git` (a repository or a
 /// worktree), at most `depth` levels down, sorted: the project roots `inventory --discover`
 /// reads. Hidden directories, `node_modules` and `target` are not entered, nor is a

@@ -136,6 +136,9 @@ fn push(out: &mut Inputs, input: Input) {
 /// Every default file of every client (or of `only`) under the bases; `only_root`: project
 /// files only.
 fn discover(ctx: &Ctx, only: Option<&dyn Dialect>, only_root: bool, out: &mut Inputs) {
+    // A project holds a few of the forty-odd clients' files: its top level, listed once, says
+    // which could be there (one `readdir` instead of an `open` per client and scope).
+    let present = only_root.then(|| fsio::entry_names(&ctx.root)).flatten();
     for d in dialect::ALL {
         if only.is_some_and(|o| o.id() != d.id()) {
             continue;
@@ -145,6 +148,15 @@ fn discover(ctx: &Ctx, only: Option<&dyn Dialect>, only_root: bool, out: &mut In
                 continue;
             }
             let pattern = d.path(scope, None, ctx);
+            let first = pattern
+                .strip_prefix(&ctx.root)
+                .ok()
+                .and_then(|rel| rel.components().next());
+            if let (Some(names), Some(first)) = (&present, first)
+                && !names.contains(first.as_os_str())
+            {
+                continue;
+            }
             let files = if d.multi_file() {
                 fsio::glob(&pattern).unwrap_or_default()
             } else {
