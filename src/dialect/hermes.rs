@@ -104,10 +104,13 @@ impl Dialect for Hermes {
     }
     /// `hermes tools disable SERVER:TOOL` edits `tools.exclude` (or `tools.include`) and keeps
     /// the key when it empties (`tools: {exclude: []}`); `hermes mcp add` / `configure` write
-    /// `tools.include` and `enabled`. The runtime reads a missing `enabled` as true.
+    /// `tools.include` and `enabled`. The runtime reads a missing `enabled` as true. When the
+    /// manifest pins tools (`tools.include` is ours), `tools.exclude` is still the client's:
+    /// `hermes tools disable SERVER:TOOL` adds it beside our `include` (Hermes 0.19.0, seen in
+    /// tests/it/real_clients/hermes.rs).
     fn client_managed(&self) -> ClientManaged {
         ClientManaged {
-            keys: &["enabled", "tools"],
+            keys: &["enabled", "tools", "tools.exclude"],
             source: "https://github.com/NousResearch/hermes-agent/blob/main/hermes_cli/tools_config_mcp.py",
             checked: "hermes-agent 1c9798c (`_apply_mcp_change`, `_apply_mcp_checklist`), hermes_cli/mcp_config.py 6e11d81 (`cmd_mcp_add`, `cmd_mcp_configure`)",
         }

@@ -607,7 +607,7 @@ pub fn entry_client_state(
             if is_off && enabled_declared {
                 return false;
             }
-            rendered.get(**k).is_none() || is_off
+            crate::ledger::member_at(rendered, k).is_none() || is_off
         })
         .map(|k| k.to_string())
         .collect()

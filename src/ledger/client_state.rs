@@ -202,17 +202,59 @@ impl Record {
     }
 }
 
-/// An entry without some of its keys (a copy; a non-object as it is).
+/// An entry without some of its keys (a copy; a non-object as it is). A key `a.b` names the
+/// member `b` of the member `a` (Hermes' `tools.exclude` beside a pinned `tools.include`).
 pub fn without(v: &Value, keys: &[&str]) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(k, _)| !keys.contains(&k.as_str()))
-                .map(|(k, x)| (k.clone(), x.clone()))
-                .collect(),
-        ),
-        other => other.clone(),
+    let Value::Object(m) = v else {
+        return v.clone();
+    };
+    let mut out = serde_json::Map::new();
+    for (k, x) in m {
+        if keys.contains(&k.as_str()) {
+            continue;
+        }
+        let nested: Vec<&str> = keys
+            .iter()
+            .filter_map(|p| p.strip_prefix(k.as_str())?.strip_prefix('.'))
+            .collect();
+        let x = if nested.is_empty() {
+            x.clone()
+        } else {
+            without(x, &nested)
+        };
+        out.insert(k.clone(), x);
     }
+    Value::Object(out)
+}
+
+/// The member a client key names: `key` itself, or for `a.b` the member `b` of `a`.
+pub fn member_at<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    if let Some(x) = v.get(key) {
+        return Some(x);
+    }
+    let (head, rest) = key.split_once('.')?;
+    member_at(v.get(head)?, rest)
+}
+
+/// `want` with the nested client keys (`a.b`) that `found` holds copied in, so an update of
+/// the member `a` keeps the client's `b` (top-level client keys are kept by the editor).
+pub fn with_nested_state(want: &Value, found: &Value, keys: &[String]) -> Value {
+    let mut out = want.clone();
+    for key in keys {
+        let Some((head, rest)) = key.split_once('.') else {
+            continue;
+        };
+        let (Some(x), Some(Value::Object(inner))) = (
+            member_at(found, key),
+            out.as_object_mut().and_then(|m| m.get_mut(head)),
+        ) else {
+            continue;
+        };
+        if !rest.contains('.') {
+            inner.insert(rest.to_string(), x.clone());
+        }
+    }
+    out
 }
 
 /// The proof of an entry as written: the digest of the entry without its client keys, and
@@ -222,7 +264,7 @@ pub fn entry_proof(
     client_state: &[String],
 ) -> (String, Option<std::collections::BTreeMap<String, String>>) {
     let keys: Vec<&str> = client_state.iter().map(String::as_str).collect();
-    let d = if keys.iter().any(|k| v.get(*k).is_some()) {
+    let d = if keys.iter().any(|k| member_at(v, k).is_some()) {
         digest(&without(v, &keys))
     } else {
         digest(v)
@@ -250,6 +292,32 @@ mod tests {
 
     fn rec(digest: Option<&str>) -> Record {
         crate::ledger::tests::rec(digest, None)
+    }
+
+    /// A nested client key (`tools.exclude`) is outside the proof while its siblings are in
+    /// it: Hermes' exclusion beside our pin keeps the entry ours, a changed pin does not; an
+    /// update copies the client's member into the wanted entry.
+    #[test]
+    fn a_nested_client_key_is_outside_the_proof_and_kept_by_an_update() {
+        let written = json!({"url": "u", "tools": {"include": ["a", "b"]}});
+        let state = vec!["enabled".to_string(), "tools.exclude".to_string()];
+        let (d, members) = entry_proof(&written, &state);
+        let mut r = rec(Some(&d));
+        r.client_state = state.clone();
+        r.members = members;
+        let found = json!({"url": "u", "tools": {"include": ["a", "b"], "exclude": ["b"]}});
+        assert_eq!(r.ownership(Some(&found)), Ownership::Intact);
+        let emptied = json!({"url": "u", "tools": {"include": ["a", "b"], "exclude": []}});
+        assert_eq!(r.ownership(Some(&emptied)), Ownership::Intact);
+        let pin = json!({"url": "u", "tools": {"include": ["a"], "exclude": ["b"]}});
+        assert_eq!(r.ownership(Some(&pin)), Ownership::Drifted);
+        assert_eq!(member_at(&found, "tools.exclude"), Some(&json!(["b"])));
+        let want = json!({"url": "v", "tools": {"include": ["a", "b", "c"]}});
+        assert_eq!(
+            with_nested_state(&want, &found, &state),
+            json!({"url": "v", "tools": {"include": ["a", "b", "c"], "exclude": ["b"]}})
+        );
+        assert_eq!(with_nested_state(&want, &written, &state), want);
     }
 
     #[test]

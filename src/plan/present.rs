@@ -149,9 +149,11 @@ pub(super) fn plan_present(
                 let state: Vec<String> = w
                     .client_state
                     .iter()
-                    .filter(|k| v.get(k.as_str()).is_some())
+                    .filter(|k| ledger::member_at(&v, k).is_some())
                     .cloned()
                     .collect();
+                // The manifest's entry with the client's nested keys (`tools.exclude`) kept.
+                let wanted = ledger::with_nested_state(&w.value, &v, &state);
                 let keys: Vec<&str> = w.client_state.iter().map(String::as_str).collect();
                 let defaults = crate::dialect::client_facts(w.client);
                 if v == w.value
@@ -203,7 +205,7 @@ pub(super) fn plan_present(
                     let written = if state.is_empty() {
                         doc.upsert(&w.container, &w.server, &w.value).map(|_| ())
                     } else {
-                        doc.update_entry(&w.container, &w.server, &w.value, &state)
+                        doc.update_entry(&w.container, &w.server, &wanted, &state)
                     };
                     match written {
                         Ok(()) => {
@@ -226,12 +228,23 @@ pub(super) fn plan_present(
                     // Ours, rewritten by someone else (a client that expanded our reference into
                     // it, say): taken back as the manifest says, without a restore copy (it was
                     // never another party's entry); the report names the keys, never values.
-                    match doc.upsert(&w.container, &w.server, &w.value) {
+                    // The client's own keys in it (Gemini's `trust`) stay, as an update keeps them.
+                    let state_refs: Vec<&str> = state.iter().map(String::as_str).collect();
+                    let written = if state.is_empty() {
+                        doc.upsert(&w.container, &w.server, &w.value)
+                    } else {
+                        doc.update_entry(&w.container, &w.server, &wanted, &state)
+                            .map(|()| r.hints.clone())
+                    };
+                    match written {
                         Ok(hints) => {
                             fp.actions.push(takeover::taken_back(
                                 &w.server,
                                 owner_of(input),
-                                &takeover::replaced_keys(&v, &w.value),
+                                &takeover::replaced_keys(
+                                    &ledger::without(&v, &state_refs),
+                                    &w.value,
+                                ),
                             ));
                             fp.ledger.push(LedgerOp::Set(new_record(
                                 input,

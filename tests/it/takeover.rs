@@ -213,6 +213,50 @@ fn take_over_takes_back_a_drifted_entry_of_ours_without_a_copy() {
     assert!(!left.contains("\"g\""), "{left}");
 }
 
+/// Taking back a drifted entry of ours keeps the client's own keys in it, as an update does:
+/// `gemini mcp add --trust` set `trust`, a later `gemini mcp add` of another server wrote our
+/// reference expanded; the take-over replaces `headers` only, and Gemini's `trust` stays.
+#[test]
+fn take_over_of_a_drifted_entry_keeps_the_clients_own_keys() {
+    let e = Env::new();
+    e.manifest(
+        "owner = \"o\"\n[servers.g]\nurl = \"https://h.example/mcp\"\nheaders = { Authorization = \"Bearer ${TOKEN}\" }\n[[targets]]\nclient = \"gemini\"\nscope = \"project\"\n",
+    );
+    assert_eq!(e.json(&["apply", "--yes"]).0, 0);
+    let ours = e.text(".gemini/settings.json");
+    let trusted = ours.replace(
+        "\"type\": \"http\"",
+        "\"type\": \"http\",\n      \"trust\": true",
+    );
+    assert_ne!(trusted, ours);
+    e.write(
+        ".gemini/settings.json",
+        trusted.replace("Bearer ${TOKEN}", &format!("Bearer {SECRET}")),
+    );
+    let (code, doc) = e.json(&["apply", "--yes", "--take-over", "g"]);
+    assert_eq!(code, 0, "{doc:#}");
+    let detail = doc["files"][0]["actions"][0]["detail"].as_str().unwrap();
+    assert!(detail.contains("`headers`"), "{detail}");
+    assert!(!detail.contains("`trust`"), "{detail}");
+    let now: Value = serde_json::from_str(&e.text(".gemini/settings.json")).unwrap();
+    assert_eq!(
+        now["mcpServers"]["g"]["trust"],
+        Value::Bool(true),
+        "{now:#}"
+    );
+    assert_eq!(
+        now["mcpServers"]["g"]["headers"]["Authorization"],
+        "Bearer ${TOKEN}"
+    );
+    // Ours again: status intact with the client's key, and prune removes the entry.
+    let (code, st) = e.json(&["status"]);
+    assert_eq!(code, 0, "{st:#}");
+    assert_eq!(st["records"][0]["state"], "intact", "{st:#}");
+    assert_eq!(e.json(&["prune", "--yes"]).0, 0);
+    let left = fs::read_to_string(e.path(".gemini/settings.json")).unwrap_or_default();
+    assert!(!left.contains("\"g\""), "{left}");
+}
+
 /// A migration with `--take-over` can be reviewed as a saved plan (issue 41): `plan --out PLAN
 /// --take-over NAME` records the take-over, and `apply PLAN` takes the entry over with its
 /// restore copy, exactly as planned.

@@ -80,6 +80,10 @@ fn codex_user_scope_under_codex_home() {
     let text = fs::read_to_string(&cfg).unwrap();
     assert!(text.contains("[mcp_servers.theirs]"), "{text}");
     assert_eq!(w.status(), ours_intact("codex"));
+    // `codex mcp remove` of another server re-saves the file too.
+    w.client("codex", &["mcp", "add", "other", "--", "true"]);
+    w.client("codex", &["mcp", "remove", "other"]);
+    assert_eq!(w.status(), ours_intact("codex"));
     w.mcpconf_ok(&["prune", "--yes"]);
     let list = codex_list(&w);
     assert_eq!(codex_names(&list), set(&["theirs"]));

@@ -145,3 +145,105 @@ fn gemini_mcp_add_in_an_untrusted_folder_drops_our_entries_and_apply_restores_th
     let names: Vec<_> = gemini_list(&out).into_iter().map(|e| e.0).collect();
     assert_eq!(names, vec!["local-tool", "remote-api", "theirs"], "{out}");
 }
+
+/// Gemini CLI's own saves on a file holding our entry (issue 40, item 6):
+/// - `gemini mcp add NAME … --trust` of our server writes `"trust": true` into it: client state,
+///   so the entry stays ours and a manifest update keeps Gemini's `trust`;
+/// - `gemini mcp disable` (0.61) finds no server at all (its `enableDisable.ts` looks the name up
+///   in the `{mcpServers, blockedServerNames}` pair instead of the servers) and writes nothing;
+/// - `gemini mcp add` / `remove` of other servers re-save every entry with its references
+///   expanded (add.ts), our `${API_KEY}` included: drift, which `apply --take-over` repairs
+///   (the contract), keeping Gemini's `trust` and printing no secret.
+///
+/// Then prune removes exactly our entry and leaves Gemini's own.
+#[test]
+fn gemini_saves_keep_our_entry_or_take_over_repairs_it() {
+    let Some(bin) = bin_dir("gemini_saves_keep_our_entry_or_take_over_repairs_it") else {
+        return;
+    };
+    let w = World::new(bin);
+    let manifest = |mode: &str| {
+        format!(
+            "owner = \"oracle\"\n\n[servers.local-tool]\ncommand = {:?}\nargs = [\"serve\"]\nenv = {{ API_KEY = \"${{API_KEY}}\", MODE = \"{mode}\" }}\n\n[[targets]]\nclient = \"gemini\"\n",
+            w.command()
+        )
+    };
+    fs::write(w.base.join("mcpconf.toml"), manifest("fast")).unwrap();
+    w.mcpconf_ok(&["apply", "--yes"]);
+    let file = w.root().join(".gemini/settings.json");
+    let entry = |w: &World| w.read_json(&file)["mcpServers"]["local-tool"].clone();
+    let cmd = w.command();
+    w.client(
+        "gemini",
+        &[
+            "mcp",
+            "add",
+            "local-tool",
+            &cmd,
+            "serve",
+            "-e",
+            "API_KEY=${API_KEY}",
+            "-e",
+            "MODE=fast",
+            "--trust",
+        ],
+    );
+    assert_eq!(
+        entry(&w),
+        json!({"command": cmd, "args": ["serve"],
+               "env": {"API_KEY": "${API_KEY}", "MODE": "fast"}, "trust": true})
+    );
+    let one = |state: &str| {
+        vec![(
+            "gemini".to_string(),
+            "local-tool".to_string(),
+            state.to_string(),
+        )]
+    };
+    assert_eq!(w.status(), one("intact"));
+
+    let before = fs::read(&file).unwrap();
+    let out = w.client("gemini", &["mcp", "disable", "local-tool"]);
+    assert!(
+        out.contains("not found"),
+        "Gemini CLI's `mcp disable` works now: check what it writes and extend this test\n{out}"
+    );
+    assert_eq!(fs::read(&file).unwrap(), before);
+
+    // A manifest update after Gemini wrote `trust`: applied, `trust` kept.
+    fs::write(w.base.join("mcpconf.toml"), manifest("slow")).unwrap();
+    w.mcpconf_ok(&["apply", "--yes"]);
+    let now = entry(&w);
+    assert_eq!(
+        (&now["env"]["MODE"], &now["trust"]),
+        (&json!("slow"), &json!(true))
+    );
+
+    // Another server added and one removed: our reference comes back expanded.
+    w.client("gemini", &["mcp", "add", "other", "true"]);
+    w.client("gemini", &["mcp", "add", "theirs", "true", "-e", "X=1"]);
+    w.client("gemini", &["mcp", "remove", "other"]);
+    assert_eq!(entry(&w)["env"]["API_KEY"], json!(API_KEY));
+    assert_eq!(w.status(), one("drifted"));
+    let out = w.mcpconf_ok(&["apply", "--yes", "--take-over", "local-tool"]);
+    assert!(
+        out.contains("take-over local-tool") && out.contains("`env`"),
+        "{out}"
+    );
+    assert!(!out.contains(API_KEY), "{out}");
+    let now = entry(&w);
+    assert_eq!(
+        now,
+        json!({"command": cmd, "args": ["serve"],
+               "env": {"API_KEY": "${API_KEY}", "MODE": "slow"}, "trust": true})
+    );
+    assert_eq!(w.status(), one("intact"));
+
+    w.mcpconf_ok(&["prune", "--yes"]);
+    let doc = w.read_json(&file);
+    assert_eq!(
+        doc["mcpServers"],
+        json!({"theirs": {"command": "true", "args": [], "env": {"X": "1"}}}),
+        "{doc:#}"
+    );
+}

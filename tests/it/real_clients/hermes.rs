@@ -76,3 +76,81 @@ fn hermes_user_scope() {
     let out = w.client("hermes", &["mcp", "list"]);
     assert!(out.contains("No MCP servers configured"), "{out}");
 }
+
+/// `config.yaml` as YAML.
+fn hermes_yaml(w: &World) -> yaml_rust2::Yaml {
+    let text = fs::read_to_string(w.home().join(".hermes/config.yaml")).unwrap();
+    yaml_rust2::YamlLoader::load_from_str(&text)
+        .unwrap_or_else(|e| panic!("{e}:\n{text}"))
+        .remove(0)
+}
+
+fn strings(y: &yaml_rust2::Yaml) -> Vec<String> {
+    y.as_vec()
+        .unwrap_or_else(|| panic!("not a list: {y:?}"))
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Hermes' own saves keep our entries ours (issue 40): `hermes tools disable SERVER:TOOL`
+/// writes `tools.exclude` into the entry mcpconf wrote — beside our `tools.include` pin on the
+/// remote server — and `enable` leaves `exclude: []`. Both entries stay intact, a manifest
+/// update (a new env value, a longer pin) keeps Hermes' exclusions, and prune removes both.
+#[test]
+fn hermes_tool_toggles_keep_our_entries_updatable_and_prunable() {
+    let Some(bin) = optional_bin_dir("hermes_tool_toggles", "hermes") else {
+        return;
+    };
+    let w = World::new(bin);
+    w.manifest("[[targets]]\nclient = \"hermes\"\n");
+    w.mcpconf_ok(&["apply", "--yes"]);
+    w.client(
+        "hermes",
+        &["tools", "disable", "local-tool:search", "remote-api:fetch"],
+    );
+    let y = hermes_yaml(&w);
+    let servers = &y["mcp_servers"];
+    assert_eq!(
+        strings(&servers["local-tool"]["tools"]["exclude"]),
+        ["search"]
+    );
+    assert_eq!(
+        strings(&servers["remote-api"]["tools"]["exclude"]),
+        ["fetch"]
+    );
+    assert_eq!(w.status(), ours_intact("hermes"));
+
+    // An update after Hermes wrote its exclusions: applied, and the exclusions kept.
+    let manifest = w.base.join("mcpconf.toml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    let updated = text.replace("MODE = \"fast\"", "MODE = \"slow\"").replace(
+        "tools = [\"search\", \"fetch\"]",
+        "tools = [\"search\", \"fetch\", \"list\"]",
+    );
+    assert_ne!(updated, text);
+    fs::write(&manifest, updated).unwrap();
+    w.mcpconf_ok(&["apply", "--yes"]);
+    let y = hermes_yaml(&w);
+    let servers = &y["mcp_servers"];
+    assert_eq!(servers["local-tool"]["env"]["MODE"].as_str(), Some("slow"));
+    assert_eq!(
+        strings(&servers["local-tool"]["tools"]["exclude"]),
+        ["search"]
+    );
+    let remote = &servers["remote-api"]["tools"];
+    assert_eq!(strings(&remote["include"]), ["search", "fetch", "list"]);
+    assert_eq!(strings(&remote["exclude"]), ["fetch"]);
+
+    // Re-enabling leaves `tools: {exclude: []}`: still ours, and prune removes both entries.
+    w.client(
+        "hermes",
+        &["tools", "enable", "local-tool:search", "remote-api:fetch"],
+    );
+    let y = hermes_yaml(&w);
+    assert!(strings(&y["mcp_servers"]["local-tool"]["tools"]["exclude"]).is_empty());
+    assert_eq!(w.status(), ours_intact("hermes"));
+    w.mcpconf_ok(&["prune", "--yes"]);
+    let out = w.client("hermes", &["mcp", "list"]);
+    assert!(out.contains("No MCP servers configured"), "{out}");
+}

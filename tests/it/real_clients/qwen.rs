@@ -92,3 +92,48 @@ fn qwen_user_scope() {
     let printed = String::from_utf8_lossy(&out.stdout);
     assert!(!printed.contains(API_KEY) && !printed.contains(REMOTE_TOKEN));
 }
+
+/// Qwen Code's own saves on a project file holding our entry (issue 40, item 6): `qwen mcp
+/// approve` writes its approval into `~/.qwen/mcpApprovals.json` (bound to the entry's hash)
+/// and `$version` into our file; the entry stays ours, a manifest update and prune work, and
+/// Qwen's approval file and `$version` outlive our entry.
+#[test]
+fn qwen_approve_keeps_our_entry_updatable_and_prunable() {
+    let Some(bin) = bin_dir("qwen_approve_keeps_our_entry_updatable_and_prunable") else {
+        return;
+    };
+    let w = World::new(bin);
+    w.manifest("[[targets]]\nclient = \"qwen\"\n");
+    w.mcpconf_ok(&["apply", "--yes"]);
+    let out = w.client("qwen", &["mcp", "approve", "local-tool"]);
+    assert!(out.contains("Approved"), "{out}");
+    let approvals = w.home().join(".qwen/mcpApprovals.json");
+    let root = w.root().display().to_string();
+    assert_eq!(
+        w.read_json(&approvals)[&root]["local-tool"]["status"],
+        json!("approved")
+    );
+    let file = w.root().join(".qwen/settings.json");
+    let version = w.read_json(&file)["$version"].clone();
+    assert!(version.is_number(), "Qwen Code no longer writes `$version`");
+    assert_eq!(w.status(), ours_intact("qwen"));
+    // An update after Qwen saved: applied; then prune removes exactly our entries.
+    w.manifest_headers(
+        "Authorization = \"Bearer ${REMOTE_TOKEN}\", X-New = \"1\"",
+        "",
+        "[[targets]]\nclient = \"qwen\"\n",
+    );
+    w.mcpconf_ok(&["apply", "--yes"]);
+    assert_eq!(
+        w.read_json(&file)["mcpServers"]["remote-api"]["headers"]["X-New"],
+        json!("1")
+    );
+    w.mcpconf_ok(&["prune", "--yes"]);
+    let doc = w.read_json(&file);
+    assert_eq!(doc["$version"], version, "{doc:#}");
+    assert!(
+        doc["mcpServers"].as_object().is_none_or(|m| m.is_empty()),
+        "{doc:#}"
+    );
+    assert!(w.read_json(&approvals)[&root]["local-tool"].is_object());
+}
