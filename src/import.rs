@@ -112,19 +112,19 @@ pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str
         if !target.only.is_empty() && !target.only.contains(name) {
             continue;
         }
-        let valid = name.len() <= 64
-            && name
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-        if !valid {
+        // One rule for names (the manifest's): any name a client accepts is one mcpconf can
+        // own; one outside the portable characters is kept, with a warning.
+        if !crate::manifest::valid_server_name(name) {
             notes.say(format!(
-                "server `{name}` is skipped: its name is not a valid manifest server name"
+                "server `{name}` is skipped: {}",
+                crate::manifest::server_name_error(name)
             ));
             continue;
+        }
+        if !crate::manifest::portable_server_name(name) {
+            notes.say(format!(
+                "server `{name}`: its name holds characters beyond `A-Z a-z 0-9 . _ -` (or does not start with a letter or digit); it is kept as the client spells it, but another client may not take it"
+            ));
         }
         let Some(obj) = entry.as_object() else {
             notes.say(format!(
