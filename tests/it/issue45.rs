@@ -108,3 +108,27 @@ fn names_clients_accept_are_imported_and_owned() {
         assert_eq!(out.status.code(), Some(2), "{bad}");
     }
 }
+
+/// Class 4: what a client writes into its entries itself (Goose's `bundled`, `description`,
+/// `timeout`; Gemini CLI's `timeout`, `description`, `excludeTools`, as `gemini mcp add`
+/// writes them) no longer blocks adoption: the entry is adopted with them, and they stay the
+/// client's.
+#[test]
+fn client_written_fields_do_not_block_adoption() {
+    let goose = "extensions:\n  github:\n    bundled: null\n    description: GitHub tools\n    enabled: true\n    name: github\n    timeout: 120\n    type: stdio\n    cmd: npx\n    args:\n    - -y\n    - '@modelcontextprotocol/server-github'\n    envs: {}\n  memory:\n    bundled: true\n    enabled: true\n    name: memory\n    timeout: 300\n    type: stdio\n    cmd: npx\n    args:\n    - -y\n    - '@modelcontextprotocol/server-memory'\n";
+    let (imported, _) = round_trip("goose", "../home/.config/goose/config.yaml", goose);
+    assert!(
+        imported.manifest.contains("[servers.github]")
+            && imported.manifest.contains("[servers.memory]"),
+        "{}",
+        imported.manifest
+    );
+    assert!(!imported.stderr.contains("dropped"), "{}", imported.stderr);
+    let gemini = "{\n  \"mcpServers\": {\n    \"py\": {\n      \"command\": \"python\",\n      \"args\": [\"-m\", \"srv\"],\n      \"timeout\": 30000,\n      \"description\": \"Python tools\",\n      \"excludeTools\": [\"rm\"]\n    }\n  }\n}\n";
+    let (imported, _) = round_trip("gemini", ".gemini/settings.json", gemini);
+    assert!(
+        imported.manifest.contains("[servers.py]"),
+        "{}",
+        imported.manifest
+    );
+}
