@@ -112,19 +112,19 @@ pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str
         if !target.only.is_empty() && !target.only.contains(name) {
             continue;
         }
-        let valid = name.len() <= 64
-            && name
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-        if !valid {
+        // One rule for names (the manifest's): any name a client accepts is one mcpconf can
+        // own; one outside the portable characters is kept, with a warning.
+        if !crate::manifest::valid_server_name(name) {
             notes.say(format!(
-                "server `{name}` is skipped: its name is not a valid manifest server name"
+                "server `{name}` is skipped: {}",
+                crate::manifest::server_name_error(name)
             ));
             continue;
+        }
+        if !crate::manifest::portable_server_name(name) {
+            notes.say(format!(
+                "server `{name}`: its name holds characters beyond `A-Z a-z 0-9 . _ -` (or does not start with a letter or digit); it is kept as the client spells it, but another client may not take it"
+            ));
         }
         let Some(obj) = entry.as_object() else {
             notes.say(format!(
@@ -533,13 +533,26 @@ fn var_name(parts: &[&str]) -> String {
     s
 }
 
+/// A value read into the manifest's form as the detector sees text in a file: `$${` is the
+/// literal `${` the file holds (the detector judges every file's text alike, so what `lint`
+/// passes, import keeps, and the reverse).
+fn as_written(v: &str) -> std::borrow::Cow<'_, str> {
+    if v.contains("$${") {
+        std::borrow::Cow::Owned(v.replace("$${", "${"))
+    } else {
+        std::borrow::Cow::Borrowed(v)
+    }
+}
+
 /// Replace a literal secret by a reference, with a warning: a value under a credential-like
 /// name, or any value the shared detector flags (the test `lint`'s `literal-secret` applies).
 fn protect(server: &str, key: &str, v: String, is_header: bool, notes: &mut Notes) -> String {
-    // The same decision as the diff's mask and lint's `literal-secret` (`must_hide`): a
-    // placeholder or a plain word under a credential-like name stays as it is.
-    let by_name = credential_name(key) && crate::redact::must_hide(key, &v);
-    if !by_name && classify(key, &v).is_none() {
+    // The same decision as the diff's mask and lint's `literal-secret` (`must_hide`), on the
+    // text as the file holds it ([`as_written`]): a placeholder or a plain word under a
+    // credential-like name stays as it is.
+    let written = as_written(&v);
+    let by_name = credential_name(key) && crate::redact::must_hide(key, &written);
+    if !by_name && classify(key, &written).is_none() {
         return v;
     }
     // Under a plain name (`DB_URL`, `CONFIG`), only what lies inside becomes a reference
@@ -582,7 +595,7 @@ fn protect(server: &str, key: &str, v: String, is_header: bool, notes: &mut Note
 /// detector recognises; if the detector still flags what is left, the whole string. Each
 /// replacement is a warning naming the variable.
 fn protect_inline(server: &str, field: &str, v: String, notes: &mut Notes) -> String {
-    if classify(field, &v).is_none() {
+    if classify(field, &as_written(&v)).is_none() {
         return v;
     }
     let mut out = v.clone();
@@ -613,7 +626,7 @@ fn protect_inline(server: &str, field: &str, v: String, notes: &mut Notes) -> St
     for (r, name) in kept.into_iter().rev() {
         replace(&mut out, r, &[server, &name]);
     }
-    if classify(field, &out).is_some() {
+    if classify(field, &as_written(&out)).is_some() {
         out = String::new();
         replace(&mut out, 0..0, &[server, field]);
     }
@@ -832,9 +845,16 @@ fn server_table(
     // Keys the client writes into its entries itself (approvals, switches) stay in the file,
     // outside the manifest and outside the ownership proof: `--adopt` takes the entry with them.
     let client_keys = crate::dialect::client_keys(id);
+    // A member that only spells out a default (`"disabled": false`, `null`, Goose's
+    // `timeout: 300`) is what the entry means without it: neither kept nor dropped.
+    let has_command = e.contains_key("command");
     let (kept, dropped): (Vec<&String>, Vec<&String>) = e
-        .keys()
-        .filter(|k| !used.contains(&k.as_str()))
+        .iter()
+        .filter(|(k, v)| {
+            !used.contains(&k.as_str())
+                && !crate::ledger::is_default(k, v, has_command, dialect.defaults())
+        })
+        .map(|(k, _)| k)
         .partition(|k| client_keys.contains(&k.as_str()));
     if !kept.is_empty() {
         notes.say(format!(
@@ -976,6 +996,52 @@ mod tests {
                 .iter()
                 .all(|x| !x.contains("abc12345") && !x.contains("ghp_x12345"))
         );
+    }
+
+    /// Issue 45, class 8: one detector. What import replaces by a reference is exactly what
+    /// lint's `literal-secret` flags in the file, for every client (a placeholder is neither,
+    /// in any shape: bare, a bearer token, a URL's password or query value; nor is text that
+    /// looks like a reference where the client expands none).
+    #[test]
+    fn import_replaces_exactly_what_lint_flags() {
+        let cases = [
+            ("GITHUB_PERSONAL_ACCESS_TOKEN", "YOUR_API_KEY_HERE", false),
+            ("API_KEY", "<your-api-key>", false),
+            ("Authorization", "Bearer YOUR_API_KEY_HERE", false),
+            ("Authorization", "Bearer <your-token-here>", false),
+            ("URL", "https://h/mcp?api_key=YOUR_API_KEY", false),
+            ("DB_URL", "postgres://u:YOUR_PASSWORD@h/db", false),
+            ("GITHUB_PERSONAL_ACCESS_TOKEN", "${GITHUB_TOKEN}", false),
+            ("API_KEY", "sk-live-abcdefghijklmnopqrstuvwxyz0123", true),
+            ("Authorization", "Bearer abcdEFGH12345678", true),
+            ("URL", "https://h/mcp?api_key=abcdEFGH1234", true),
+            ("DB_URL", "postgres://u:s3cr3tPass@h/db", true),
+        ];
+        for client in ["cursor", "claude-desktop", "vscode", "crush"] {
+            let d = crate::dialect::lookup_client(client).unwrap();
+            for (k, v, secret) in cases {
+                let (what, hide) = crate::redact::detect::assess(k, v);
+                assert_eq!(what.is_some() || hide, secret, "lint: {k}={v}");
+                let mut servers = Map::new();
+                servers.insert(
+                    "s".into(),
+                    serde_json::json!({"command": "srv", "env": {k: v}}),
+                );
+                let spec = TargetSpec {
+                    dialect: d,
+                    scope: d.default_scope().name,
+                    path: None,
+                    only: &[],
+                    as_client: false,
+                };
+                let imported = import(&servers, &spec, "o");
+                assert_eq!(
+                    !imported.replaced.is_empty(),
+                    secret,
+                    "{client}: {k}={v}: {imported:?}"
+                );
+            }
+        }
     }
 
     #[test]

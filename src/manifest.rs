@@ -326,13 +326,8 @@ pub fn parse_with_profile(
             )
         })?;
         for (name, sitem) in t.iter() {
-            if !valid_name(name, 64, true) {
-                return Err(p.err_item(
-                    sitem,
-                    format!(
-                        "server name `{name}` is not valid: use 1-64 characters from A-Z, a-z, 0-9, `.`, `_`, `-`, starting with a letter or digit"
-                    ),
-                ));
+            if !valid_server_name(name) {
+                return Err(p.err_item(sitem, server_name_error(name)));
             }
             match p.registry_server(name, sitem, lock)? {
                 Some((merged, r)) => {
@@ -460,6 +455,34 @@ impl Manifest {
             }
         }
     }
+}
+
+/// The longest server name mcpconf manages, in characters.
+pub const SERVER_NAME_MAX: usize = 128;
+
+/// Whether `s` is a server name mcpconf can own: any name a client accepts as an entry's key
+/// (Cline's marketplace names `github.com/owner/repo`, `AWS API MCP Server`,
+/// `@aws/documentation`, `_option1`), that is 1 to [`SERVER_NAME_MAX`] characters, not only
+/// white space, and no control character. The one rule for the manifest, `disable` lists and
+/// `import`. Names outside [`portable_server_name`] are accepted as written.
+pub fn valid_server_name(s: &str) -> bool {
+    !s.trim().is_empty() && s.chars().count() <= SERVER_NAME_MAX && !s.chars().any(char::is_control)
+}
+
+/// Whether `s` keeps to the characters every client takes in a name (`A-Z a-z 0-9 . _ -`,
+/// starting with a letter or digit, up to 64 characters); other valid names are imported with
+/// a warning.
+pub fn portable_server_name(s: &str) -> bool {
+    valid_name(s, 64, true)
+}
+
+/// The sentence for a server name [`valid_server_name`] refuses (quoted as JSON, so a control
+/// character cannot reach the terminal).
+pub fn server_name_error(s: &str) -> String {
+    format!(
+        "server name {} is not valid: use 1-{SERVER_NAME_MAX} characters, not only white space, without control characters",
+        serde_json::Value::String(s.to_string())
+    )
 }
 
 /// Whether `s` is a valid owner: 1-64 characters from a-z, 0-9, `.`, `_`, `-`, starting with a

@@ -115,6 +115,16 @@ impl Dialect for Continue {
             "requestOptions",
         ]
     }
+    // Continue loads every YAML block in the workspace's `.continue/mcpServers/`
+    // (docs.continue.dev/customize/deep-dives/mcp: "Create a folder called
+    // `.continue/mcpServers` … Add a file called `playwright-mcp.yaml`"); its JSON files there
+    // are other clients' formats, not these blocks.
+    fn block_files(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("project", ".continue/mcpServers/*.yaml"),
+            ("project", ".continue/mcpServers/*.yml"),
+        ]
+    }
     fn container(&self, _scope: &str, _ctx: &Ctx) -> Vec<String> {
         vec!["mcpServers[name]".to_string()]
     }

@@ -55,12 +55,16 @@ pub static GEMINI: McpServers = McpServers {
     // A `url` without `type` is SSE (docs/tools/mcp-server.md: `url`, "the URL for an SSE
     // endpoint"; `httpUrl` or `type: "http"` for streamable HTTP).
     defaults: &[("type", "\"sse\"")],
-    // `gemini mcp add --trust` writes `trust` (a user sets it by hand for headless runs); its
-    // enable/disable go to `~/.gemini/mcp-server-enablement.json`, outside the entry.
+    // `gemini mcp add --trust` writes `trust` (a user sets it by hand for headless runs), and
+    // `--timeout`, `--description` and `--exclude-tools` write `timeout` (milliseconds per
+    // request), `description` and `excludeTools` (tools switched off; mcpconf's pin is the
+    // allow-list `includeTools`): the client's settings of the entry, not how the server is
+    // started (issue 45, class 4). Its enable/disable go to
+    // `~/.gemini/mcp-server-enablement.json`, outside the entry.
     client_managed: ClientManaged {
-        keys: &["trust"],
+        keys: &["trust", "timeout", "description", "excludeTools"],
         source: "https://github.com/google-gemini/gemini-cli/blob/main/packages/cli/src/commands/mcp/add.ts",
-        checked: "gemini-cli 5411f11 (add.ts e9a9474; enableDisable.ts writes mcp-server-enablement.json)",
+        checked: "gemini-cli 5411f11 (add.ts e9a9474: `--trust`, `--timeout`, `--description`, `--include-tools`, `--exclude-tools`; enableDisable.ts writes mcp-server-enablement.json)",
     },
     // `mcp.excluded` of every scope is concatenated (`getConsolidatedExcludedMcpServers`);
     // the older `excludeMCPServers` is not read by `mcp list`, and a `disabled` key in an entry

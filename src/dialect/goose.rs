@@ -150,9 +150,15 @@ impl Dialect for Goose {
         PinSupport::Field("available_tools")
     }
     fn client_managed(&self) -> ClientManaged {
+        // `enabled`: the extension toggle. `bundled`: set by Goose on the extensions its
+        // desktop app ships (`ExtensionConfig::is_bundled`, read for its UI only).
+        // `description` and `timeout`: what `goose configure` asks for when it adds an
+        // extension (shown in its UI; the seconds a tool call may take, 300 when absent:
+        // `DEFAULT_EXTENSION_TIMEOUT`); the client's settings of the entry, not how the server
+        // is started, so they stay the user's (issue 45, class 4).
         ClientManaged {
-            keys: &["enabled"],
-            source: "https://github.com/block/goose/blob/main/crates/goose/src/config/extensions.rs",
+            keys: &["enabled", "bundled", "description", "timeout"],
+            source: "https://github.com/block/goose/blob/main/crates/goose/src/config/extensions.rs; crates/goose/src/agents/extension.rs (`ExtensionConfig`: `description` with a serde default, `timeout: Option<u64>`, `bundled: Option<bool>`); crates/goose-cli/src/commands/configure.rs (`configure_extensions_dialog`)",
             checked: "block/goose 0beee6a: `set_extension_enabled` (the extension toggle of `goose configure` and the desktop app)",
         }
     }
@@ -168,6 +174,7 @@ impl Dialect for Goose {
     fn defaults(&self) -> &'static [(&'static str, &'static str)] {
         &[
             ("description", "\"\""),
+            ("timeout", "300"),
             ("envs", "{}"),
             ("env_keys", "[]"),
             ("available_tools", "[]"),

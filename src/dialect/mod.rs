@@ -388,6 +388,13 @@ pub trait Dialect: Sync {
     fn trust_form(&self) -> Option<(&'static str, &'static str)> {
         None
     }
+    /// Other files a scope is made of beside its default file (scope name, a path relative to
+    /// the scope's base whose file name may hold one `*`): the client reads every file that
+    /// matches as one of that scope (Continue's block files `.continue/mcpServers/*.yaml`).
+    /// `lint FILE` tells such a file's client from its path.
+    fn block_files(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
     /// Whether a target's path may be a glob over several files (agent files).
     fn multi_file(&self) -> bool {
         false
@@ -592,13 +599,21 @@ pub fn client_facts(client: &str) -> crate::ledger::ClientFacts<'static> {
 /// The client keys of one entry: the client's keys that the manifest does not declare. A key
 /// is declared when the rendered entry holds it, except the off form's key written as "on"
 /// while the manifest says nothing about `enabled` (Goose writes `enabled: true` in every
-/// entry; the client's switch stays the client's).
+/// entry; the client's switch stays the client's), and a key rendered only as the default the
+/// client assumes without it ([`Dialect::defaults`]: Goose's `timeout: 300`, `description:
+/// ''`), which mcpconf writes because the client's own saves do, not as a setting.
 pub fn entry_client_state(
     d: &dyn Dialect,
     rendered: &serde_json::Value,
     enabled_declared: bool,
 ) -> Vec<String> {
     let off = d.off_form().map(|o| o.key);
+    let only_default = |k: &str| {
+        rendered.get(k).is_some_and(|v| {
+            let json = serde_json::to_string(v).unwrap_or_default();
+            d.defaults().iter().any(|(dk, dv)| *dk == k && *dv == json)
+        })
+    };
     d.client_managed()
         .keys
         .iter()
@@ -607,7 +622,7 @@ pub fn entry_client_state(
             if is_off && enabled_declared {
                 return false;
             }
-            crate::ledger::member_at(rendered, k).is_none() || is_off
+            crate::ledger::member_at(rendered, k).is_none() || is_off || only_default(k)
         })
         .map(|k| k.to_string())
         .collect()

@@ -261,7 +261,10 @@ pub fn detect_client(path: &Path) -> Option<(&'static dyn Dialect, Vec<&'static 
 struct Candidate {
     dialect: &'static dyn Dialect,
     scope: &'static dialect::Scope,
-    /// `scope.path` and `scope.macos` split by [`split_steps`].
+    /// The patterns: `scope.path`, `scope.macos`, or one of the client's
+    /// [`Dialect::block_files`] of this scope (the others empty).
+    pats: [&'static str; 2],
+    /// `pats` split by [`split_steps`].
     steps: [Option<Vec<Step>>; 2],
 }
 
@@ -395,7 +398,8 @@ fn last_two(path: &Path) -> Option<(&str, Option<&str>)> {
 
 /// The (dialect, scope) pairs one of whose default paths' last step matches a file named
 /// `name` (the others cannot match any path ending in it).
-fn candidates(name: &str) -> Vec<(usize, usize)> {
+/// (A scope's block files, [`Dialect::block_files`], are candidates of their own.)
+fn candidates(name: &str) -> Vec<(usize, usize, [&'static str; 2])> {
     let last = |p: &str| {
         p.rsplit('/')
             .find(|s| !s.is_empty())
@@ -405,7 +409,12 @@ fn candidates(name: &str) -> Vec<(usize, usize)> {
     for (i, d) in dialect::ALL.iter().enumerate() {
         for (j, scope) in d.scopes().iter().enumerate() {
             if last(scope.path) == Some(true) || last(scope.macos) == Some(true) {
-                out.push((i, j));
+                out.push((i, j, [scope.path, scope.macos]));
+            }
+            for (s, block) in d.block_files() {
+                if *s == scope.name && last(block) == Some(true) {
+                    out.push((i, j, [block, ""]));
+                }
             }
         }
     }
@@ -413,16 +422,17 @@ fn candidates(name: &str) -> Vec<(usize, usize)> {
 }
 
 /// The pairs as [`Candidate`]s.
-fn split(pairs: &[(usize, usize)]) -> Vec<Candidate> {
+fn split(pairs: &[(usize, usize, [&'static str; 2])]) -> Vec<Candidate> {
     pairs
         .iter()
-        .filter_map(|&(i, j)| {
+        .filter_map(|&(i, j, pats)| {
             let dialect = *dialect::ALL.get(i)?;
             let scope = dialect.scopes().get(j)?;
             Some(Candidate {
                 dialect,
                 scope,
-                steps: [split_steps(scope.path), split_steps(scope.macos)],
+                pats,
+                steps: [split_steps(pats[0]), split_steps(pats[1])],
             })
         })
         .collect()
@@ -444,7 +454,8 @@ fn best_match(
     let mut best: Option<(usize, &'static dyn Dialect, Vec<&'static str>)> = None;
     for c in candidates {
         let (d, scope) = (c.dialect, c.scope);
-        let n = [scope.path, scope.macos]
+        let n = c
+            .pats
             .iter()
             .zip(&c.steps)
             .map(|(p, steps)| match steps {
@@ -457,7 +468,11 @@ fn best_match(
             continue;
         }
         match &mut best {
-            Some((m, bd, scopes)) if *m == n && bd.id() == d.id() => scopes.push(scope.name),
+            Some((m, bd, scopes)) if *m == n && bd.id() == d.id() => {
+                if !scopes.contains(&scope.name) {
+                    scopes.push(scope.name);
+                }
+            }
             Some((m, _, _)) if *m >= n => {}
             _ => {
                 // Two scopes at most in practice (a project and a user file share a path).
@@ -560,11 +575,17 @@ mod tests {
 
     /// The loop over every dialect and scope that [`Detector`] prunes by file name.
     fn detect_every_scope(path: &Path) -> Option<(&'static str, Vec<&'static str>)> {
-        let all: Vec<(usize, usize)> = dialect::ALL
-            .iter()
-            .enumerate()
-            .flat_map(|(i, d)| (0..d.scopes().len()).map(move |j| (i, j)))
-            .collect();
+        let mut all: Vec<(usize, usize, [&'static str; 2])> = Vec::new();
+        for (i, d) in dialect::ALL.iter().enumerate() {
+            for (j, scope) in d.scopes().iter().enumerate() {
+                all.push((i, j, [scope.path, scope.macos]));
+                for (s, block) in d.block_files() {
+                    if *s == scope.name {
+                        all.push((i, j, [block, ""]));
+                    }
+                }
+            }
+        }
         best_match(path, &split(&all), STEPS).map(|(d, s)| (d.id(), s))
     }
 
@@ -609,6 +630,27 @@ mod tests {
                 assert_eq!(Step::of(p).matches(n), wildcard(p, n), "{p} {n}");
             }
         }
+    }
+
+    /// Issue 45, class 8: a block file of a scope made of several files is its client's, from
+    /// its path alone, whatever it is called (Continue's `.continue/mcpServers/*.yaml`).
+    #[test]
+    fn block_files_are_their_clients() {
+        for d in dialect::ALL {
+            for (scope, pattern) in d.block_files() {
+                for name in ["playwright-mcp", "a.b", "mcpconf"] {
+                    let p = pattern.replace('*', name);
+                    for path in [format!("/r/{p}"), format!("rel/x/{p}")] {
+                        let (found, scopes) = detect_client(Path::new(&path))
+                            .unwrap_or_else(|| panic!("{path}: no client"));
+                        assert_eq!((found.id(), scopes), (d.id(), vec![*scope]), "{path}");
+                    }
+                }
+            }
+        }
+        let (d, _) = detect_client(Path::new("/r/.continue/mcpServers/github.yaml")).unwrap();
+        assert_eq!(d.id(), "continue");
+        assert!(detect_client(Path::new("/r/.continue/other/github.yaml")).is_none());
     }
 
     #[test]

@@ -389,9 +389,9 @@ mod tests {
             ),
             (
                 Manifest::builder("o")
-                    .server(stdio("bad name/../x"))
+                    .server(stdio("bad\u{7}name"))
                     .target(Target::new("cursor")),
-                "owner = \"o\"\n[servers.\"bad name/../x\"]\ncommand = \"x\"\n[[targets]]\nclient = \"cursor\"\n",
+                "owner = \"o\"\n[servers.\"bad\\u0007name\"]\ncommand = \"x\"\n[[targets]]\nclient = \"cursor\"\n",
             ),
             (
                 Manifest::builder("O!").server(stdio("a")),

@@ -520,7 +520,7 @@ impl Parser<'_> {
         }
         let mut seen = BTreeSet::new();
         for n in &names {
-            if !valid_name(n, 64, true) || !seen.insert(n.as_str()) {
+            if !super::valid_server_name(n) || !seen.insert(n.as_str()) {
                 return Err(self.err_item(
                     i,
                     format!(

@@ -254,6 +254,13 @@ pub fn trivial(value: &str) -> bool {
             .any(|w| v.eq_ignore_ascii_case(w))
 }
 
+/// A [`placeholder`] that holds no token of a known shape (`sk-…xxxx` is a key, however it
+/// ends): what a bearer token, a URL's password or a query value may be without being a
+/// credential, as a bare value under a credential-like name may ([`trivial`]).
+fn mere_placeholder(v: &str) -> bool {
+    placeholder(v) && tokens(v).is_empty()
+}
+
 /// A value that stands for a credential someone still has to fill in (`YOUR_API_KEY_HERE`,
 /// `<your-token>`, `xxxxxxxx`, `changeme`, `replace-me`), as READMEs and templates ship
 /// them: not a credential, for every output alike.
@@ -532,6 +539,7 @@ fn classify_left(credential: bool, stripped: &str, value: &str) -> Option<&'stat
         if (scheme == "bearer" || scheme == "basic" || scheme == "token")
             && token.trim().chars().count() >= 8
             && !token.contains(' ')
+            && !mere_placeholder(token.trim())
         {
             return Some(if scheme == "basic" {
                 "basic-auth credentials"
@@ -582,12 +590,13 @@ pub fn classify_after(flag: &str, value: &str) -> Option<&'static str> {
 }
 
 /// Whether a credential-named query parameter's value is a literal credential: anything but
-/// nothing, references, or `true` / `false` / `null`, whatever its length (a short token in
+/// nothing, references, a placeholder ([`placeholder`]) or `true` / `false` / `null`, whatever its length (a short token in
 /// a URL is still a token).
 pub fn query_secret(v: &str) -> bool {
     let t = v.trim();
     !t.is_empty()
         && !only_references(t)
+        && !mere_placeholder(t)
         && !["true", "false", "null"]
             .iter()
             .any(|w| t.eq_ignore_ascii_case(w))
@@ -600,6 +609,7 @@ pub fn url_credential(s: &str) -> Option<&'static str> {
     if let Some((userinfo, _)) = authority.rsplit_once('@')
         && let Some((_, pass)) = userinfo.split_once(':')
         && pass.trim().chars().count() >= 4
+        && !mere_placeholder(pass.trim())
     {
         return Some("a password in the URL");
     }

@@ -34,7 +34,10 @@ pub struct Span<'a> {
 /// Every credential inside `text` (see the module docs), in no particular order; ranges may
 /// overlap (a token inside a pair's value).
 pub fn secret_spans(text: &str) -> Vec<Span<'_>> {
-    let mut out: Vec<Span<'_>> = tokens(text)
+    // A reference's name is no secret: tokens are looked for in the text with its references
+    // blanked (offsets kept), and no span is only a reference (and the punctuation after it).
+    let stripped = super::detect::strip_references(text);
+    let mut out: Vec<Span<'_>> = tokens(&stripped)
         .into_iter()
         .map(|(range, _)| Span {
             range,
@@ -53,6 +56,13 @@ pub fn secret_spans(text: &str) -> Vec<Span<'_>> {
     }
     urls(text, &mut out);
     schemes(text, &mut out);
+    out.retain(|s| {
+        stripped.get(s.range.clone()).is_some_and(|left| {
+            !left
+                .trim_matches(|c: char| c.is_whitespace() || "\"',;)]}".contains(c))
+                .is_empty()
+        })
+    });
     out
 }
 
@@ -251,10 +261,14 @@ fn schemes<'a>(text: &'a str, out: &mut Vec<Span<'a>>) {
         if !is_scheme(w) {
             continue;
         }
-        let Some(&(at, next)) = words.peek() else {
+        let Some(&(at, _)) = words.peek() else {
             break;
         };
-        let token = next.trim_end_matches(['"', '\'', ',', ';', ')']);
+        // The word up to the delimiter that ends a value (a reference's braces kept whole).
+        let Some(r) = value_at(text, at) else {
+            continue;
+        };
+        let (at, token) = (r.start, &text[r]);
         // Random-looking: a digit in it, or both cases (`world-readable` is a word).
         let digit = token.bytes().any(|c| c.is_ascii_digit());
         let mixed = token.bytes().any(|c| c.is_ascii_uppercase())
@@ -274,6 +288,41 @@ fn schemes<'a>(text: &'a str, out: &mut Vec<Span<'a>>) {
 
 #[cfg(test)]
 mod tests {
+    /// Issue 45, class 8: a reference's name is not a secret. No line of a diff, a frame or a
+    /// message loses a reference (or the punctuation after it) to the mask, whatever the name
+    /// looks like and however the reference is spelled or embedded.
+    #[test]
+    fn reference_names_are_never_hidden() {
+        let names = [
+            "ABCDEFGHIJKL",
+            "GitHubToken123",
+            "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            "API_KEY",
+        ];
+        let shapes = [
+            r#""Bearer ${env:N}"],"#,
+            r#""Authorization": "Bearer ${N}"}}"#,
+            r#"Authorization: Bearer {env:N}"#,
+            r#""--token=${env:N}", "--api-key", "${N}""#,
+            r#"API_KEY=${N}; "X": "Token $N""#,
+            r#"https://h/mcp?api_key=${env:N}&page=2"#,
+            r#"postgres://u:${N}@h/db"#,
+            r#""GITHUB_TOKEN": "${env:N}", "#,
+        ];
+        for n in names {
+            for shape in shapes {
+                let line = shape.replace('N', n);
+                assert_eq!(crate::redact::scrub_text(&line), line, "{line}");
+                assert!(super::secret_spans(&line).is_empty(), "{line}");
+            }
+        }
+        // A literal beside a reference still is one.
+        assert_ne!(
+            crate::redact::scrub_text(r#""Bearer ${env:T}x9F3kLq2ZpW7vR", "#),
+            r#""Bearer ${env:T}x9F3kLq2ZpW7vR", "#
+        );
+    }
+
     use super::*;
 
     fn found(text: &str) -> Vec<&str> {

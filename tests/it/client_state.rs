@@ -25,7 +25,7 @@ fn client_value(key: &str) -> &'static str {
     match key {
         "disabled" => "true",
         "enabled" => "false",
-        "timeout" => "300",
+        "timeout" => "120",
         "oauth" => "{ \"clientId\" :  \"client-1\" }",
         _ => "[ \"search\",   \"fetch\" ]",
     }
@@ -426,6 +426,9 @@ fn enabled_false_in_a_kiro_agent_file() {
 fn a_clients_whole_file_save_keeps_our_entry_ours() {
     type Resave = fn(&str) -> String;
     let goose: Resave = |t| {
+        if t.contains("    bundled: null\n") {
+            return t.to_string(); // saved before, and kept by the update (Goose's own keys)
+        }
         t.replace(
             "    timeout: 300\n",
             "    env_keys: []\n    timeout: 300\n    bundled: null\n    available_tools: []\n",

@@ -36,6 +36,7 @@ mod give_back;
 mod homes;
 mod inventory;
 mod io_errors;
+mod issue45;
 mod lint;
 mod openab;
 mod operator;

@@ -1,0 +1,134 @@
+//! Issue 45's classes, one test each, on the operator's route: `import` a client file, `apply
+//! --adopt` the manifest against the file it came from (every entry adopted, the file left
+//! byte for byte), `plan --check` clean after, and `apply` into an empty file of the client
+//! (the entries read back as the client's own spelling would have them).
+
+use serde_json::Value;
+
+use crate::common::Env;
+
+/// What one file imports to: the manifest and the warnings.
+struct Imported {
+    manifest: String,
+    stderr: String,
+}
+
+fn import(e: &Env, client: &str) -> Imported {
+    let out = e.run(&["import", "--client", client, "--owner", "team"]);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{client}: {stderr}");
+    Imported {
+        manifest: String::from_utf8(out.stdout).unwrap(),
+        stderr,
+    }
+}
+
+/// Import `content` at `file`, adopt it (nothing written, every action an adoption) and check
+/// the plan is clean; then apply the import into an empty file and return what it wrote.
+fn round_trip(client: &str, file: &str, content: &str) -> (Imported, Value) {
+    let e = Env::new();
+    e.write(file, content);
+    let imported = import(&e, client);
+    e.manifest(&imported.manifest);
+    let (exit, doc) = e.json(&["apply", "--yes", "--adopt"]);
+    assert_eq!(exit, 0, "{client}: {}\n{doc}", imported.manifest);
+    for a in doc["files"][0]["actions"].as_array().unwrap() {
+        assert_eq!(a["op"], "adopt", "{client}: {doc}\n{}", imported.manifest);
+    }
+    assert_eq!(e.text(file), content, "{client}: adopt writes nothing");
+    let out = e.run(&["plan", "--check"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{client}: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let fresh = Env::new();
+    fresh.manifest(&imported.manifest);
+    let (exit, doc) = fresh.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{client}: {doc}");
+    let written = fresh.text(file);
+    let value = if file.ends_with(".yaml") || file.ends_with(".toml") {
+        Value::String(written)
+    } else {
+        serde_json::from_str(&written).unwrap()
+    };
+    (imported, value)
+}
+
+/// Class 7: any name a client takes is a name mcpconf owns: imported with a warning (quoted as
+/// a TOML key), adopted and planned clean, written back under the same key, recorded in the
+/// ledger with `/` and `~` escaped. What no client takes is still refused.
+#[test]
+fn names_clients_accept_are_imported_and_owned() {
+    let names = [
+        "github.com/modelcontextprotocol/servers/tree/main/src/time",
+        "AWS API MCP Server",
+        "@aws/documentation",
+        "_option1",
+        "a~b",
+    ];
+    let mut servers = serde_json::Map::new();
+    for n in names {
+        servers.insert(
+            n.to_string(),
+            serde_json::json!({"command": "npx", "args": ["-y", "x"], "disabled": false}),
+        );
+    }
+    let content =
+        serde_json::to_string_pretty(&serde_json::json!({ "mcpServers": servers })).unwrap() + "\n";
+    let (imported, written) = round_trip("cursor", ".cursor/mcp.json", &content);
+    assert!(
+        imported
+            .manifest
+            .contains("[servers.\"github.com/modelcontextprotocol/servers/tree/main/src/time\"]"),
+        "{}",
+        imported.manifest
+    );
+    for n in names {
+        assert!(written["mcpServers"].get(n).is_some(), "{n}: {written}");
+    }
+    assert!(
+        imported.stderr.contains("AWS API MCP Server"),
+        "{}",
+        imported.stderr
+    );
+    // The manifest itself refuses a name no client takes.
+    let e = Env::new();
+    for bad in [
+        "\"\"",
+        "\" \"",
+        "\"a\\u0007b\"",
+        &format!("\"{}\"", "x".repeat(129)),
+    ] {
+        e.manifest(&format!(
+            "owner = \"o\"\n[servers.{bad}]\ncommand = \"x\"\n[[targets]]\nclient = \"cursor\"\n"
+        ));
+        let out = e.run(&["plan"]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+    }
+}
+
+/// Class 4: what a client writes into its entries itself (Goose's `bundled`, `description`,
+/// `timeout`; Gemini CLI's `timeout`, `description`, `excludeTools`, as `gemini mcp add`
+/// writes them) no longer blocks adoption: the entry is adopted with them, and they stay the
+/// client's.
+#[test]
+fn client_written_fields_do_not_block_adoption() {
+    let goose = "extensions:\n  github:\n    bundled: null\n    description: GitHub tools\n    enabled: true\n    name: github\n    timeout: 120\n    type: stdio\n    cmd: npx\n    args:\n    - -y\n    - '@modelcontextprotocol/server-github'\n    envs: {}\n  memory:\n    bundled: true\n    enabled: true\n    name: memory\n    timeout: 300\n    type: stdio\n    cmd: npx\n    args:\n    - -y\n    - '@modelcontextprotocol/server-memory'\n";
+    let (imported, _) = round_trip("goose", "../home/.config/goose/config.yaml", goose);
+    assert!(
+        imported.manifest.contains("[servers.github]")
+            && imported.manifest.contains("[servers.memory]"),
+        "{}",
+        imported.manifest
+    );
+    assert!(!imported.stderr.contains("dropped"), "{}", imported.stderr);
+    let gemini = "{\n  \"mcpServers\": {\n    \"py\": {\n      \"command\": \"python\",\n      \"args\": [\"-m\", \"srv\"],\n      \"timeout\": 30000,\n      \"description\": \"Python tools\",\n      \"excludeTools\": [\"rm\"]\n    }\n  }\n}\n";
+    let (imported, _) = round_trip("gemini", ".gemini/settings.json", gemini);
+    assert!(
+        imported.manifest.contains("[servers.py]"),
+        "{}",
+        imported.manifest
+    );
+}
