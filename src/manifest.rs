@@ -241,7 +241,7 @@ pub struct ClientFacts {
 /// .unwrap();
 /// assert_eq!(m.servers[0].name, "web");
 ///
-/// let e = mcpconf::manifest::parse("owner = \"o\"\n[servers.\"bad name\"]\ncommand = \"x\"\n", &Known)
+/// let e = mcpconf::manifest::parse("owner = \"o\"\n[servers.\"bad\\u0001name\"]\ncommand = \"x\"\n", &Known)
 ///     .unwrap_err();
 /// assert_eq!(e.code(), mcpconf::diag::Code::ManifestError);
 /// assert_eq!((e.line, e.column), (2, 1));

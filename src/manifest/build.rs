@@ -41,11 +41,11 @@ use crate::template::Template;
 ///
 /// // The same checks as a manifest file, with the same errors.
 /// let e = Manifest::builder("openab")
-///     .server(Server { name: "bad name/../x".into(), ..m.servers[0].clone() })
+///     .server(Server { name: "bad\u{1}name".into(), ..m.servers[0].clone() })
 ///     .target(Target::new("cursr"))
 ///     .build(&Known)
 ///     .unwrap_err();
-/// assert!(e.message.starts_with("server name `bad name/../x` is not valid"));
+/// assert!(e.message.starts_with("server name ") && e.message.contains("is not valid"), "{e}");
 /// ```
 #[derive(Debug, Clone)]
 pub struct ManifestBuilder {
