@@ -151,8 +151,21 @@ pub static QWEN: Admin = Admin {
     checked: "0.24.4",
 };
 
+/// VS Code's policy file on Linux: `ChatMCP` (`none` / `registry` / `all`).
+pub static VSCODE: Admin = Admin {
+    id: "vscode-policy",
+    client: "vscode",
+    description: "VS Code policy file (ChatMCP)",
+    scopes: &[Scope::new("system", Base::Root, "etc/vscode/policy.json")],
+    syntax: Syntax::Json,
+    container: &[],
+    new_file: "",
+    source: "https://code.visualstudio.com/docs/enterprise/policies",
+    checked: "2026-12-05 (docs: JSON policies on Linux, VS Code 1.106 and later)",
+};
+
 /// Every admin file mcpconf writes, in the order `policy report` lists them.
-pub static ADMIN: &[&Admin] = &[&CLAUDE_CODE, &CODEX, &GEMINI, &QWEN];
+pub static ADMIN: &[&Admin] = &[&CLAUDE_CODE, &CODEX, &GEMINI, &QWEN, &VSCODE];
 
 /// An admin file by its id.
 pub fn lookup(id: &str) -> Option<&'static Admin> {

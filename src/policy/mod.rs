@@ -60,6 +60,7 @@ pub fn compile(policy: &Policy) -> Vec<Compiled> {
             "claude-code" => claude_code(a, policy),
             "codex" => codex(a, policy),
             "qwen" => qwen(a, policy),
+            "vscode" => vscode(a, policy),
             _ => gemini(a, policy),
         })
         .collect()
@@ -253,6 +254,27 @@ fn qwen(admin: &'static Admin, p: &Policy) -> Compiled {
     c
 }
 
+/// VS Code: the `ChatMCP` policy (`none` / `registry` / `all`) says whether MCP servers may
+/// run at all; its per-server lists (`ChatAllowedMcpServers`, `ChatDeniedMcpServers`, VS Code
+/// 1.130) are not written, since how a list is spelled in the policy file is not verified.
+fn vscode(admin: &'static Admin, p: &Policy) -> Compiled {
+    let mut c = Compiled::new(admin);
+    if p.exclusive && p.allow.is_empty() {
+        c.entries.push(("ChatMCP".into(), Value::from("none")));
+        c.enforces
+            .push("no MCP server may run (`ChatMCP = none`)".into());
+        return c;
+    }
+    let lists = "VS Code's per-server policies (`ChatAllowedMcpServers`, `ChatDeniedMcpServers`, VS Code 1.130) are not written: how a list is spelled in its policy file is not verified";
+    if p.exclusive {
+        c.cannot.push(format!("allow: {lists}"));
+    }
+    for d in &p.deny {
+        c.cannot.push(format!("deny `{}`: {lists}", d.describe()));
+    }
+    c
+}
+
 fn allow_sentence(p: &Policy, how: &str) -> String {
     if p.allow.is_empty() {
         return "no MCP server may run (`exclusive` with an empty `allow`)".into();
@@ -281,10 +303,6 @@ pub const UNCONTROLLED: &[Uncontrolled] = &[
     Uncontrolled {
         client: "windsurf",
         instead: "team admin MCP allow-list in Windsurf's dashboard (no file on the machine)",
-    },
-    Uncontrolled {
-        client: "vscode",
-        instead: "policies in /etc/vscode/policy.json: `ChatMCP` (none / registry / all) and, from VS Code 1.130, `ChatAllowedMcpServers` / `ChatDeniedMcpServers`; not written by mcpconf yet (how a list is spelled there is not verified)",
     },
     Uncontrolled {
         client: "copilot-cli",

@@ -52,6 +52,8 @@ fn exclusive_allow_compiles_to_each_clients_identity_form() {
     );
     assert!(gemini.cannot.iter().any(|s| s.contains("by entry name")));
     assert!(by_client(&c, "qwen").entries.is_empty());
+    let vscode = by_client(&c, "vscode");
+    assert!(vscode.entries.is_empty() && vscode.cannot[0].contains("not verified"));
 }
 
 #[test]
@@ -102,6 +104,10 @@ fn exclusive_with_nothing_allowed_is_an_empty_allow_list() {
         ]
     );
     assert!(by_client(&c, "codex").cannot[0].contains("empty `allow`"));
+    assert_eq!(
+        by_client(&c, "vscode").entries,
+        vec![("ChatMCP".to_string(), json!("none"))]
+    );
     // Gemini's agent reads an empty list as no restriction: a name no server has.
     assert_eq!(
         by_client(&c, "gemini").entries,
