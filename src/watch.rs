@@ -89,6 +89,7 @@ pub fn run(
         globs: Vec::new(),
         watched: BTreeSet::new(),
         last_errors: Vec::new(),
+        manifest_errors: Vec::new(),
     };
     w.apply_and_watch(&redactor, &mut watcher);
     if w.json {
@@ -157,6 +158,9 @@ struct Watch<'a> {
     watched: BTreeSet<PathBuf>,
     /// The refusals last reported, so that a lasting one is said once.
     last_errors: Vec<ErrorEntry>,
+    /// The manifest's errors last reported (an invalid manifest is said once, not at every
+    /// event, until it changes or is fixed).
+    manifest_errors: Vec<ErrorEntry>,
 }
 
 impl Watch<'_> {
@@ -207,6 +211,7 @@ impl Watch<'_> {
         ) {
             Ok(m) if m.digest != self.manifest.digest => {
                 self.manifest = m;
+                self.manifest_errors.clear();
                 if self.json {
                     println!(
                         "{}",
@@ -217,8 +222,13 @@ impl Watch<'_> {
                     println!("manifest reloaded {}", self.settings.manifest.display());
                 }
             }
-            Ok(_) => {}
-            Err(r) => self.report_errors(&r, &Redactor::default()),
+            Ok(_) => self.manifest_errors.clear(),
+            Err(r) => {
+                if r.errors != self.manifest_errors {
+                    self.print_errors(&r.errors, &Redactor::default());
+                    self.manifest_errors = r.errors;
+                }
+            }
         }
     }
 
@@ -289,11 +299,19 @@ impl Watch<'_> {
         if report.errors == self.last_errors {
             return;
         }
-        for e in report
+        let new: Vec<ErrorEntry> = report
             .errors
             .iter()
             .filter(|e| !self.last_errors.contains(e))
-        {
+            .cloned()
+            .collect();
+        self.print_errors(&new, red);
+        self.last_errors = report.errors.clone();
+    }
+
+    /// One line per error, nothing written.
+    fn print_errors(&self, errors: &[ErrorEntry], red: &Redactor) {
+        for e in errors {
             let msg = red.redact(&e.message);
             if self.json {
                 println!(
@@ -309,7 +327,6 @@ impl Watch<'_> {
                 );
             }
         }
-        self.last_errors = report.errors.clone();
     }
 
     /// Watch the directory of every target and glob (its nearest existing ancestor while it

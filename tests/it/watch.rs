@@ -390,3 +390,35 @@ fn watch_picks_up_a_glob_directory_created_later() {
     });
     assert_eq!(e.text(".kiro/agents/notes.txt"), "hello\n");
 }
+
+/// An invalid manifest is said once while it stays invalid, whatever else happens; the fix is
+/// said too (issue 41).
+#[test]
+fn watch_says_a_lasting_manifest_error_once_and_the_reload() {
+    let e = Env::new();
+    e.manifest(MANIFEST);
+    e.write(".cursor/mcp.json", "{\n  \"mcpServers\": {}\n}\n");
+    let mut w = Watcher::start(&e, &["--format", "json"]);
+    w.until("watching", |v| event(v, "watching"));
+    e.manifest("owner = \"o\"\n[servers.github]\ncomand = \"x\"\n");
+    let (v, _) = w.until("manifest error", |v| event(v, "refused"));
+    assert_eq!(v["code"], "manifest-error", "{v}");
+    // Another event while it stays broken: the file is re-applied with the last good manifest,
+    // and the manifest's error is not said again.
+    e.write(".cursor/mcp.json", "{\n  \"mcpServers\": {}\n}\n");
+    let (_, between) = w.until("re-add", |v| event(v, "applied"));
+    assert!(
+        !between.iter().any(|v| v["code"] == "manifest-error"),
+        "{between:?}"
+    );
+    e.manifest(&MANIFEST.replace("gh-mcp", "gh-mcp-2"));
+    let (_, between) = w.until("reloaded", |v| event(v, "manifest-reloaded"));
+    assert!(
+        !between.iter().any(|v| v["code"] == "manifest-error"),
+        "{between:?}"
+    );
+    // SAFETY: kill(2) on our own child.
+    assert_eq!(unsafe { libc::kill(w.child.id() as i32, libc::SIGTERM) }, 0);
+    w.until("stopped", |v| event(v, "stopped"));
+    assert_eq!(w.exit().code(), Some(0));
+}
