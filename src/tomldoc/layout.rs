@@ -21,26 +21,38 @@ pub(super) const STUB: &str = "__mcpconf_stub_";
 const BATCH: usize = if cfg!(any(test, fuzzing)) {
     48
 } else {
-    256 * 1024
+    // `toml_edit` holds a window in about 35 times its size.
+    16 * 1024
 };
 
 /// One table header's part of the text: from the comments and blank lines above the header
-/// (`begin`) to the next part's `begin`, the last one to the layout's `tail`.
-#[derive(Debug, Clone, PartialEq)]
+/// (`begin`, [`Layout::begin`]) to the next part's `begin`, the last one to the layout's
+/// `tail`. Eight bytes: a layout lives as long as its document, and a file of many small
+/// tables has one per 70 bytes or so.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Section {
-    /// The top-level key the header starts with (an index into [`Layout::keys`]), and in
-    /// the high bit whether the header has that one key only ([`Section::ancestor`]).
-    top: u32,
-    begin: u32,
     /// Where the header's `[` is.
     header: u32,
-    /// The header's first two keys, hashed ([`group`]): tables of different groups cannot
-    /// define the same key (a collision only puts two groups in one window).
-    group: u32,
+    /// From the high bit down: whether the header has one key only ([`Section::ancestor`]);
+    /// 7 bits of the top-level key the header starts with (an index into [`Layout::keys`],
+    /// [`FAR_KEY`]: in [`Layout::far`]); 8 bits of how far `begin` lies before the header
+    /// ([`FAR_DECOR`]: in [`Layout::far`]); the low 16 bits of its group ([`group`]).
+    meta: u32,
 }
 
-/// The bit of [`Section::top`] that marks a header of one key.
+/// The bit of [`Section::meta`] that marks a header of one key.
 const ANCESTOR: u32 = 1 << 31;
+/// The key bits of a section whose key is in [`Layout::far`].
+const FAR_KEY: u32 = 0x7f;
+/// The decor bits of a section whose `begin` is in [`Layout::far`].
+const FAR_DECOR: u32 = 0xff;
+
+/// The low 16 bits of a group, which a section keeps: tables of different groups cannot
+/// define the same key, and a collision only puts two groups in one window (proving a file
+/// reads its groups whole: their high 16 bits are kept from the scan, [`Layout::groups`]).
+fn low(group: u32) -> u32 {
+    group & 0xffff
+}
 
 /// The group of a header whose first two keys are `top` and `second`.
 fn group(top: &str, second: Option<&str>) -> u32 {
@@ -48,22 +60,32 @@ fn group(top: &str, second: Option<&str>) -> u32 {
 }
 
 impl Section {
-    /// The top-level key the header starts with (an index into [`Layout::keys`]).
-    pub(super) fn key(&self) -> u32 {
-        self.top & !ANCESTOR
-    }
-
     /// A header of one key (`[a]`, `[[a]]`): every window of its key holds it.
     pub(super) fn ancestor(&self) -> bool {
-        self.top & ANCESTOR != 0
-    }
-
-    pub(super) fn begin(&self) -> usize {
-        self.begin as usize
+        self.meta & ANCESTOR != 0
     }
 
     pub(super) fn header(&self) -> usize {
         self.header as usize
+    }
+
+    /// The low 16 bits of the header's group ([`low`]).
+    fn group(&self) -> u32 {
+        low(self.meta)
+    }
+
+    /// A section of key id `top` whose comments begin `decor` bytes before its header.
+    fn packed(top: u32, group: u32, ancestor: bool, decor: u32, header: u32) -> Section {
+        let anc = if ancestor { ANCESTOR } else { 0 };
+        Section {
+            header,
+            meta: anc | top.min(FAR_KEY) << 24 | decor.min(FAR_DECOR) << 16 | low(group),
+        }
+    }
+
+    /// Whether a section's key or `begin` is kept in [`Layout::far`].
+    fn far(s: Section) -> bool {
+        s.meta >> 24 & FAR_KEY == FAR_KEY || s.meta >> 16 & FAR_DECOR == FAR_DECOR
     }
 }
 
@@ -77,12 +99,26 @@ pub(super) struct Layout {
     pub(super) tail: usize,
     /// An offset did not fit the sections' 32 bits: the layout is not used.
     overflow: bool,
+    /// The key and `begin` of the sections whose own bits cannot hold them (a key past the
+    /// 127th, more than 254 bytes of comments above a header), by header.
+    far: FxHashMap<u32, (u32, u32)>,
+    /// The whole group of each section of a scanned text, until [`Layout::proves`] reads
+    /// them (empty otherwise).
+    groups: Vec<u16>,
 }
 
 impl Layout {
+    /// Room for `n` more headers ([`Layout::push`]).
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.sections.reserve_exact(n);
+        self.groups.reserve_exact(n);
+    }
+
     /// Add a header whose first two keys are `top` and `second`.
     pub(super) fn push(&mut self, top: &str, second: Option<&str>, begin: usize, header: usize) {
-        self.push_section(top, group(top, second), second.is_none(), begin, header);
+        let g = group(top, second);
+        self.groups.push((g >> 16) as u16);
+        self.push_section(top, g, second.is_none(), begin, header);
     }
 
     fn push_section(&mut self, top: &str, group: u32, ancestor: bool, begin: usize, header: usize) {
@@ -90,25 +126,48 @@ impl Layout {
             self.overflow = true;
             return;
         };
-        let top = match self.ids.get(top) {
-            Some(&i) => i,
-            None if self.keys.len() >= ANCESTOR as usize => {
-                self.overflow = true;
-                return;
-            }
-            None => {
-                let i = self.keys.len() as u32;
-                self.keys.push(top.to_string());
-                self.ids.insert(top.to_string(), i);
-                i
-            }
+        let Some(decor) = header.checked_sub(begin) else {
+            self.overflow = true;
+            return;
         };
-        self.sections.push(Section {
-            top: if ancestor { top | ANCESTOR } else { top },
-            begin,
-            header,
-            group,
-        });
+        let Some(top) = self.intern(top) else {
+            self.overflow = true;
+            return;
+        };
+        let section = Section::packed(top, group, ancestor, decor, header);
+        if Section::far(section) {
+            self.far.insert(header, (top, begin));
+        }
+        self.sections.push(section);
+    }
+
+    /// The id of a top-level key (an index into [`Layout::keys`]), added if new.
+    fn intern(&mut self, top: &str) -> Option<u32> {
+        if let Some(&i) = self.ids.get(top) {
+            return Some(i);
+        }
+        let i = u32::try_from(self.keys.len()).ok()?;
+        self.keys.push(top.to_string());
+        self.ids.insert(top.to_string(), i);
+        Some(i)
+    }
+
+    /// A section of key id `top`, kept aside in [`Layout::far`] if it must be (`None`: an
+    /// offset does not fit 32 bits, or `begin` lies after the header).
+    fn encode(
+        &mut self,
+        top: u32,
+        group: u32,
+        ancestor: bool,
+        begin: usize,
+        header: usize,
+    ) -> Option<Section> {
+        let (begin, header) = (u32::try_from(begin).ok()?, u32::try_from(header).ok()?);
+        let section = Section::packed(top, group, ancestor, header.checked_sub(begin)?, header);
+        if Section::far(section) {
+            self.far.insert(header, (top, begin));
+        }
+        Some(section)
     }
 
     /// The layout, its sections in document order; `None` when they overlap or `tail` lies
@@ -120,11 +179,14 @@ impl Layout {
         if !self.sections.is_sorted_by_key(|s| s.header) {
             let mut order: Vec<usize> = (0..self.sections.len()).collect();
             order.sort_by_key(|&i| self.sections[i].header);
-            self.sections = order.iter().map(|&i| self.sections[i].clone()).collect();
+            self.sections = order.iter().map(|&i| self.sections[i]).collect();
+            if self.groups.len() == order.len() {
+                self.groups = order.iter().map(|&i| self.groups[i]).collect();
+            }
         }
         let mut at = 0;
         for s in &self.sections {
-            if s.begin() < at || s.header < s.begin {
+            if self.begin(s) < at {
                 return None;
             }
             at = s.header() + 1;
@@ -132,6 +194,7 @@ impl Layout {
         self.tail = tail;
         // A layout lives as long as its document: no room left over from its growth.
         self.sections.shrink_to_fit();
+        self.groups.shrink_to_fit();
         (at <= tail && tail <= len).then_some(self)
     }
 
@@ -177,92 +240,205 @@ impl Layout {
             None if trailing.as_str().is_some_and(str::is_empty) => text.len(),
             None => return None,
         };
-        l.finish(tail, text.len())
+        // Only a scanned text is proven from its groups.
+        l.finish(tail, text.len()).map(|mut l| {
+            l.groups = Vec::new();
+            l
+        })
     }
 
     fn id(&self, key: &str) -> Option<u32> {
         self.ids.get(key).copied()
     }
 
+    /// The top-level key of a section (an index into [`Layout::keys`]).
+    pub(super) fn key(&self, s: &Section) -> u32 {
+        match s.meta >> 24 & FAR_KEY {
+            FAR_KEY => self.far[&s.header].0,
+            k => k,
+        }
+    }
+
+    /// Where the comments and blank lines above a section's header begin.
+    pub(super) fn begin(&self, s: &Section) -> usize {
+        match s.meta >> 16 & FAR_DECOR {
+            FAR_DECOR => self.far[&s.header].1 as usize,
+            d => s.header() - d as usize,
+        }
+    }
+
     /// The top-level key of a section.
     pub(super) fn top(&self, s: &Section) -> &str {
-        &self.keys[s.key() as usize]
+        &self.keys[self.key(s) as usize]
     }
 
     /// Where section `i`'s part ends.
     fn end(&self, i: usize) -> usize {
-        self.sections.get(i + 1).map_or(self.tail, Section::begin)
+        self.sections
+            .get(i + 1)
+            .map_or(self.tail, |s| self.begin(s))
     }
 
     /// Where the text before the first header ends.
     fn preamble_end(&self) -> usize {
-        self.sections.first().map_or(self.tail, Section::begin)
+        self.sections.first().map_or(self.tail, |s| self.begin(s))
     }
 
     /// Whether every window of the file parses and `toml_edit` gives it back byte for byte,
     /// which proves the same of the whole file: windows hold every byte of it, and tables of
     /// different groups cannot define the same key (see the parent module's docs).
-    pub(super) fn proves(&self, text: &str) -> bool {
+    ///
+    /// Each group goes to the batch open when it first appears, and each one-key table to
+    /// every batch holding its key. Nothing is kept per table beyond the layout itself: the
+    /// batches are runs of tables, except for the groups whose tables are not all in one run
+    /// (rare; [`Layout::spread`]), which alone are looked up by group.
+    pub(super) fn proves(&mut self, text: &str) -> bool {
+        let high = std::mem::take(&mut self.groups);
         if self.sections.is_empty() {
             return super::edit::roundtrips(text) == Ok(true);
         }
-        let groups: Vec<u32> = self.sections.iter().map(|s| s.group).collect();
-        // What every window of a key holds (the top-level keys, the key's one-key tables) is
-        // read once per window: a batch is at least as big, so that it is read at most about
-        // as often as the text's own size allows (no more than twice the text in all).
-        let mut fixed = vec![0usize; self.keys.len()];
-        for (i, s) in self.sections.iter().enumerate() {
-            if s.ancestor() {
-                fixed[s.key() as usize] += self.end(i) - s.begin();
-            }
+        if high.len() != self.sections.len() {
+            return false;
         }
-        let batch = BATCH
-            .max(self.preamble_end())
-            .max(fixed.iter().copied().max().unwrap_or(0));
-        // Each group goes to the batch open when it first appears.
-        let mut batch_of: FxHashMap<u32, u32> = FxHashMap::default();
-        let mut sizes: Vec<usize> = vec![0];
-        for (i, (s, g)) in self.sections.iter().zip(&groups).enumerate() {
-            let len = self.end(i) - s.begin();
-            let b = *batch_of.entry(*g).or_insert_with(|| {
-                if sizes.last().is_some_and(|&n| n >= batch) {
-                    sizes.push(0);
-                }
-                (sizes.len() - 1) as u32
-            });
-            sizes[b as usize] += len;
-        }
-        let mut tops: FxHashSet<(u32, u32)> = FxHashSet::default();
-        let mut batches_of_top: Vec<Vec<u32>> = vec![Vec::new(); self.keys.len()];
-        for (s, g) in self.sections.iter().zip(&groups) {
-            let b = batch_of[g];
-            if tops.insert((s.key(), b)) {
-                batches_of_top[s.key() as usize].push(b);
-            }
-        }
-        let mut members: Vec<Vec<usize>> = vec![Vec::new(); sizes.len()];
-        for (i, (s, g)) in self.sections.iter().zip(&groups).enumerate() {
-            if s.ancestor() {
-                for &b in &batches_of_top[s.key() as usize] {
-                    members[b as usize].push(i);
-                }
-            } else {
-                members[batch_of[g] as usize].push(i);
-            }
-        }
+        let b = self.batches(&|i: usize| u32::from(high[i]) << 16 | self.sections[i].group());
+        // The windows need no group: the groups' halves go before `toml_edit` reads one.
+        drop(high);
         let pre = &text[..self.preamble_end()];
-        let last = members.len() - 1;
-        members.iter().enumerate().all(|(b, parts)| {
-            let mut w = String::with_capacity(pre.len() + sizes[b]);
+        let count = b.starts.len();
+        (0..count).all(|k| {
+            let range = b.starts[k]..b.starts.get(k + 1).copied().unwrap_or(self.sections.len());
+            let mut w = String::with_capacity(pre.len() + b.sizes[k]);
             w.push_str(pre);
-            for &i in parts {
-                w.push_str(&text[self.sections[i].begin()..self.end(i)]);
+            let mut extra = b.extra[k].iter().copied().peekable();
+            let mut skip = b.skip[k].iter().copied().peekable();
+            let mut push = |i: usize| w.push_str(&text[self.begin(&self.sections[i])..self.end(i)]);
+            for i in range {
+                while let Some(e) = extra.next_if(|&e| (e as usize) < i) {
+                    push(e as usize);
+                }
+                let skipped = skip.next_if_eq(&(i as u32)).is_some();
+                if b.holds(self, k as u32, i, skipped) {
+                    push(i);
+                }
             }
-            if b == last {
+            extra.for_each(|e| push(e as usize));
+            if k == count - 1 {
                 w.push_str(&text[self.tail..]);
             }
             super::edit::roundtrips(&w) == Ok(true)
         })
+    }
+
+    /// The groups whose tables may not all be in one run of tables (a table of another group
+    /// between two of theirs), found with 16 bits per group rather than a copy of them: a run
+    /// whose group's bit another run set before is taken for one, which is exact for every
+    /// group spread and harmless for the few others (looked up by group, a group in one run
+    /// goes to the batch open when it first appears all the same).
+    fn spread(n: usize, groups: &impl Fn(usize) -> u32) -> FxHashSet<u32> {
+        let bits = (n * 16).next_power_of_two().max(64);
+        let mut seen = vec![0u64; bits / 64];
+        let mut spread = FxHashSet::default();
+        let mut last = None;
+        for g in (0..n).map(groups) {
+            if last == Some(g) {
+                continue;
+            }
+            last = Some(g);
+            // The top bits of a multiplicative hash of the group (itself a hash).
+            let bit = (u64::from(g).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                >> (64 - bits.trailing_zeros())) as usize;
+            let (word, mask) = (bit / 64, 1u64 << (bit % 64));
+            if seen[word] & mask != 0 {
+                spread.insert(g);
+            }
+            seen[word] |= mask;
+        }
+        spread
+    }
+
+    /// The batches [`Layout::proves`] reads (see there).
+    fn batches(&self, groups: &impl Fn(usize) -> u32) -> Batches {
+        let mut fixed = vec![0usize; self.keys.len()];
+        for (i, s) in self.sections.iter().enumerate() {
+            if s.ancestor() {
+                fixed[self.key(s) as usize] += self.end(i) - self.begin(s);
+            }
+        }
+        // What every window of a key holds (the top-level keys, the key's one-key tables) is
+        // read once per window: a batch is at least as big, so that it is read at most about
+        // as often as the text's own size allows (no more than twice the text in all).
+        let batch = BATCH
+            .max(self.preamble_end())
+            .max(fixed.iter().copied().max().unwrap_or(0));
+        drop(fixed);
+        let spread = Layout::spread(self.sections.len(), groups);
+        let mut b = Batches {
+            starts: Vec::new(),
+            sizes: Vec::new(),
+            spread: FxHashMap::default(),
+            of_top: vec![Vec::new(); self.keys.len()],
+            extra: Vec::new(),
+            skip: Vec::new(),
+        };
+        let mut last: Option<(u32, u32)> = None;
+        for (i, (s, g)) in self.sections.iter().zip((0..).map(groups)).enumerate() {
+            let open = |b: &mut Batches| {
+                if b.sizes.last().is_none_or(|&n| n >= batch) {
+                    b.starts.push(i);
+                    b.sizes.push(0);
+                }
+                (b.sizes.len() - 1) as u32
+            };
+            let k = if spread.contains(&g) {
+                match b.spread.get(&g) {
+                    Some(&k) => k,
+                    None => {
+                        let k = open(&mut b);
+                        b.spread.insert(g, k);
+                        k
+                    }
+                }
+            } else {
+                match last {
+                    Some((last_g, k)) if last_g == g => k,
+                    _ => open(&mut b),
+                }
+            };
+            last = Some((g, k));
+            b.sizes[k as usize] += self.end(i) - self.begin(s);
+            let tops = &mut b.of_top[self.key(s) as usize];
+            if !tops.contains(&k) {
+                tops.push(k);
+            }
+        }
+        // The tables a batch holds outside its run, and those in its run it does not, in
+        // document order.
+        b.extra = vec![Vec::new(); b.starts.len()];
+        b.skip = vec![Vec::new(); b.starts.len()];
+        let mut run = 0;
+        for (i, (s, g)) in self.sections.iter().zip((0..).map(groups)).enumerate() {
+            while b.starts.get(run + 1).is_some_and(|&n| n <= i) {
+                run += 1;
+            }
+            let held: &[u32] = if s.ancestor() {
+                &b.of_top[self.key(s) as usize]
+            } else {
+                match b.spread.get(&g) {
+                    Some(k) => std::slice::from_ref(k),
+                    None => &[],
+                }
+            };
+            for &k in held {
+                if k as usize != run {
+                    b.extra[k as usize].push(i as u32);
+                }
+            }
+            if !s.ancestor() && held.first().is_some_and(|&k| k as usize != run) {
+                b.skip[run].push(i as u32);
+            }
+        }
+        b.spread = FxHashMap::default();
+        b
     }
 
     /// The value of `key` read from the text before the first header and `key`'s sections
@@ -276,8 +452,8 @@ impl Layout {
         let mut w = text.get(0, self.preamble_end()).ok_or(())?.into_owned();
         if let Some(id) = self.id(key) {
             for (i, s) in self.sections.iter().enumerate() {
-                if s.key() == id && held(s) {
-                    w.push_str(&text.get(s.begin(), self.end(i)).ok_or(())?);
+                if self.key(s) == id && held(s) {
+                    w.push_str(&text.get(self.begin(s), self.end(i)).ok_or(())?);
                 }
             }
         }
@@ -303,8 +479,8 @@ impl Layout {
         key: &str,
         child: &str,
     ) -> Result<Option<Value>, ()> {
-        let g = group(key, Some(child));
-        match self.read_of(text, key, |s| s.ancestor() || s.group == g)? {
+        let g = low(group(key, Some(child)));
+        match self.read_of(text, key, |s| s.ancestor() || s.group() == g)? {
             Some(Value::Object(mut t)) => Ok(t.remove(child)),
             // Only other entries' tables define `key`: a table without `child`.
             None => Ok(None),
@@ -327,7 +503,7 @@ impl Layout {
     /// as laid out).
     pub(super) fn window<'t>(&self, text: Src<'t>, key: &str) -> Option<(Cow<'t, str>, Vec<Run>)> {
         let id = self.id(key);
-        self.window_of(text, |x| Some(x.key()) == id)
+        self.window_of(text, |x| Some(self.key(x)) == id)
     }
 
     /// The window of `text` an edit of the entry `child` of the top-level table `key` reads:
@@ -341,11 +517,13 @@ impl Layout {
         child: &str,
     ) -> Option<(Cow<'t, str>, Vec<Run>)> {
         let id = self.id(key)?;
-        let g = group(key, Some(child));
+        let g = low(group(key, Some(child)));
         let s = &self.sections;
-        let last = s.iter().rev().find(|x| x.key() == id)?.group;
-        let held = |x: &Section| x.key() == id && (x.ancestor() || x.group == g || x.group == last);
-        if s.iter().filter(|x| x.key() == id).all(held) {
+        let last = s.iter().rev().find(|x| self.key(x) == id)?.group();
+        let held = |x: &Section| {
+            self.key(x) == id && (x.ancestor() || x.group() == g || x.group() == last)
+        };
+        if s.iter().filter(|x| self.key(x) == id).all(held) {
             return None;
         }
         self.window_of(text, held)
@@ -375,7 +553,7 @@ impl Layout {
             while j < s.len() && !held(&s[j]) {
                 j += 1;
             }
-            let (start, end) = (s[i].header(), s.get(j).map_or(self.tail, Section::begin));
+            let (start, end) = (s[i].header(), s.get(j).map_or(self.tail, |x| self.begin(x)));
             w.push_str(&text.get(copied, start)?);
             w.push_str(&format!("[{STUB}{}]", runs.len()));
             if end > start && text.byte(end - 1) == Some(b'\n') {
@@ -398,7 +576,7 @@ impl Layout {
     /// text's layout (`None` if not known). The runs stay where they are: only the window's
     /// own text is edited, so the new text is the bytes read with a few ranges replaced.
     pub(super) fn restore(
-        &self,
+        self,
         text: Src<'_>,
         doc: &Document<String>,
         runs: &[Run],
@@ -451,57 +629,92 @@ impl Layout {
             .map(|(lo, hi, mid)| mid.len() as isize - (hi - lo) as isize)
             .sum();
         let whole_len = text.len().checked_add_signed(grown)?;
-        // The whole text's layout: the window's, each stand-in giving way to its run's
-        // sections (the first keeps the stand-in's `begin`: comments may have moved above it).
-        let layout = window.and_then(|w| {
-            let at = |x: usize, d: isize| x.checked_add_signed(d);
-            let mut l = Layout::default();
-            let in_runs: usize = runs.iter().map(|r| r.sections.len()).sum();
-            l.sections
-                .reserve_exact((w.sections.len() + in_runs).saturating_sub(runs.len()));
-            let mut shift: isize = 0;
-            let mut next = stubs.iter().zip(runs).zip(&cut).peekable();
-            for s in &w.sections {
-                match next.peek() {
-                    Some(&((&(start, end, _), run), &cut)) if s.header() == start => {
-                        next.next();
-                        let delta = at(start, shift)? as isize - run.start as isize;
-                        for (i, o) in self.sections[run.sections.clone()].iter().enumerate() {
-                            let begin = if i == 0 {
-                                at(s.begin(), shift)?
-                            } else {
-                                at(o.begin(), delta)?
-                            };
-                            let top = self.top(o);
-                            l.push_section(
-                                top,
-                                o.group,
-                                o.ancestor(),
-                                begin,
-                                at(o.header(), delta)?,
-                            );
+        let layout = window.and_then(|w| self.respliced(&w, &stubs, runs, &cut, whole_len));
+        Some((edits, layout))
+    }
+
+    /// The whole text's layout, made of this one (the text's before the edit) in place: the
+    /// window's `w`, each stand-in (`stubs`) giving way to its run's sections (the first keeps
+    /// the stand-in's `begin`: comments may have moved above it), shifted by what the window
+    /// grew before it. The runs' sections stay where they are (only their headers move), and
+    /// the window's own take the place of the sections they were: no second copy of the
+    /// sections is made.
+    fn respliced(
+        mut self,
+        w: &Layout,
+        stubs: &[(usize, usize, usize)],
+        runs: &[Run],
+        cut: &[bool],
+        whole_len: usize,
+    ) -> Option<Layout> {
+        let at = |x: usize, d: isize| x.checked_add_signed(d);
+        let old_far = std::mem::take(&mut self.far);
+        let mut sections = std::mem::take(&mut self.sections);
+        // The window's sections between the runs, re-encoded: `gaps[k]` comes before run `k`.
+        let mut gaps: Vec<Vec<Section>> = vec![Vec::new(); runs.len() + 1];
+        let mut shift: isize = 0;
+        let mut next = stubs.iter().zip(runs).zip(cut).enumerate().peekable();
+        for s in &w.sections {
+            match next.peek() {
+                Some(&(_, ((&(start, end, _), run), &cut))) if s.header() == start => {
+                    next.next();
+                    let delta = at(start, shift)? as isize - run.start as isize;
+                    for (i, o) in sections[run.sections.clone()].iter_mut().enumerate() {
+                        let old = match Section::far(*o) {
+                            true => Some(*old_far.get(&o.header)?),
+                            false => None,
+                        };
+                        let header = at(o.header(), delta)?;
+                        if i > 0 && old.is_none() {
+                            // Header and `begin` move together: only the header changes.
+                            o.header = u32::try_from(header).ok()?;
+                            continue;
                         }
-                        shift += (run.end - run.start) as isize - (end - start) as isize;
-                        if cut {
-                            shift -= 1;
-                        }
+                        let (key, begin) = match old {
+                            Some(f) => (f.0, at(f.1 as usize, delta)?),
+                            None => (
+                                o.meta >> 24 & FAR_KEY,
+                                header - (o.meta >> 16 & FAR_DECOR) as usize,
+                            ),
+                        };
+                        let begin = if i == 0 {
+                            at(w.begin(s), shift)?
+                        } else {
+                            begin
+                        };
+                        *o = self.encode(key, o.group(), o.ancestor(), begin, header)?;
                     }
-                    _ => l.push_section(
-                        w.top(s),
-                        s.group,
-                        s.ancestor(),
-                        at(s.begin(), shift)?,
-                        at(s.header(), shift)?,
-                    ),
+                    shift += (run.end - run.start) as isize - (end - start) as isize;
+                    if cut {
+                        shift -= 1;
+                    }
+                }
+                _ => {
+                    let k = next.peek().map_or(runs.len(), |&(k, _)| k);
+                    let key = self.intern(w.top(s))?;
+                    let begin = at(w.begin(s), shift)?;
+                    let header = at(s.header(), shift)?;
+                    let section = self.encode(key, s.group(), s.ancestor(), begin, header)?;
+                    gaps[k].push(section);
                 }
             }
-            if next.peek().is_some() {
-                return None;
-            }
-            let tail = at(w.tail, shift)?;
-            l.finish(tail, whole_len)
-        });
-        Some((edits, layout))
+        }
+        if next.peek().is_some() {
+            return None;
+        }
+        // The window's sections take the place of the held ones, from the last gap back.
+        let added: usize = gaps.iter().map(Vec::len).sum();
+        let held = sections.len() - runs.iter().map(|r| r.sections.len()).sum::<usize>();
+        sections.reserve_exact(added.saturating_sub(held));
+        for (k, gap) in gaps.into_iter().enumerate().rev() {
+            let from = k.checked_sub(1).map_or(0, |p| runs[p].sections.end);
+            let to = runs.get(k).map_or(sections.len(), |r| r.sections.start);
+            sections.splice(from..to, gap);
+        }
+        self.sections = sections;
+        self.groups = Vec::new();
+        let tail = at(w.tail, shift)?;
+        self.finish(tail, whole_len)
     }
 
     /// The sections by key name, for comparing layouts read in different orders.
@@ -510,7 +723,14 @@ impl Layout {
         let sections = self
             .sections
             .iter()
-            .map(|s| (self.top(s).to_string(), s.ancestor(), s.begin(), s.header()))
+            .map(|s| {
+                (
+                    self.top(s).to_string(),
+                    s.ancestor(),
+                    self.begin(s),
+                    s.header(),
+                )
+            })
             .collect();
         (sections, self.tail)
     }
@@ -521,6 +741,38 @@ impl Layout {
 #[cfg(test)]
 pub(super) type View = (Vec<(String, bool, usize, usize)>, usize);
 
+/// The batches of tables [`Layout::proves`] reads, each in a window of its own.
+struct Batches {
+    /// The first table of each batch's run: the tables up to the next batch's run are the
+    /// batch's, but for those of spread groups and one-key tables.
+    starts: Vec<usize>,
+    /// About how much text each batch holds.
+    sizes: Vec<usize>,
+    /// The batch of each group whose tables are not all in one run ([`Layout::spread`]),
+    /// while the batches are made.
+    spread: FxHashMap<u32, u32>,
+    /// The batches holding tables of each top-level key, in order.
+    of_top: Vec<Vec<u32>>,
+    /// The tables each batch holds outside its run, in document order.
+    extra: Vec<Vec<u32>>,
+    /// The tables in each batch's run that are another batch's (of a spread group), in
+    /// document order.
+    skip: Vec<Vec<u32>>,
+}
+
+impl Batches {
+    /// Whether batch `k` holds table `i`, which lies in `k`'s run (`skipped`: it is in
+    /// [`Batches::skip`]).
+    fn holds(&self, l: &Layout, k: u32, i: usize, skipped: bool) -> bool {
+        let s = &l.sections[i];
+        if s.ancestor() {
+            self.of_top[l.key(s) as usize].contains(&k)
+        } else {
+            !skipped
+        }
+    }
+}
+
 /// A run of tables outside an edit's window: the bytes its stand-in replaces, and its
 /// sections in the layout.
 #[derive(Debug)]
@@ -528,4 +780,66 @@ pub(super) struct Run {
     start: usize,
     end: usize,
     sections: std::ops::Range<usize>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The layout of `text` scanned and proven, and the same read from `toml_edit`'s spans.
+    fn both(text: &str) -> (Option<Layout>, Option<Layout>) {
+        let doc: Document<String> = Document::parse(text.to_string()).unwrap();
+        (proven(text), Layout::of(&doc))
+    }
+
+    /// The layout of `text` scanned, if the windows prove it.
+    fn proven(text: &str) -> Option<Layout> {
+        super::super::scan::scan(text).and_then(|mut l| l.proves(text).then_some(l))
+    }
+
+    /// A section is eight bytes; what does not fit (a key past the 127th, a long comment
+    /// above a header) is kept aside, and only for those sections; the scan's groups are
+    /// gone once the file is proven.
+    #[test]
+    fn sections_are_eight_bytes_and_what_does_not_fit_is_kept_aside() {
+        assert_eq!(std::mem::size_of::<Section>(), 8);
+        let mut text = String::from("model = \"o3\"\n\n");
+        for i in 0..200 {
+            if i % 50 == 7 {
+                text.push_str(&format!("# {}\n", "x".repeat(300)));
+            }
+            text.push_str(&format!("[k{i}.t]\nv = {i}\n\n"));
+        }
+        let (scanned, parsed) = both(&text);
+        let (scanned, parsed) = (scanned.unwrap(), parsed.unwrap());
+        assert_eq!(scanned.view(), parsed.view());
+        assert!(scanned.groups.is_empty() && parsed.groups.is_empty());
+        // Keys 127..200, and the four long comments of keys under 127.
+        assert_eq!(scanned.far.len(), 73 + 3);
+        let v = scanned.view();
+        assert_eq!(v.0[180].0, "k180");
+        assert_eq!(
+            &text[v.0[57].2..v.0[57].3],
+            format!("\n# {}\n", "x".repeat(300))
+        );
+    }
+
+    /// The tables of a group spread between others' are proven in one window: a key one
+    /// defines and another redefines is refused as the whole text is, however far apart.
+    #[test]
+    fn a_spread_group_is_proven_in_one_window() {
+        let filler: String = (0..40).map(|i| format!("[f.g{i}]\nx = 1\n\n")).collect();
+        let bad = format!("[a.b]\nc = 1\n\n{filler}[a.b.c]\nd = 1\n");
+        assert!(Document::parse(bad.clone()).is_err());
+        assert!(
+            proven(&bad).is_none(),
+            "a conflict across windows was proven"
+        );
+        let good = format!(
+            "[a.b]\nc = 1\n\n{filler}[a.b.e]\nd = 1\n\n{filler2}",
+            filler2 = "[z]\n"
+        );
+        let (scanned, parsed) = both(&good);
+        assert_eq!(scanned.unwrap().view(), parsed.unwrap().view());
+    }
 }

@@ -147,7 +147,7 @@ impl TomlDoc {
         let layout = if whole || lf.contains(STUB) {
             None
         } else {
-            scan::scan(&lf).and_then(|l| l.proves(&lf).then_some(l))
+            scan::scan(&lf).and_then(|mut l| l.proves(&lf).then_some(l))
         };
         let mut values = Values::default();
         if layout.is_none() {
@@ -347,7 +347,13 @@ impl TomlDoc {
         value: Option<&Value>,
     ) -> Result<(), ReadError> {
         let key = top_key(container, name);
-        let lf = self.lf_text();
+        // The text read through a clone of the content, so that the layout can be taken out
+        // and made the new text's in place when no other document shares it.
+        let content = self.text.clone();
+        let lf = match self.lf_text() {
+            Lf::Pieces(_, skip) => Lf::Pieces(&content, skip),
+            Lf::Whole(w) => Lf::Whole(Cow::Owned(w.into_owned())),
+        };
         let src = lf.src();
         // An edit of one entry of a top-level table is first made in that entry's window; what
         // it cannot prove there (a table given a header, a refusal) is made in the table's.
@@ -383,8 +389,8 @@ impl TomlDoc {
                 1,
             )
         };
-        let (edits, layout) = match &self.layout {
-            Some(layout) => layout.restore(src, &doc, &runs),
+        let (edits, layout) = match self.layout.take() {
+            Some(layout) => Arc::unwrap_or_clone(layout).restore(src, &doc, &runs),
             None => {
                 let mut edits = Vec::new();
                 pieces::push_edit(&mut edits, src, 0, src.len(), doc.raw())

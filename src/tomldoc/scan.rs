@@ -14,7 +14,10 @@ use super::layout::Layout;
 pub(super) fn scan(text: &str) -> Option<Layout> {
     let src = Source::new(text);
     let mut tokens = src.lex().peekable();
+    // Room for every header at once, so that growing the sections copies nothing: no more
+    // headers than lines that start with `[` (after blanks).
     let mut layout = Layout::default();
+    layout.reserve(bracket_lines(text));
     // Brackets of values open; whether the line (outside values) holds more than comments;
     // whether nothing but whitespace came since the line began; whether the last token
     // outside values was `=`; where the comments and blank lines after the last line with
@@ -115,4 +118,12 @@ pub(super) fn scan(text: &str) -> Option<Layout> {
     }
     let tail = if content { text.len() } else { decor };
     layout.finish(tail, text.len())
+}
+
+/// How many lines of `text` start with `[` after spaces and tabs (at least as many as it has
+/// table headers).
+fn bracket_lines(text: &str) -> usize {
+    text.split('\n')
+        .filter(|l| l.trim_start_matches([' ', '\t']).starts_with('['))
+        .count()
 }

@@ -101,6 +101,18 @@ pub(super) fn short_hash(key: &str) -> [u8; 6] {
     [h[0], h[1], h[2], h[3], h[4], h[5]]
 }
 
+/// How many lines of `body` begin with something other than a blank or a comment: at least
+/// as many as its parts, each of which begins with its key at column 0.
+pub(super) fn key_lines(body: &str) -> usize {
+    body.split('\n')
+        .filter(|l| {
+            l.as_bytes()
+                .first()
+                .is_some_and(|c| !matches!(c, b' ' | b'\t' | b'#' | b'\r'))
+        })
+        .count()
+}
+
 /// Whether no two of `hashes` are the same.
 pub(super) fn distinct(mut hashes: Vec<[u8; 6]>) -> bool {
     hashes.sort_unstable();
@@ -344,7 +356,9 @@ impl Parts {
             base: 0,
         };
         let second = w.start(1)?;
-        let mut hashes = Vec::new();
+        // Room for every key's hash at once: growing the list would copy it, and leave room
+        // to spare (six bytes a key, the most a part-by-part document holds per key).
+        let mut hashes = Vec::with_capacity(key_lines(body));
         let mut seq = None;
         let mut splits = Vec::new();
         let entries = Memo::default();

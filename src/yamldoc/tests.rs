@@ -515,3 +515,20 @@ fn an_edit_of_a_part_shares_the_bytes_read() {
         Some(serde_json::json!("value 39"))
     );
 }
+
+/// The hash list of a document read part by part is sized once from its lines that can begin
+/// a part: every part is counted (else the list grows, copying itself, and keeps room to
+/// spare), and lines inside an entry, blank or comment lines are not.
+#[test]
+fn the_key_hashes_are_sized_from_the_lines_that_can_begin_a_part() {
+    let body = "a: 1\nb:\n  c: 2\n\n# note\n\"d\": 3\ne:\n- x\n- y\n";
+    assert_eq!(
+        super::parts::key_lines(body),
+        6,
+        "a, b, \"d\", e and the two items"
+    );
+    assert_eq!(super::parts::key_lines("x: 1"), 1);
+    assert_eq!(super::parts::key_lines(""), 0);
+    let many: String = (0..1000).map(|i| format!("k{i}: v\n  # c\n")).collect();
+    assert_eq!(super::parts::key_lines(&many), 1000);
+}
