@@ -247,13 +247,11 @@ fn urls<'a>(text: &'a str, out: &mut Vec<Span<'a>>) {
 /// "Bearer 9f8e…"`): a word of at least 12 characters without white space, with a digit or
 /// both cases in it (`Token exchange`, `left the token world-readable` are prose).
 fn schemes<'a>(text: &'a str, out: &mut Vec<Span<'a>>) {
+    // Each word with its offset in `text` (a separator may be more than one byte: U+0085,
+    // U+2028, an ideographic space).
     let mut words = text
         .split(|c: char| c.is_whitespace())
-        .scan(0usize, |at, w| {
-            let start = *at;
-            *at += w.len() + 1;
-            Some((start, w))
-        })
+        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
         .filter(|(_, w)| !w.is_empty())
         .peekable();
     while let Some((_, w)) = words.next() {
@@ -288,6 +286,27 @@ fn schemes<'a>(text: &'a str, out: &mut Vec<Span<'a>>) {
 
 #[cfg(test)]
 mod tests {
+    /// A fuzz finding: a separator of more than one byte (U+0085) before a `Bearer` line moved
+    /// every later word's offset, and the token after `Bearer` was not found.
+    #[test]
+    fn words_after_a_wide_separator_keep_their_offsets() {
+        for sep in ["\u{85}", "\u{2028}", "\u{3000}", " "] {
+            let text =
+                format!("a -key={sep}\u{fffd}dd> \n Bearer Pl4nt3a666c666c61Qz7Rv3Lm9Tw \nb");
+            let spans = super::secret_spans(&text);
+            assert!(
+                spans
+                    .iter()
+                    .any(|s| &text[s.range.clone()] == "Pl4nt3a666c666c61Qz7Rv3Lm9Tw"),
+                "{sep:?}: {:?}",
+                spans
+                    .iter()
+                    .map(|s| &text[s.range.clone()])
+                    .collect::<Vec<_>>()
+            );
+        }
+    }
+
     /// Issue 45, class 8: a reference's name is not a secret. No line of a diff, a frame or a
     /// message loses a reference (or the punctuation after it) to the mask, whatever the name
     /// looks like and however the reference is spelled or embedded.
