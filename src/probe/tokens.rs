@@ -33,7 +33,7 @@ pub fn count_tokens(text: &str) -> usize {
     O200K_BASE.count(text)
 }
 
-/// The text counted for one tool: the canonical JSON of its [`COUNTED`] members.
+/// The text counted for one tool: the canonical JSON of its `COUNTED` members.
 ///
 /// ```
 /// let tool = serde_json::json!({

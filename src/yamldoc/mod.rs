@@ -275,7 +275,7 @@ impl YamlDoc {
     }
 
     /// The text (without a BOM), as one string: for a document read whole (a document read
-    /// part by part is read through [`YamlDoc::src`], which joins nothing).
+    /// part by part is read through `YamlDoc::src`, which joins nothing).
     pub fn text(&self) -> &str {
         self.whole_text().get(self.bom..).unwrap_or("")
     }
