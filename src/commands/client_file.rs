@@ -46,13 +46,7 @@ pub(super) fn read_client_only(
         },
         None => d.default_scope(),
     };
-    let ctx = dialect::Ctx {
-        root: settings.root.clone(),
-        home: settings.home.clone(),
-        client_homes: settings.client_homes.clone(),
-        xdg_config_home: settings.xdg_config_home.clone(),
-        project: crate::fsio::git_main_root(&settings.root),
-    };
+    let ctx = file_ctx(settings);
     let file = d.path(sc, path, &ctx);
     if file.to_string_lossy().contains(['*', '?']) {
         return Err(Failure::usage(
@@ -118,4 +112,16 @@ pub(super) fn read_client_only(
         owner,
     );
     Ok((imported, file, d, sc))
+}
+
+/// Where client files are, as the command line gives it (the root as given, not resolved):
+/// what `import`, `probe --client` and `--all-clients` read client files with.
+pub(super) fn file_ctx(settings: &Settings) -> dialect::Ctx {
+    dialect::Ctx {
+        root: settings.root.clone(),
+        home: settings.home.clone(),
+        client_homes: settings.client_homes.clone(),
+        xdg_config_home: settings.xdg_config_home.clone(),
+        project: fsio::git_main_root(&settings.root),
+    }
 }

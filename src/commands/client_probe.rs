@@ -28,13 +28,7 @@ pub(super) fn run_probe_all_clients(
             "--timeout must be a number of seconds above 0 and at most 3600",
         );
     }
-    let bases = dialect::Ctx {
-        root: settings.root.clone(),
-        home: settings.home.clone(),
-        client_homes: settings.client_homes.clone(),
-        xdg_config_home: settings.xdg_config_home.clone(),
-        project: crate::fsio::git_main_root(&settings.root),
-    };
+    let bases = super::client_file::file_ctx(settings);
     let mut manifests = Vec::new();
     let mut code = Exit::Ok as u8;
     // Every scope each file serves: `~/.claude.json` holds Claude Code's user scope and its

@@ -3,6 +3,7 @@
 //! `import` reads one, merged into one manifest: each server once, one target per file naming
 //! the servers it holds (issue 41).
 
+use super::client_file::file_ctx;
 use super::*;
 use toml_edit::{DocumentMut, Item, Table};
 
@@ -66,16 +67,6 @@ pub(super) fn glob_files(
             path: target_path(&ctx, d, scope, &p),
         })
         .collect()
-}
-
-fn file_ctx(settings: &Settings) -> dialect::Ctx {
-    dialect::Ctx {
-        root: settings.root.clone(),
-        home: settings.home.clone(),
-        client_homes: settings.client_homes.clone(),
-        xdg_config_home: settings.xdg_config_home.clone(),
-        project: fsio::git_main_root(&settings.root),
-    }
 }
 
 /// How a target names `file`: nothing for the scope's default file, else its path relative to

@@ -516,21 +516,7 @@ fn valid_var(name: &str) -> bool {
 }
 
 fn var_name(parts: &[&str]) -> String {
-    let mut s: String = parts
-        .join("_")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.starts_with(|c: char| c.is_ascii_digit()) {
-        s.insert(0, '_');
-    }
-    s
+    crate::text::env_var_name(&parts.join("_"))
 }
 
 /// A value read into the manifest's form as the detector sees text in a file: `$${` is the

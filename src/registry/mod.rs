@@ -374,21 +374,7 @@ fn text<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
 
 /// `NAME` as an environment variable name: letters, digits and `_`, upper case.
 fn env_name(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("_{s}")
-    } else {
-        s
-    }
+    crate::text::env_var_name(name)
 }
 
 /// A literal as manifest text: `$${` for a literal `${`, so that text from the registry is

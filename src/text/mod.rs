@@ -267,6 +267,30 @@ fn widen(old: &[u8], new_len: usize, p: usize, q: usize) -> (usize, usize, usize
     (s, e, ne, shift)
 }
 
+/// `text` as an environment variable name: ASCII letters and digits upper-cased, anything else
+/// `_`, and a leading `_` before a digit (`my-key` → `MY_KEY`, `2fa` → `_2FA`).
+///
+/// ```
+/// assert_eq!(mcpconf::text::env_var_name("my-key.v2"), "MY_KEY_V2");
+/// assert_eq!(mcpconf::text::env_var_name("2fa"), "_2FA");
+/// ```
+pub fn env_var_name(text: &str) -> String {
+    let mut s: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
