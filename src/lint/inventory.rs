@@ -164,37 +164,21 @@ fn read(
 
 /// The transport and the command line or URL of an entry, its credentials hidden.
 fn described(v: &Value) -> (&'static str, String) {
+    use crate::manifest::policy::Identity;
     let s = |k: &str| v.get(k).and_then(Value::as_str);
     let ty = s("type").or_else(|| s("transport")).unwrap_or("");
-    let command: Vec<String> = match v.get("command").or_else(|| v.get("cmd")) {
-        Some(Value::String(c)) => std::iter::once(c.clone())
-            .chain(
-                v.get("args")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|a| a.as_str().map(str::to_string)),
-            )
-            .collect(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .filter_map(|x| x.as_str().map(str::to_string))
-            .collect(),
-        _ => Vec::new(),
-    };
     let mut red = crate::redact::Redactor::default();
-    if !command.is_empty() {
-        red.consider_argv("args", &command);
-        return ("stdio", red.redact(&command.join(" ")));
-    }
-    let url = ["url", "serverUrl", "httpUrl", "uri"]
-        .iter()
-        .find_map(|k| s(k));
-    match url {
-        Some(u) => {
-            red.consider("url", u);
+    // The one reading of what an entry runs or reaches (the policy's identity).
+    match Identity::of_entry(v) {
+        Some(Identity::Command { command, args }) => {
+            let argv: Vec<String> = std::iter::once(command).chain(args).collect();
+            red.consider_argv("args", &argv);
+            ("stdio", red.redact(&argv.join(" ")))
+        }
+        Some(Identity::Url(u)) => {
+            red.consider("url", &u);
             let t = if ty.contains("sse") { "sse" } else { "http" };
-            (t, red.redact(u))
+            (t, red.redact(&u))
         }
         None => ("unknown", String::new()),
     }
