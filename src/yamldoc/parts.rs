@@ -119,6 +119,29 @@ pub(super) fn distinct(mut hashes: Vec<[u8; 6]>) -> bool {
     hashes.windows(2).all(|w| w[0] != w[1])
 }
 
+/// The places of keys found before an edit, after it: those inside `forget` (the edited
+/// range) are dropped, to be looked for again; the others moved by `moved`. `None` when one
+/// cannot move.
+pub(super) fn carry_found(
+    found: &Mutex<FxHashMap<String, Option<usize>>>,
+    forget: std::ops::Range<usize>,
+    moved: impl Fn(usize) -> Option<usize>,
+) -> Option<FxHashMap<String, Option<usize>>> {
+    let mut out = FxHashMap::default();
+    for (k, at) in found.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+        match at {
+            Some(at) if forget.contains(at) => {}
+            Some(at) => {
+                out.insert(k.clone(), Some(moved(*at)?));
+            }
+            None => {
+                out.insert(k.clone(), None);
+            }
+        }
+    }
+    Some(out)
+}
+
 /// Each line of `b`: where it starts, and where the next one does.
 pub(super) fn lines(b: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut at = 0;
@@ -700,18 +723,7 @@ impl Parts {
         for (at, e) in self.entries.iter().filter(|&(at, _)| at < rs) {
             entries.get_or(at, || e.clone());
         }
-        let mut found = FxHashMap::default();
-        for (k, at) in self.found.lock().unwrap_or_else(|p| p.into_inner()).iter() {
-            match at {
-                Some(at) if *at >= rs && *at < re => {}
-                Some(at) => {
-                    found.insert(k.clone(), Some(moved(*at)?));
-                }
-                None => {
-                    found.insert(k.clone(), None);
-                }
-            }
-        }
+        let mut found = carry_found(&self.found, rs..re, moved)?;
         let mut first_seq = None;
         for (k, mut e) in new.into_iter().enumerate() {
             let at = if k == 0 { rs } else { rs + e.line_start };
@@ -804,14 +816,7 @@ impl Parts {
         for (at, e) in self.entries.iter().filter(|&(at, _)| at < start) {
             entries.get_or(at, || e.clone());
         }
-        let mut found = FxHashMap::default();
-        for (k, at) in self.found.lock().unwrap_or_else(|p| p.into_inner()).iter() {
-            let at = match at {
-                Some(at) => Some(moved(*at)?),
-                None => None,
-            };
-            found.insert(k.clone(), at);
-        }
+        let found = carry_found(&self.found, 0..0, moved)?;
         let part_seq = new.known_seq();
         let seq = match (self.seq.get(), part_seq) {
             (Some(Some((d, f))), _) if *d < start => OnceLock::from(Some((*d, *f))),

@@ -624,18 +624,7 @@ impl Split {
         small(part.len().checked_add_signed(delta)?)?;
         // What is known of the children before the edit stays; the new children are found
         // where they begin.
-        let mut found = FxHashMap::default();
-        for (k, at) in self.found.lock().unwrap_or_else(|p| p.into_inner()).iter() {
-            match at {
-                Some(at) if *at >= rs && *at < re => {}
-                Some(at) => {
-                    found.insert(k.clone(), Some(moved(*at)?));
-                }
-                None => {
-                    found.insert(k.clone(), None);
-                }
-            }
-        }
+        let mut found = super::parts::carry_found(&self.found, rs..re, moved)?;
         let mut first_seq = None;
         for k in new {
             let at = rs + k.line_start - header;
