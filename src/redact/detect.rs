@@ -45,7 +45,10 @@ static STARTS: [bool; 256] = {
     t
 };
 
-/// Whether a header, env or option name looks like it carries a credential.
+/// Whether a header, env or option name looks like it carries a credential: it holds one of
+/// [`CREDENTIAL_WORDS`] (any case, inside a longer word too: `APIKEY`, `OAUTH`, `PASSWORD`),
+/// except inside a word of the name that is an ordinary word which merely contains one
+/// ([`PLAIN_WORDS`]: `GIT_AUTHOR_NAME`, `TOKENIZERS_PARALLELISM`, `KEYBOARD_LAYOUT`).
 pub fn credential_name(name: &str) -> bool {
     let n = name.as_bytes();
     // Compare only where a word's first letter is (one table lookup per byte instead of a
@@ -60,13 +63,69 @@ pub fn credential_name(name: &str) -> bool {
                     && rest
                         .get(..w.len())
                         .is_some_and(|x| x.eq_ignore_ascii_case(w.as_bytes()))
-            }) {
+            }) && !in_plain_word(n, i)
+            {
                 return true;
             }
         }
         i += 1;
     }
     false
+}
+
+/// Ordinary words that contain a credential word without being about one. A name word equal
+/// to one of these (any case) is passed over; a credential word elsewhere in the name still
+/// counts (`AUTHOR_TOKEN`).
+const PLAIN_WORDS: &[&str] = &[
+    "author",
+    "authors",
+    "authored",
+    "keyboard",
+    "keyboards",
+    "keyword",
+    "keywords",
+    "keyspace",
+    "monkey",
+    "turkey",
+    "hockey",
+    "jockey",
+    "donkey",
+    "whiskey",
+    "passthrough",
+    "passenger",
+    "passengers",
+    "passage",
+    "compass",
+    "tokenizer",
+    "tokenizers",
+    "tokenize",
+    "certain",
+    "certainty",
+    "uncertain",
+];
+
+/// Whether byte `at` of the name lies in a word of the name (letters, split at a lower- to
+/// upper-case step as in `GitAuthorName`) that is one of [`PLAIN_WORDS`].
+fn in_plain_word(n: &[u8], at: usize) -> bool {
+    let boundary = |i: usize| {
+        i == 0
+            || i >= n.len()
+            || !n[i].is_ascii_alphabetic()
+            || !n[i - 1].is_ascii_alphabetic()
+            || (n[i].is_ascii_uppercase() && n[i - 1].is_ascii_lowercase())
+    };
+    let mut start = at;
+    while !boundary(start) {
+        start -= 1;
+    }
+    let mut end = at + 1;
+    while !boundary(end) {
+        end += 1;
+    }
+    let word = &n[start..end.min(n.len())];
+    PLAIN_WORDS
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w.as_bytes()))
 }
 
 /// Whether `b` holds `-----`.
@@ -118,8 +177,8 @@ static CREDENTIAL_FIRST: [bool; 256] = {
 fn credential_name_by_windows(name: &str) -> bool {
     let n = name.as_bytes();
     CREDENTIAL_WORDS.iter().any(|w| {
-        n.windows(w.len())
-            .any(|x| x.eq_ignore_ascii_case(w.as_bytes()))
+        (0..n.len().saturating_sub(w.len() - 1))
+            .any(|i| n[i..i + w.len()].eq_ignore_ascii_case(w.as_bytes()) && !in_plain_word(n, i))
     })
 }
 
@@ -655,6 +714,47 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_name_is_judged_by_its_words_not_by_letters_inside_ordinary_words() {
+        for n in [
+            "GIT_AUTHOR_NAME",
+            "GitAuthorEmail",
+            "git-author-date",
+            "TOKENIZERS_PARALLELISM",
+            "KEYBOARD_LAYOUT",
+            "SEARCH_KEYWORDS",
+            "PASSTHROUGH_ENV",
+            "monkey",
+            "uncertain",
+        ] {
+            assert!(!credential_name(n), "{n}");
+        }
+        for n in [
+            "AUTHOR_TOKEN",
+            "GIT_AUTHOR_API_KEY",
+            "OAUTH_CLIENT_SECRET",
+            "APIKEY",
+            "PASSWORD",
+            "x-auth-token",
+            "Authorization",
+            "authorKey",
+            "KEYBOARD_SECRET",
+            "PRIVATE_KEY",
+            "DB_PASSWD",
+        ] {
+            assert!(credential_name(n), "{n}");
+        }
+        // A value under such a name: a name is not a secret word, a shaped token still is.
+        assert!(!must_hide("GIT_AUTHOR_NAME", "Dev Bot"));
+        assert!(
+            classify(
+                "GIT_AUTHOR_NAME",
+                "ghp_0123456789abcdefghijklmnopqrstuvwxyz"
+            )
+            .is_some()
+        );
+    }
+
+    #[test]
     fn credential_names_by_first_letter_agree_with_every_window() {
         let mut names: Vec<String> = [
             "",
@@ -677,6 +777,9 @@ mod tests {
             "toke",
             "sessio",
             "certain",
+            "GIT_AUTHOR_NAME",
+            "AuthorToken",
+            "tokenizers",
             "priv",
             "signatur",
             "credentia",

@@ -443,3 +443,46 @@ fn control_characters_in_the_manifest_are_refused_with_their_position() {
         assert!(!e.path(".cursor").exists());
     }
 }
+
+#[test]
+fn a_name_holding_an_ordinary_word_is_not_a_credential_name_for_any_output() {
+    // `AUTHOR` holds `AUTH`, `TOKENIZERS` holds `TOKEN`: neither makes a value a credential,
+    // for import, lint and the diff alike; a credential word beside it still does.
+    let e = Env::new();
+    let token = sk("author");
+    let file = e.write(
+        ".cursor/mcp.json",
+        &format!(
+            "{{\"mcpServers\": {{\"git\": {{\"command\": \"git-mcp\", \"env\": {{\"GIT_AUTHOR_NAME\": \"Dev Bot\", \"TOKENIZERS_PARALLELISM\": \"false\", \"AUTHOR_TOKEN\": \"{token}\"}}}}}}}}\n"
+        ),
+    );
+    let out = e.run(&["import", "--client", "cursor", "--owner", "team"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_output_clean("import", &out);
+    let manifest = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        manifest.contains("GIT_AUTHOR_NAME = \"Dev Bot\""),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("AUTHOR_TOKEN = \"${AUTHOR_TOKEN}\""),
+        "{manifest}"
+    );
+
+    e.manifest(&manifest);
+    let (_, doc) = e.json(&["lint", &file.display().to_string()]);
+    let secret_findings: Vec<&Value> = doc["findings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{doc}"))
+        .iter()
+        .filter(|f| f["rule"] == "literal-secret")
+        .collect();
+    assert_eq!(secret_findings.len(), 1, "{doc}");
+    assert!(
+        secret_findings[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("AUTHOR_TOKEN"),
+        "{doc}"
+    );
+}
