@@ -452,7 +452,7 @@ fn a_name_holding_an_ordinary_word_is_not_a_credential_name_for_any_output() {
     let token = sk("author");
     let file = e.write(
         ".cursor/mcp.json",
-        &format!(
+        format!(
             "{{\"mcpServers\": {{\"git\": {{\"command\": \"git-mcp\", \"env\": {{\"GIT_AUTHOR_NAME\": \"Dev Bot\", \"TOKENIZERS_PARALLELISM\": \"false\", \"AUTHOR_TOKEN\": \"{token}\"}}}}}}}}\n"
         ),
     );
