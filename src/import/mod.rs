@@ -571,7 +571,11 @@ fn as_written(v: &str) -> std::borrow::Cow<'_, str> {
 /// name, or any value the shared detector flags (the test `lint`'s `literal-secret` applies).
 fn protect(server: &str, key: &str, v: String, is_header: bool, notes: &mut Notes) -> String {
     if v.starts_with(crate::template::VERBATIM_OPEN)
-        && let Some(out) = in_verbatim(&v, |t| protect_text(server, key, t, is_header, notes))
+        && let Some(out) = in_verbatim(&v, |t| {
+            // Only the credential inside is replaced: the rest is the client's text.
+            let field = format!("{}.{key}", if is_header { "headers" } else { "env" });
+            protect_inline_text(server, &field, t, notes)
+        })
     {
         return out;
     }
