@@ -1,4 +1,6 @@
-//! Manifest strings with environment references: `${VAR}` is a reference, `$${` a literal `${`.
+//! Manifest strings with environment references: `${VAR}` is a reference, `${VAR:-default}` a
+//! reference with a default, `$${` a literal `${`, and a whole value `${verbatim:GRAMMAR:TEXT}`
+//! text kept as it is for the clients that read that expansion grammar ([`grammar`]).
 //!
 //! A [`Template`] is the neutral form; each client dialect spells the references in its own
 //! syntax (`${VAR}`, `${env:VAR}`, `{env:VAR}`, …) or refuses when it cannot express them.
@@ -19,6 +21,13 @@
 use std::fmt;
 
 use crate::diag::Code;
+
+pub mod grammar;
+
+pub use grammar::Grammar;
+
+/// How a whole value kept verbatim starts: `${verbatim:GRAMMAR:TEXT}`.
+pub const VERBATIM_OPEN: &str = "${verbatim:";
 
 /// Why a template was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,16 +52,28 @@ pub enum TemplateErrorKind {
         /// The variable.
         name: String,
     },
+    /// `${NAME:-default}` whose default a client would read differently.
+    BadDefault {
+        /// The variable.
+        name: String,
+    },
+    /// `${verbatim:…}` not of the form `${verbatim:GRAMMAR:TEXT}` with a known grammar, or
+    /// not the whole value.
+    BadVerbatim,
+    /// [`Template::resolve`] of verbatim text: only its client expands it.
+    Verbatim,
 }
 
 impl TemplateError {
     /// The stable code: `manifest-error` for the syntax, `unset-variable` for a resolve.
     pub fn code(&self) -> Code {
         match self.kind {
-            TemplateErrorKind::Unclosed | TemplateErrorKind::InvalidName { .. } => {
-                Code::ManifestError
-            }
+            TemplateErrorKind::Unclosed
+            | TemplateErrorKind::InvalidName { .. }
+            | TemplateErrorKind::BadDefault { .. }
+            | TemplateErrorKind::BadVerbatim => Code::ManifestError,
             TemplateErrorKind::Unset { .. } => Code::UnsetVariable,
+            TemplateErrorKind::Verbatim => Code::CannotExpress,
         }
     }
 }
@@ -71,6 +92,25 @@ impl fmt::Display for TemplateError {
             TemplateErrorKind::Unset { name } => {
                 write!(f, "`${{{name}}}` is not set in the environment")
             }
+            TemplateErrorKind::BadDefault { name } => write!(
+                f,
+                "the default of `${{{name}:-…}}` holds `}}`, `$`, a quote, a backtick or a backslash, which a client would not read as the same text (keep the value verbatim for its client: `${{verbatim:GRAMMAR:TEXT}}`)"
+            ),
+            TemplateErrorKind::BadVerbatim => {
+                let ids: Vec<&str> = grammar::ALL
+                    .iter()
+                    .filter(|g| g.verbatim())
+                    .map(|g| g.id())
+                    .collect();
+                write!(
+                    f,
+                    "verbatim text is a whole value `${{verbatim:GRAMMAR:TEXT}}`, GRAMMAR one of {}",
+                    ids.join(", ")
+                )
+            }
+            TemplateErrorKind::Verbatim => f.write_str(
+                "the value is verbatim text only its client expands; mcpconf cannot expand it itself",
+            ),
         }
     }
 }
@@ -84,6 +124,11 @@ pub enum Part {
     Lit(String),
     /// An environment variable reference.
     Var(String),
+    /// A reference with a default (`${VAR:-default}`): the variable, the default text.
+    VarOr(String, String),
+    /// The whole value as its client reads it (`${verbatim:GRAMMAR:TEXT}`), for clients of
+    /// that grammar only.
+    Verbatim(Grammar, String),
 }
 
 /// A parsed manifest string.
@@ -98,6 +143,9 @@ pub struct Template {
 impl Template {
     /// Parse `${VAR}` references; `$${` is a literal `${`.
     pub fn parse(s: &str) -> Result<Template, TemplateError> {
+        if let Some(v) = Template::parse_verbatim(s)? {
+            return Ok(v);
+        }
         let mut parts: Vec<Part> = Vec::new();
         let mut lit = String::new();
         let mut rest = s;
@@ -114,6 +162,23 @@ impl Template {
                     });
                 };
                 let name = &tail[..end];
+                if let Some((n, d)) = name.split_once(":-")
+                    && valid_var(n)
+                {
+                    if !grammar::plain_default(d) {
+                        return Err(TemplateError {
+                            kind: TemplateErrorKind::BadDefault {
+                                name: n.to_string(),
+                            },
+                        });
+                    }
+                    if !lit.is_empty() {
+                        parts.push(Part::Lit(std::mem::take(&mut lit)));
+                    }
+                    parts.push(Part::VarOr(n.to_string(), d.to_string()));
+                    rest = &tail[end + 1..];
+                    continue;
+                }
                 if !valid_var(name) {
                     return Err(TemplateError {
                         kind: TemplateErrorKind::InvalidName {
@@ -141,6 +206,50 @@ impl Template {
         })
     }
 
+    /// `${verbatim:GRAMMAR:TEXT}` as the whole value: `Some`; a value that does not start
+    /// with it: `None`.
+    fn parse_verbatim(s: &str) -> Result<Option<Template>, TemplateError> {
+        let Some(body) = s.strip_prefix(VERBATIM_OPEN) else {
+            return Ok(None);
+        };
+        let bad = || TemplateError {
+            kind: TemplateErrorKind::BadVerbatim,
+        };
+        let (id, text) = body.split_once(':').ok_or_else(bad)?;
+        let text = text.strip_suffix('}').ok_or_else(bad)?;
+        let g = Grammar::of_id(id)
+            .filter(|g| g.verbatim())
+            .ok_or_else(bad)?;
+        if text.is_empty() {
+            return Err(bad());
+        }
+        Ok(Some(Template {
+            raw: s.to_string(),
+            parts: vec![Part::Verbatim(g, text.to_string())],
+        }))
+    }
+
+    /// Text kept verbatim for the clients of grammar `g`.
+    pub fn verbatim(g: Grammar, text: &str) -> Template {
+        Template {
+            raw: format!("{VERBATIM_OPEN}{}:{text}}}", g.id()),
+            parts: vec![Part::Verbatim(g, text.to_string())],
+        }
+    }
+
+    /// The grammar and text of a verbatim value.
+    pub fn as_verbatim(&self) -> Option<(Grammar, &str)> {
+        match self.parts.as_slice() {
+            [Part::Verbatim(g, t)] => Some((*g, t)),
+            _ => None,
+        }
+    }
+
+    /// Whether a reference with a default occurs.
+    pub fn has_defaults(&self) -> bool {
+        self.parts.iter().any(|p| matches!(p, Part::VarOr(..)))
+    }
+
     /// A template holding only literal text.
     pub fn literal(s: &str) -> Template {
         Template {
@@ -153,16 +262,18 @@ impl Template {
         }
     }
 
-    /// Whether any reference occurs.
+    /// Whether any reference occurs (verbatim text counts as one: its client expands it).
     pub fn has_vars(&self) -> bool {
-        self.parts.iter().any(|p| matches!(p, Part::Var(_)))
+        self.parts.iter().any(|p| !matches!(p, Part::Lit(_)))
     }
 
-    /// The variable names referenced, in order.
+    /// The variable names referenced, in order (those of verbatim text as
+    /// [`grammar::names_in`] finds them).
     pub fn vars(&self) -> impl Iterator<Item = &str> {
-        self.parts.iter().filter_map(|p| match p {
-            Part::Var(v) => Some(v.as_str()),
-            Part::Lit(_) => None,
+        self.parts.iter().flat_map(|p| match p {
+            Part::Var(v) | Part::VarOr(v, _) => vec![v.as_str()],
+            Part::Verbatim(_, t) => grammar::names_in(t),
+            Part::Lit(_) => Vec::new(),
         })
     }
 
@@ -180,19 +291,24 @@ impl Template {
         for p in &self.parts {
             match p {
                 Part::Lit(l) => out.push_str(l),
-                Part::Var(_) => return None,
+                _ => return None,
             }
         }
         Some(out)
     }
 
-    /// Render with each reference spelled by `var` (e.g. `|v| format!("${{env:{v}}}")`).
+    /// Render with each reference spelled by `var` (e.g. `|v| format!("${{env:{v}}}")`); a
+    /// reference with a default is spelled `${VAR:-default}` and verbatim text as it is, the
+    /// forms of the grammars that take them (`dialect::render_target` refuses them for any
+    /// other client first).
     pub fn render(&self, var: impl Fn(&str) -> String) -> String {
         let mut out = String::new();
         for p in &self.parts {
             match p {
                 Part::Lit(l) => out.push_str(l),
                 Part::Var(v) => out.push_str(&var(v)),
+                Part::VarOr(v, d) => out.push_str(&format!("${{{v}:-{d}}}")),
+                Part::Verbatim(_, t) => out.push_str(t),
             }
         }
         out
@@ -216,6 +332,16 @@ impl Template {
                         });
                     }
                 },
+                // As the clients with defaults read it: unset or empty takes the default.
+                Part::VarOr(v, d) => match lookup(v).filter(|x| !x.is_empty()) {
+                    Some(val) => out.push_str(&val),
+                    None => out.push_str(d),
+                },
+                Part::Verbatim(..) => {
+                    return Err(TemplateError {
+                        kind: TemplateErrorKind::Verbatim,
+                    });
+                }
             }
         }
         Ok(out)
@@ -245,6 +371,52 @@ mod tests {
         assert!(!t.has_vars());
         assert_eq!(Template::parse("${X}").unwrap().sole_var(), Some("X"));
         for bad in ["${", "${1X}", "${A-B}", "${}", "x ${env:A}"] {
+            assert!(Template::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn defaults_and_verbatim() {
+        let t = Template::parse("${BASE:-https://h}/mcp").unwrap();
+        assert_eq!(
+            t.parts,
+            vec![
+                Part::VarOr("BASE".into(), "https://h".into()),
+                Part::Lit("/mcp".into())
+            ]
+        );
+        assert_eq!(t.vars().collect::<Vec<_>>(), ["BASE"]);
+        assert_eq!(
+            t.render(|v| format!("${{env:{v}}}")),
+            "${BASE:-https://h}/mcp"
+        );
+        assert_eq!(t.resolve(|_| None).unwrap(), "https://h/mcp");
+        assert_eq!(
+            Template::parse("${X:-}")
+                .unwrap()
+                .resolve(|_| None)
+                .unwrap(),
+            ""
+        );
+        assert!(Template::parse("${X:-$Y}").is_err());
+        let v = Template::parse("${verbatim:shell:Bearer $(echo ${GH_PAT:-})}").unwrap();
+        assert_eq!(
+            v.as_verbatim(),
+            Some((Grammar::Shell, "Bearer $(echo ${GH_PAT:-})"))
+        );
+        assert_eq!(
+            v,
+            Template::verbatim(Grammar::Shell, "Bearer $(echo ${GH_PAT:-})")
+        );
+        assert!(v.has_vars());
+        assert_eq!(v.vars().collect::<Vec<_>>(), ["GH_PAT"]);
+        assert_eq!(v.resolve(|_| None).unwrap_err().code(), Code::CannotExpress);
+        for bad in [
+            "${verbatim:bash:x}",
+            "${verbatim:shell:}",
+            "${verbatim:plain:x}",
+            "${verbatim:shell:x} y",
+        ] {
             assert!(Template::parse(bad).is_err(), "{bad}");
         }
     }

@@ -2,7 +2,10 @@
 //! top-level `mcpServers` of `~/.claude.json`; `local` is `projects["<project>"].mcpServers` in
 //! the same file, the project being the main worktree's root of the git repository `--root`
 //! lies in (Claude Code keys it so from any subdirectory or linked worktree), else `--root`. Strict JSON; entries carry `type` (`stdio`, `http`, `sse`);
-//! references spelled `${VAR}` in command, args, env, url and headers.
+//! references spelled `${VAR}` in command, args, env, url and headers, and `${VAR:-default}`
+//! with a default (code.claude.com/docs/en/mcp, "Environment variable expansion in
+//! `.mcp.json`"; the expander takes `\$\{([A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?)\}`, Claude Code
+//! 2.1.332): its grammar is `brace-default`.
 //!
 //! `~/.claude.json` can be tens of megabytes and Claude Code rewrites it itself under a
 //! `~/.claude.json.lock` directory (proper-lockfile); mcpconf holds that lock too while it
@@ -58,5 +61,6 @@ pub static CLAUDE_CODE: McpServers = McpServers {
     }),
     source: "https://code.claude.com/docs/en/mcp",
     checked: "Claude Code 2.1.332",
+    grammar: crate::template::Grammar::BraceDefault,
     ..BASE
 };

@@ -40,7 +40,7 @@ static SCOPES: &[Scope] = &[
 fn spell(t: &Template, server: &Server, field: &str) -> Result<String, RenderError> {
     let literal_hit = t.parts.iter().any(|p| match p {
         Part::Lit(l) => l.contains("${{"),
-        Part::Var(_) => false,
+        _ => false,
     });
     if literal_hit {
         return Err(RenderError {

@@ -2,7 +2,8 @@
 //! `~/.config/crush/crush.json` (Windows `%LOCALAPPDATA%\crush\crush.json`). Strict JSON; servers
 //! under `mcp`, each with `type` `stdio`, `http` or `sse` (charmbracelet/crush README, "MCPs").
 //! Env values and header values go through Crush's shell-style resolver (`$VAR`, `${VAR}`,
-//! `$(cmd)`), so references are written `${VAR}` there. Since v0.67.0 the command, arguments
+//! `$(cmd)`, `${VAR:-default}`; `internal/config/resolve.go`), so references are written
+//! `${VAR}` there: its grammar is `shell`, and text a reference cannot say is kept verbatim. Since v0.67.0 the command, arguments
 //! and URL go through it too (`createTransport` in `internal/agent/tools/mcp/init.go`), so for
 //! a target declaring `client_version` 0.67.0 or later references are written there as well;
 //! for older (or undeclared) versions they are refused there. A literal `$NAME`, `${…}` or
@@ -71,5 +72,6 @@ pub static CRUSH: McpServers = McpServers {
     source: "https://github.com/charmbracelet/crush/blob/main/internal/agent/tools/mcp/init.go; internal/config/config.go (`MCPConfig`, `ResolvedEnv`, `ResolvedHeaders`, `ResolvedURL`, `ResolvedArgs`)",
     checked: "Crush v0.90.0 (37f36e9)",
     extra_forms: &[super::RefForm::Bare],
+    grammar: crate::template::Grammar::Shell,
     ..BASE
 };

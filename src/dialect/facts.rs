@@ -76,6 +76,9 @@ pub fn facts_json(d: &dyn Dialect) -> Value {
             "forms": e.forms.iter().map(|f| f.spelling()).collect::<Vec<_>>(),
             "in": places_name(e.places),
             "file_unloaded_in": d.references_unloaded_in().0,
+            "grammar": d.grammar().id(),
+            "grammar_expands": d.grammar().describe(),
+            "defaults": d.grammar().defaults(),
         },
         "client_lock": d.scopes().iter().filter(|s| d.client_lock(s.name)).map(|s| s.name).collect::<Vec<_>>(),
         "tool_pin": match d.pin_support() { PinSupport::None => "not expressible".to_string(), PinSupport::Field(f) => f.to_string() },
@@ -199,6 +202,21 @@ pub fn facts_markdown(d: &dyn Dialect) -> String {
             "- The current release expands {} {}.",
             forms.join(", "),
             places_phrase(e.places)
+        );
+    }
+    let g = d.grammar();
+    if g != crate::template::Grammar::Plain {
+        let _ = writeln!(
+            s,
+            "- Expansion grammar: `{}`, {} where it expands references ({}); the manifest's verbatim form for it is `${{verbatim:{}:TEXT}}`.",
+            g.id(),
+            g.describe(),
+            if g.defaults() {
+                "`${VAR:-default}` is written"
+            } else {
+                "`${VAR:-default}` is refused"
+            },
+            g.id()
         );
     }
     let pin = |p: PinSupport| match p {

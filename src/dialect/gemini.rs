@@ -5,7 +5,9 @@
 //! deprecated, and a `url` without `type` is tried as streamable HTTP first, so an SSE server
 //! must say `"type": "sse"`. References spelled `${VAR}`; a tool pin is written as
 //! `includeTools`. Gemini expands `$VAR`, `${VAR}` and `${VAR:-default}` in every string of
-//! its settings and has no escape, so a literal that looks like one is refused.
+//! its settings and has no escape, so a literal that looks like one is refused
+//! (`resolveEnvVarsInString`, `\$(?:(\w+)|{([^}]+?)(?::-([^}]*))?})`, Gemini CLI 0.61.0): its
+//! grammar is `dollar-default`.
 
 use super::{BASE, Base, ClientManaged, Hazard, McpServers, Scope, Syntax, Ty, Types};
 
@@ -77,6 +79,7 @@ pub static GEMINI: McpServers = McpServers {
     }),
     source: "https://github.com/google-gemini/gemini-cli packages/core/src/config/config.ts (`MCPServerConfig`), packages/core/src/tools/mcp-client.ts",
     checked: "Gemini CLI 0.61.0",
+    grammar: crate::template::Grammar::DollarDefault,
     ..BASE
 };
 

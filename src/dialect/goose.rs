@@ -101,7 +101,7 @@ fn substituted(
 ) -> Result<String, RenderError> {
     let hit = t.parts.iter().any(|p| match p {
         Part::Lit(l) => Hazard::Dollar.hits(l),
-        Part::Var(_) => false,
+        _ => false,
     });
     if hit {
         return Err(expands_literal(

@@ -243,6 +243,8 @@ pub struct McpServers {
     pub builtins: &'static [&'static str],
     /// How the client turns a user's server off for one project (`disable`), if it can.
     pub disable: Option<super::ProjectDisable>,
+    /// What the client expands where it expands references ([`super::Dialect::grammar`]).
+    pub grammar: crate::template::Grammar,
     /// Where these facts were read (the client's own code or docs).
     pub source: &'static str,
     /// The client release (or docs revision) they were checked against.
@@ -296,6 +298,7 @@ pub const BASE: McpServers = McpServers {
     defaults: &[],
     respell: &[],
     disable: None,
+    grammar: crate::template::Grammar::Plain,
     source: "",
     checked: "",
 };
@@ -381,7 +384,7 @@ impl McpServers {
         // text it would expand is a hazard.
         let literal_hit = t.parts.iter().any(|p| match p {
             Part::Lit(l) => hazard.hits(&super::without_builtins(l, self.builtins)),
-            Part::Var(_) => false,
+            _ => false,
         });
         if literal_hit {
             return Err(expands_literal(self.id, &server.name, field, hazard));
@@ -561,6 +564,9 @@ impl Dialect for McpServers {
     }
     fn syntax(&self) -> Syntax {
         self.syntax
+    }
+    fn grammar(&self) -> crate::template::Grammar {
+        self.grammar
     }
     fn expands_in(&self, slot: Slot) -> bool {
         match self.var_places {

@@ -306,6 +306,13 @@ pub trait Dialect: Sync {
     fn expands_in(&self, _slot: Slot) -> bool {
         true
     }
+    /// What the client expands in a string where it expands references: defaults, `$VAR`,
+    /// command substitution ([`crate::template::Grammar`]). Only a client of a grammar with
+    /// defaults takes `${VAR:-default}`, and only a client of the grammar named takes verbatim
+    /// text ([`render_target`] refuses the others).
+    fn grammar(&self) -> crate::template::Grammar {
+        crate::template::Grammar::Plain
+    }
     /// How a tool pin is written.
     fn pin_support(&self) -> PinSupport;
     /// Field names this client knows in an entry (for lint's unknown-field rule).
@@ -593,6 +600,7 @@ pub fn client_facts(client: &str) -> crate::ledger::ClientFacts<'static> {
         keys: d.client_managed().keys,
         defaults: d.defaults(),
         respell: d.respell(),
+        bare_refs: d.grammar().bare(),
     })
 }
 
@@ -637,6 +645,7 @@ pub fn render_target(
     client_version: Option<&str>,
     enabled: bool,
 ) -> Result<Rendered, RenderError> {
+    grammar_check(d, server)?;
     let mut r = d.render_for(server, client_version)?;
     if enabled {
         return Ok(r);
@@ -655,6 +664,59 @@ pub fn render_target(
         m.insert(off.key.to_string(), serde_json::Value::Bool(off.off));
     }
     Ok(r)
+}
+
+/// Refuse a server whose references with a default or verbatim text the client's grammar
+/// does not read ([`Dialect::grammar`]); where the client expands nothing in a field, its
+/// dialect refuses them as it refuses any reference.
+fn grammar_check(d: &dyn Dialect, server: &Server) -> Result<(), RenderError> {
+    use crate::server::Transport;
+    let g = d.grammar();
+    let mut fields: Vec<(String, &crate::template::Template)> = Vec::new();
+    match &server.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            fields.push(("command".into(), command));
+            fields.extend(args.iter().map(|a| ("args".to_string(), a)));
+            fields.extend(env.iter().map(|(k, v)| (format!("env.{k}"), v)));
+            fields.extend(cwd.iter().map(|c| ("cwd".to_string(), c)));
+        }
+        Transport::Remote { url, headers, .. } => {
+            fields.push(("url".into(), url));
+            fields.extend(headers.iter().map(|(k, v)| (format!("headers.{k}"), v)));
+        }
+    }
+    for (field, t) in fields {
+        let why = if let Some((vg, _)) = t.as_verbatim() {
+            (vg != g).then(|| {
+                format!(
+                    "`{field}` of server `{}` is verbatim text for the `{}` grammar ({}); client `{}` reads {}, so the text would not mean the same there (give this target a server of its own)",
+                    server.name,
+                    vg.id(),
+                    vg.describe(),
+                    d.id(),
+                    g.describe()
+                )
+            })
+        } else {
+            (t.has_defaults() && !g.defaults()).then(|| {
+                format!(
+                    "client `{}` has no default in its references (it expands {}), so `{field}` of server `{}` cannot be written with `${{VAR:-default}}`; write `${{VAR}}` and set the variable",
+                    d.id(),
+                    g.describe(),
+                    server.name
+                )
+            })
+        };
+        if let Some(message) = why {
+            return Err(RenderError { field, message });
+        }
+    }
+    Ok(())
 }
 
 /// A dialect by id: a client's, or an admin file's ([`admin`]), as the ledger names them.

@@ -3,7 +3,8 @@
 //! Servers under `mcpServers`: stdio `{command, args, env, cwd}`; streamable HTTP under
 //! `httpUrl` (Qwen Code 0.24 lists a `url` entry as SSE), SSE under `url`. References spelled
 //! `${VAR}` in every string; Qwen also expands `$VAR` and has no escape, so a literal that
-//! looks like either is refused. A tool pin is written as `includeTools`.
+//! looks like either is refused (`resolveEnvVarsInString`, `\$(?:(\w+)|{([^}]+)})`, Qwen Code
+//! 0.24.4: no default, so its grammar is `dollar`). A tool pin is written as `includeTools`.
 
 use super::{BASE, Base, Hazard, McpServers, Scope, Syntax, Ty, Types};
 
@@ -60,5 +61,6 @@ pub static QWEN: McpServers = McpServers {
     }),
     source: "https://github.com/QwenLM/qwen-code docs/cli/configuration.md (MCP servers)",
     checked: "Qwen Code 0.24.4",
+    grammar: crate::template::Grammar::Dollar,
     ..BASE
 };

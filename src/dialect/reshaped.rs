@@ -92,6 +92,9 @@ impl Dialect for Reshaped {
     fn expansion(&self) -> Expansion {
         self.inner.expansion()
     }
+    fn grammar(&self) -> crate::template::Grammar {
+        self.inner.grammar()
+    }
     fn pin_support_latest(&self) -> PinSupport {
         self.inner.pin_support_latest()
     }

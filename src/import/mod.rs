@@ -14,6 +14,7 @@ use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
 use crate::dialect::{Dialect, Slot};
 use crate::redact::{classify, credential_name};
 use crate::server::RemoteKind;
+use crate::template::{Grammar, Part, Template};
 
 /// A manifest text and what the operator must know about it.
 #[derive(Debug, Clone, PartialEq)]
@@ -328,6 +329,14 @@ fn read_field(server: &str, field: &str, s: &str, dialect: &str, notes: &mut Not
     if crate::dialect::lookup(dialect).is_some_and(|d| !d.expands_in(slot)) {
         return s.replace("${", "$${");
     }
+    // A client with a grammar of its own (defaults, `$VAR`, command substitution): its text
+    // read by that grammar, the same construct the same way in every field.
+    if let Some(g) = crate::dialect::lookup(dialect)
+        .map(|d| d.grammar())
+        .filter(|g| *g != Grammar::Plain)
+    {
+        return in_grammar(g, s);
+    }
     let foreign = foreign_references(s, dialect);
     if !foreign.is_empty() && notes.as_client {
         notes.say(format!(
@@ -351,6 +360,34 @@ fn read_field(server: &str, field: &str, s: &str, dialect: &str, notes: &mut Not
         }
     }
     neutral(s, dialect)
+}
+
+/// A client's text in grammar `g` as the manifest writes it: references (with their defaults)
+/// as `${VAR}` / `${VAR:-default}`, literal `${` escaped, or, when it holds an expansion the
+/// manifest cannot say (`$(cmd)`, `$1`, …), the whole text verbatim for that grammar
+/// (`${verbatim:shell:…}`).
+fn in_grammar(g: Grammar, s: &str) -> String {
+    match g.read(s) {
+        Some(parts) => parts
+            .iter()
+            .map(|p| match p {
+                Part::Lit(l) => l.replace("${", "$${"),
+                Part::Var(v) => format!("${{{v}}}"),
+                Part::VarOr(v, d) => format!("${{{v}:-{d}}}"),
+                Part::Verbatim(_, t) => t.clone(),
+            })
+            .collect(),
+        None => Template::verbatim(g, s).raw,
+    }
+}
+
+/// `protect` for a value the manifest keeps verbatim: `f` on its text (a credential in it
+/// replaced by `${VAR}`, which every grammar reads as a reference), the result read again in
+/// the grammar; `None` for any other value.
+fn in_verbatim(v: &str, f: impl FnOnce(String) -> String) -> Option<String> {
+    let t = Template::parse(v).ok()?;
+    let (g, text) = t.as_verbatim()?;
+    Some(in_grammar(g, &f(text.to_string())))
 }
 
 /// `` `${A}`, `${B}` ``: the references named, for a message.
@@ -533,6 +570,20 @@ fn as_written(v: &str) -> std::borrow::Cow<'_, str> {
 /// Replace a literal secret by a reference, with a warning: a value under a credential-like
 /// name, or any value the shared detector flags (the test `lint`'s `literal-secret` applies).
 fn protect(server: &str, key: &str, v: String, is_header: bool, notes: &mut Notes) -> String {
+    if v.starts_with(crate::template::VERBATIM_OPEN)
+        && let Some(out) = in_verbatim(&v, |t| {
+            // Only the credential inside is replaced: the rest is the client's text.
+            let field = format!("{}.{key}", if is_header { "headers" } else { "env" });
+            protect_inline_text(server, &field, t, notes)
+        })
+    {
+        return out;
+    }
+    protect_text(server, key, v, is_header, notes)
+}
+
+/// [`protect`] of a value's text.
+fn protect_text(server: &str, key: &str, v: String, is_header: bool, notes: &mut Notes) -> String {
     // The same decision as the diff's mask and lint's `literal-secret` (`must_hide`), on the
     // text as the file holds it ([`as_written`]): a placeholder or a plain word under a
     // credential-like name stays as it is.
@@ -581,6 +632,16 @@ fn protect(server: &str, key: &str, v: String, is_header: bool, notes: &mut Note
 /// detector recognises; if the detector still flags what is left, the whole string. Each
 /// replacement is a warning naming the variable.
 fn protect_inline(server: &str, field: &str, v: String, notes: &mut Notes) -> String {
+    if v.starts_with(crate::template::VERBATIM_OPEN)
+        && let Some(out) = in_verbatim(&v, |t| protect_inline_text(server, field, t, notes))
+    {
+        return out;
+    }
+    protect_inline_text(server, field, v, notes)
+}
+
+/// [`protect_inline`] of a value's text.
+fn protect_inline_text(server: &str, field: &str, v: String, notes: &mut Notes) -> String {
     if classify(field, &as_written(&v)).is_none() {
         return v;
     }
@@ -740,7 +801,12 @@ fn server_table(
             string_map(name, e.get("environment"), id, false, notes),
         )
     } else {
-        used.extend(["command", "args", "env"]);
+        // `env` beside a URL means nothing to the server (it is no process): dropped with a
+        // warning below, never silently.
+        used.extend(["command", "args"]);
+        if e.contains_key("command") {
+            used.push("env");
+        }
         (
             e.get("command").and_then(Value::as_str).map(|s| {
                 let read = read_field(name, "command", s, id, notes);

@@ -21,6 +21,9 @@ pub struct ClientFacts<'a> {
     /// Fields the client also reads under another name: (that name, the client's own, a
     /// member that goes with the client's spelling as `key=json`, or `""`).
     pub respell: &'a [(&'a str, &'a str, &'a str)],
+    /// Whether the client reads `$VAR` as `${VAR}` ([`crate::template::Grammar::bare`]): the
+    /// two spellings are the same entry.
+    pub bare_refs: bool,
 }
 
 /// An entry with the fields spelled another way (`respell`: other name, own name, a member

@@ -17,11 +17,22 @@ pub fn normalized(v: &Value) -> Value {
 /// another name spelled its own way first (Windsurf's `url` as `serverUrl`, Gemini's `httpUrl`
 /// as `type: "http"` and `url`).
 fn normalized_for(v: &Value, facts: crate::ledger::ClientFacts<'_>) -> Value {
-    crate::ledger::without_defaults(
+    let v = crate::ledger::without_defaults(
         &crate::ledger::respelled(v, facts.respell),
         facts.defaults,
         None,
-    )
+    );
+    if facts.bare_refs { braced(&v) } else { v }
+}
+
+/// Every string of an entry with `$VAR` spelled `${VAR}`, for a client that reads both alike.
+fn braced(v: &Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(crate::template::grammar::braced(s).into_owned()),
+        Value::Array(a) => Value::Array(a.iter().map(braced).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), braced(x))).collect()),
+        x => x.clone(),
+    }
 }
 
 /// Whether two entries mean the same to one client (`facts`: the defaults it writes out, the

@@ -186,8 +186,8 @@ fn token_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }
 
-/// Blank out environment references (`${…}`, `{env:…}`, `$NAME`) so that only literal text
-/// is examined. Each blanked byte becomes a space, so offsets into the result are offsets into
+/// Blank out environment references (`${…}`, `{env:…}`, `$NAME`) and command substitutions
+/// (`$(…)`, all but the credential-like words inside) so that only literal text is examined. Each blanked byte becomes a space, so offsets into the result are offsets into
 /// `s`.
 pub fn strip_references(s: &str) -> Cow<'_, str> {
     // `{env:` needs a `{`: one byte search first (most values have neither).
@@ -217,6 +217,39 @@ pub fn strip_references(s: &str) -> Cow<'_, str> {
                 continue;
             }
         }
+        if let Some(n) = rest
+            .starts_with("$(")
+            .then(|| substitution_len(rest))
+            .flatten()
+        {
+            // Command substitution (`$(echo ${X:-})`, a shell-like client runs it): a command
+            // that yields the value, not the value; only a word inside it that is itself a
+            // credential (a token of a known shape, a random-looking string) stays examined.
+            blank(&mut out, 2);
+            let mut word_start = None;
+            let inner = &rest[2..n - 1];
+            for (i, ch) in inner.char_indices().chain([(inner.len(), ' ')]) {
+                match (ch.is_whitespace(), word_start) {
+                    (false, None) => word_start = Some(i),
+                    (true, Some(w)) => {
+                        let word = &inner[w..i];
+                        if !tokens_left(word).is_empty() || high_entropy(word) {
+                            out.push_str(word);
+                        } else {
+                            blank(&mut out, word.len());
+                        }
+                        word_start = None;
+                    }
+                    _ => {}
+                }
+                if ch.is_whitespace() && i < inner.len() {
+                    blank(&mut out, ch.len_utf8());
+                }
+            }
+            blank(&mut out, 1);
+            rest = &rest[n..];
+            continue;
+        }
         if c == '$' {
             let n = rest[1..]
                 .char_indices()
@@ -234,6 +267,21 @@ pub fn strip_references(s: &str) -> Cow<'_, str> {
         rest = &rest[c.len_utf8()..];
     }
     Cow::Owned(out)
+}
+
+/// The length of the command substitution `$(…)` at the start of `s`, its parentheses
+/// balanced (`None`: not closed).
+fn substitution_len(s: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, b) in s.bytes().enumerate().skip(2) {
+        match b {
+            b'(' => depth += 1,
+            b')' if depth == 0 => return Some(i + 1),
+            b')' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A reference at the start of `s`: the length of what is blanked first (the whole `${NAME}`,

@@ -132,3 +132,170 @@ fn client_written_fields_do_not_block_adoption() {
         imported.manifest
     );
 }
+
+/// Plan `manifest` in a fresh project: the exit code and the output (stdout and stderr).
+fn plan_of(manifest: &str) -> (Option<i32>, String) {
+    let e = Env::new();
+    e.manifest(manifest);
+    let out = e.run(&["plan"]);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+/// Class 2: a reference with a default is written for a client whose grammar has defaults
+/// (Claude Code) and refused, naming the reason, for one without (Cursor).
+#[test]
+fn references_with_defaults_are_written_where_the_grammar_has_them() {
+    let claude = "{\n  \"mcpServers\": {\n    \"api\": {\n      \"type\": \"http\",\n      \"url\": \"${API_BASE_URL:-https://api.example.com}/mcp\",\n      \"headers\": {\n        \"Authorization\": \"Bearer ${API_KEY}\"\n      }\n    }\n  }\n}\n";
+    let (imported, written) = round_trip("claude-code", ".mcp.json", claude);
+    assert!(
+        imported
+            .manifest
+            .contains("url = \"${API_BASE_URL:-https://api.example.com}/mcp\""),
+        "{}",
+        imported.manifest
+    );
+    assert_eq!(
+        written["mcpServers"]["api"]["url"],
+        "${API_BASE_URL:-https://api.example.com}/mcp"
+    );
+    let server = "[servers.api]\nurl = \"${API_BASE_URL:-https://api.example.com}/mcp\"\n";
+    for client in ["cursor", "vscode", "qwen"] {
+        let (code, out) = plan_of(&format!(
+            "owner = \"o\"\n{server}[[targets]]\nclient = \"{client}\"\n"
+        ));
+        assert_eq!(code, Some(3), "{client}: {out}");
+        assert!(
+            out.contains("cannot-express") && out.contains("has no default"),
+            "{client}: {out}"
+        );
+    }
+    // A default a shell would read differently is refused by the manifest itself.
+    let (code, out) = plan_of(
+        "owner = \"o\"\n[servers.a]\ncommand = \"x\"\nargs = [\"${A:-$B}\"]\n[[targets]]\nclient = \"claude-code\"\n",
+    );
+    assert_eq!(code, Some(2), "{out}");
+}
+
+/// Class 2: text Crush's shell-like expander reads that a reference cannot say is kept
+/// verbatim, owned and planned clean; the same construct reads the same way in every field of
+/// the file (`$VAR` a reference, `$(…)` verbatim); the verbatim form is refused for a client
+/// of another grammar.
+#[test]
+fn shell_forms_are_kept_verbatim_for_their_grammar() {
+    let crush = r#"{
+  "mcp": {
+    "github": {
+      "type": "http",
+      "url": "https://api.githubcopilot.com/mcp/",
+      "headers": {
+        "Authorization": "Bearer $(echo ${GH_PAT:-})"
+      }
+    },
+    "netdata": {
+      "type": "http",
+      "url": "http://localhost:19999/mcp",
+      "headers": {
+        "Authorization": "Bearer $ND_TOKEN",
+        "X-Token": "$(cat /run/secrets/token)"
+      }
+    },
+    "brave": {
+      "type": "stdio",
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-brave-search"],
+      "env": {
+        "BRAVE_API_KEY": "$BRAVE_API_KEY",
+        "TOKEN": "$(cat /run/secrets/token)",
+        "REGION": "${REGION:-eu}"
+      }
+    }
+  }
+}
+"#;
+    let (imported, written) = round_trip("crush", ".crush.json", crush);
+    let m = &imported.manifest;
+    for want in [
+        "Authorization = \"${verbatim:shell:Bearer $(echo ${GH_PAT:-})}\"",
+        "Authorization = \"Bearer ${ND_TOKEN}\"",
+        "X-Token = \"${verbatim:shell:$(cat /run/secrets/token)}\"",
+        "BRAVE_API_KEY = \"${BRAVE_API_KEY}\"",
+        "TOKEN = \"${verbatim:shell:$(cat /run/secrets/token)}\"",
+        "REGION = \"${REGION:-eu}\"",
+    ] {
+        assert!(m.contains(want), "{want}:\n{m}");
+    }
+    assert!(
+        !imported.stderr.contains("literal secret"),
+        "{}",
+        imported.stderr
+    );
+    // Written back: the verbatim text as it was, the references in Crush's `${VAR}`.
+    assert_eq!(
+        written["mcp"]["github"]["headers"]["Authorization"],
+        "Bearer $(echo ${GH_PAT:-})"
+    );
+    assert_eq!(
+        written["mcp"]["brave"]["env"]["BRAVE_API_KEY"],
+        "${BRAVE_API_KEY}"
+    );
+    // Never for a client of another grammar, nor where Crush expands nothing.
+    let verbatim = "[servers.a]\ncommand = \"x\"\nenv = { T = \"${verbatim:shell:$(cat t)}\" }\n";
+    for client in ["gemini", "claude-code", "cursor"] {
+        let (code, out) = plan_of(&format!(
+            "owner = \"o\"\n{verbatim}[[targets]]\nclient = \"{client}\"\n"
+        ));
+        assert_eq!(code, Some(3), "{client}: {out}");
+        assert!(
+            out.contains("cannot-express") && out.contains("verbatim text for the `shell` grammar"),
+            "{client}: {out}"
+        );
+    }
+    let (code, out) = plan_of(
+        "owner = \"o\"\n[servers.a]\ncommand = \"x\"\nargs = [\"${verbatim:shell:$(cat t)}\"]\n[[targets]]\nclient = \"crush\"\n",
+    );
+    assert_eq!(code, Some(3), "{out}");
+    let (code, out) = plan_of(
+        "owner = \"o\"\n[servers.a]\ncommand = \"x\"\nargs = [\"${verbatim:bash:x}\"]\n[[targets]]\nclient = \"crush\"\n",
+    );
+    assert_eq!(code, Some(2), "{out}");
+}
+
+/// Class 2: a literal credential inside a shell form is still found by the one detector and
+/// replaced by a reference; the rest of the text stays verbatim, and no output shows it.
+#[test]
+fn a_literal_secret_inside_a_shell_form_is_still_replaced() {
+    let token = format!(
+        "ghp_{}",
+        "c0rpusFAKE".repeat(4).chars().take(36).collect::<String>()
+    );
+    let crush = format!(
+        "{{\n  \"mcp\": {{\n    \"github\": {{\n      \"type\": \"http\",\n      \"url\": \"https://api.githubcopilot.com/mcp/\",\n      \"headers\": {{\n        \"Authorization\": \"Bearer $(echo {token})\"\n      }}\n    }}\n  }}\n}}\n"
+    );
+    let e = Env::new();
+    e.write(".crush.json", &crush);
+    let imported = import(&e, "crush");
+    assert!(!imported.manifest.contains(&token), "{}", imported.manifest);
+    assert!(!imported.stderr.contains(&token), "{}", imported.stderr);
+    assert!(
+        imported
+            .manifest
+            .contains("Authorization = \"${verbatim:shell:Bearer $(echo ${"),
+        "{}",
+        imported.manifest
+    );
+    assert!(
+        imported.stderr.contains("literal secret"),
+        "{}",
+        imported.stderr
+    );
+    e.manifest(&imported.manifest);
+    let file = e.path(".crush.json").display().to_string();
+    let out = e.run(&["lint", &file]);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("literal-secret"), "{text}");
+    assert!(!text.contains(&token), "{text}");
+}
