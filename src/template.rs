@@ -43,6 +43,12 @@ pub enum TemplateErrorKind {
         /// The variable.
         name: String,
     },
+    /// [`Template::resolve`]: a client-prompted input (`${input:ID}`), which only the client
+    /// that prompts for it can fill in.
+    Prompted {
+        /// The input's id.
+        id: String,
+    },
 }
 
 impl TemplateError {
@@ -52,7 +58,9 @@ impl TemplateError {
             TemplateErrorKind::Unclosed | TemplateErrorKind::InvalidName { .. } => {
                 Code::ManifestError
             }
-            TemplateErrorKind::Unset { .. } => Code::UnsetVariable,
+            TemplateErrorKind::Unset { .. } | TemplateErrorKind::Prompted { .. } => {
+                Code::UnsetVariable
+            }
         }
     }
 }
@@ -71,6 +79,10 @@ impl fmt::Display for TemplateError {
             TemplateErrorKind::Unset { name } => {
                 write!(f, "`${{{name}}}` is not set in the environment")
             }
+            TemplateErrorKind::Prompted { id } => write!(
+                f,
+                "`${{input:{id}}}` is an input the client prompts for; only that client can fill it in"
+            ),
         }
     }
 }
@@ -84,6 +96,9 @@ pub enum Part {
     Lit(String),
     /// An environment variable reference.
     Var(String),
+    /// `${input:ID}`: an input the client prompts the user for (the manifest's
+    /// `[inputs.ID]`); only clients with prompts (VS Code's `inputs`) can write it.
+    Input(String),
 }
 
 /// A parsed manifest string.
@@ -96,7 +111,7 @@ pub struct Template {
 }
 
 impl Template {
-    /// Parse `${VAR}` references; `$${` is a literal `${`.
+    /// Parse `${VAR}` references and `${input:ID}` inputs; `$${` is a literal `${`.
     pub fn parse(s: &str) -> Result<Template, TemplateError> {
         let mut parts: Vec<Part> = Vec::new();
         let mut lit = String::new();
@@ -114,6 +129,14 @@ impl Template {
                     });
                 };
                 let name = &tail[..end];
+                if let Some(id) = name.strip_prefix("input:").filter(|id| valid_input_id(id)) {
+                    if !lit.is_empty() {
+                        parts.push(Part::Lit(std::mem::take(&mut lit)));
+                    }
+                    parts.push(Part::Input(id.to_string()));
+                    rest = &tail[end + 1..];
+                    continue;
+                }
                 if !valid_var(name) {
                     return Err(TemplateError {
                         kind: TemplateErrorKind::InvalidName {
@@ -162,7 +185,15 @@ impl Template {
     pub fn vars(&self) -> impl Iterator<Item = &str> {
         self.parts.iter().filter_map(|p| match p {
             Part::Var(v) => Some(v.as_str()),
-            Part::Lit(_) => None,
+            Part::Lit(_) | Part::Input(_) => None,
+        })
+    }
+
+    /// The ids of the client-prompted inputs (`${input:ID}`) used, in order.
+    pub fn inputs(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Input(id) => Some(id.as_str()),
+            Part::Lit(_) | Part::Var(_) => None,
         })
     }
 
@@ -180,19 +211,26 @@ impl Template {
         for p in &self.parts {
             match p {
                 Part::Lit(l) => out.push_str(l),
-                Part::Var(_) => return None,
+                Part::Var(_) | Part::Input(_) => return None,
             }
         }
         Some(out)
     }
 
-    /// Render with each reference spelled by `var` (e.g. `|v| format!("${{env:{v}}}")`).
+    /// Render with each reference spelled by `var` (e.g. `|v| format!("${{env:{v}}}")`); an
+    /// input is written `${input:ID}`, as the clients with prompts spell it (the others refuse
+    /// a server with an input before rendering it: [`crate::dialect::render_target`]).
     pub fn render(&self, var: impl Fn(&str) -> String) -> String {
         let mut out = String::new();
         for p in &self.parts {
             match p {
                 Part::Lit(l) => out.push_str(l),
                 Part::Var(v) => out.push_str(&var(v)),
+                Part::Input(id) => {
+                    out.push_str("${input:");
+                    out.push_str(id);
+                    out.push('}');
+                }
             }
         }
         out
@@ -216,10 +254,25 @@ impl Template {
                         });
                     }
                 },
+                Part::Input(id) => {
+                    return Err(TemplateError {
+                        kind: TemplateErrorKind::Prompted { id: id.clone() },
+                    });
+                }
             }
         }
         Ok(out)
     }
+}
+
+/// Whether `id` is an input id mcpconf writes in `${input:ID}` and `[inputs.ID]`: 1-64
+/// characters from `A-Z a-z 0-9 _ . -` (the ids VS Code's docs and users' files use).
+pub fn valid_input_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 fn valid_var(name: &str) -> bool {
@@ -244,9 +297,31 @@ mod tests {
         assert_eq!(t.parts, vec![Part::Lit("a${b}$c".into())]);
         assert!(!t.has_vars());
         assert_eq!(Template::parse("${X}").unwrap().sole_var(), Some("X"));
-        for bad in ["${", "${1X}", "${A-B}", "${}", "x ${env:A}"] {
+        for bad in [
+            "${",
+            "${1X}",
+            "${A-B}",
+            "${}",
+            "x ${env:A}",
+            "${input:}",
+            "${input:a b}",
+        ] {
             assert!(Template::parse(bad).is_err(), "{bad}");
         }
+        let t = Template::parse("Bearer ${input:gh-pat.1} ${X}").unwrap();
+        assert_eq!(t.inputs().collect::<Vec<_>>(), ["gh-pat.1"]);
+        assert_eq!(t.vars().collect::<Vec<_>>(), ["X"]);
+        assert_eq!(t.as_literal(), None);
+        assert_eq!(
+            t.render(|v| format!("${{env:{v}}}")),
+            "Bearer ${input:gh-pat.1} ${env:X}"
+        );
+        assert_eq!(
+            t.resolve(|_| Some("v".into())).unwrap_err().kind,
+            TemplateErrorKind::Prompted {
+                id: "gh-pat.1".into()
+            }
+        );
     }
 
     #[test]

@@ -40,7 +40,7 @@ static SCOPES: &[Scope] = &[
 fn spell(t: &Template, server: &Server, field: &str) -> Result<String, RenderError> {
     let literal_hit = t.parts.iter().any(|p| match p {
         Part::Lit(l) => l.contains("${{"),
-        Part::Var(_) => false,
+        Part::Var(_) | Part::Input(_) => false,
     });
     if literal_hit {
         return Err(RenderError {
@@ -145,6 +145,7 @@ impl Dialect for Continue {
                 args,
                 env,
                 cwd,
+                ..
             } => {
                 m.insert("command".into(), spell(command, server, "command")?.into());
                 if !args.is_empty() {

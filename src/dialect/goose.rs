@@ -101,7 +101,7 @@ fn substituted(
 ) -> Result<String, RenderError> {
     let hit = t.parts.iter().any(|p| match p {
         Part::Lit(l) => Hazard::Dollar.hits(l),
-        Part::Var(_) => false,
+        Part::Var(_) | Part::Input(_) => false,
     });
     if hit {
         return Err(expands_literal(
@@ -241,6 +241,7 @@ impl Dialect for Goose {
                 args,
                 env,
                 cwd,
+                ..
             } => {
                 if cwd.is_some() {
                     return Err(refuse(

@@ -463,6 +463,18 @@ pub trait Dialect: Sync {
     fn respell(&self) -> &'static [(&'static str, &'static str, &'static str)] {
         &[]
     }
+    /// Whether a stdio entry of this client takes an env file (`envFile`: VS Code, Cursor); a
+    /// server with `env_file` is refused (`cannot-express`) by the others.
+    fn env_file(&self) -> bool {
+        false
+    }
+    /// The top-level array of this client's files that declares the inputs it prompts the
+    /// user for (`inputs` in VS Code's `mcp.json`, each `{type, id, description, password}`),
+    /// if it has one: a server that uses `${input:ID}` is refused (`cannot-express`) by a
+    /// client without one, never written with an unset reference in its place.
+    fn inputs_array(&self) -> Option<&'static str> {
+        None
+    }
     /// The client's own built-in variables (`${workspaceFolder}`, `${userHome}`, …), which it
     /// fills in itself: `import` keeps them as written (never as environment references) and a
     /// literal holding them is written as is.
@@ -637,6 +649,7 @@ pub fn render_target(
     client_version: Option<&str>,
     enabled: bool,
 ) -> Result<Rendered, RenderError> {
+    refuse_unwritable(d, server)?;
     let mut r = d.render_for(server, client_version)?;
     if enabled {
         return Ok(r);
@@ -655,6 +668,43 @@ pub fn render_target(
         m.insert(off.key.to_string(), serde_json::Value::Bool(off.off));
     }
     Ok(r)
+}
+
+/// What no dialect of a client without the feature may write: a client-prompted input
+/// (`${input:ID}`) where the client prompts for none, an `env_file` where it reads none.
+fn refuse_unwritable(d: &dyn Dialect, server: &Server) -> Result<(), RenderError> {
+    if d.inputs_array().is_none() {
+        for (field, t) in server.fields() {
+            if let Some(id) = t.inputs().next() {
+                return Err(RenderError {
+                    message: format!(
+                        "client `{}` prompts for no inputs, so `{field}` of server `{}` (it uses the input `${{input:{id}}}`) cannot be written there; mcpconf never writes an unset reference or a literal in its place (use `${{VAR}}` for this client, or a client with prompts such as `vscode`)",
+                        d.id(),
+                        server.name
+                    ),
+                    field,
+                });
+            }
+        }
+    }
+    let has_env_file = matches!(
+        &server.transport,
+        crate::server::Transport::Stdio {
+            env_file: Some(_),
+            ..
+        }
+    );
+    if has_env_file && !d.env_file() {
+        return Err(RenderError {
+            field: "env_file".into(),
+            message: format!(
+                "client `{}` reads no env file, so server `{}` cannot be written with its `env_file`; remove `env_file` (set the variables in `env`), or target a client that reads one such as `vscode` or `cursor`",
+                d.id(),
+                server.name
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// A dialect by id: a client's, or an admin file's ([`admin`]), as the ledger names them.

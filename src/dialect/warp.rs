@@ -78,7 +78,7 @@ fn no_templates(server: &Server) -> Result<(), RenderError> {
     for (field, t) in fields {
         let hit = t.parts.iter().any(|p| match p {
             Part::Lit(l) => l.contains("{{"),
-            Part::Var(_) => false,
+            Part::Var(_) | Part::Input(_) => false,
         });
         if hit {
             return Err(RenderError {
