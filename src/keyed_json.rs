@@ -7,11 +7,8 @@
 use serde_json::{Map, Value};
 
 use crate::diag::{Code, ReadError};
-use crate::jsondoc::{JsonDoc, array};
+use crate::jsondoc::{JsonDoc, UndoHint, array};
 use crate::keyed::{get_below, keyed_segment};
-
-/// The hint that the list was created for its first element (the member's undo hints).
-const CREATED: &str = "created_list";
 
 /// `(key, field)` when the first segment of `path` is a keyed-list segment.
 pub fn first(path: &[String]) -> Option<(&str, &str)> {
@@ -121,11 +118,15 @@ pub fn upsert(
         if d.get(&path).is_some() {
             return Err(fail(container, "it is not a list"));
         }
-        let hints = d
+        let mut hints = d
             .upsert(&[], &key, &Value::Array(vec![elem]))
             .map_err(|e| fail(container, &e.message))?;
-        // The list is mcpconf's: it goes with its last element, by the member's own hints.
-        return Ok(Some(serde_json::json!({ CREATED: hints })));
+        // The list is mcpconf's: it goes with its last element. Said as the editor's own
+        // hint (the keyed container created), so the file's hints merge as they always do.
+        hints.push(UndoHint::Created {
+            path: container.to_vec(),
+        });
+        return Ok(serde_json::to_value(hints).ok());
     };
     let text = d
         .value_text(&path)
@@ -201,13 +202,15 @@ pub fn remove(
             line: 1,
             column: 1,
         })?;
-    if items.len() == 1
-        && let Some(h) = hints.and_then(|h| h.get(CREATED))
-    {
-        let hints: Vec<crate::jsondoc::UndoHint> =
-            serde_json::from_value(h.clone()).unwrap_or_default();
+    let hints: Vec<UndoHint> = hints
+        .and_then(|h| serde_json::from_value(h.clone()).ok())
+        .unwrap_or_default();
+    let created = hints
+        .iter()
+        .any(|h| matches!(h, UndoHint::Created { path } if path.as_slice() == container));
+    if items.len() == 1 && created {
         return d
-            .remove(&[], &key, &hints)
+            .remove(&[], &key, &[])
             .map_err(|e| fail(container, &e.message));
     }
     let text = d
