@@ -40,6 +40,7 @@ pub fn run(dir: &Path) -> Result<Vec<engine::RecordStatus>, Box<dyn Error>> {
                 // A reference, not a secret: the client expands it when it starts the server.
                 env: vec![("TOKEN".into(), Template::parse("${BROWSER_TOKEN}")?)],
                 cwd: None,
+                env_file: None,
             },
             tools: None,
             enabled: None,

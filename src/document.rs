@@ -9,6 +9,7 @@ use crate::diag::Code;
 use serde_json::Value;
 
 use crate::jsondoc::{self, JsonDoc, UndoHint};
+use crate::keyed_json;
 use crate::text::Content;
 use crate::tomldoc::TomlDoc;
 use crate::yamldoc::{UndoHint as YamlHint, YamlDoc};
@@ -134,6 +135,9 @@ impl Doc {
 
     /// The value at a path of object keys; only that value is built.
     pub fn get(&self, path: &[String]) -> Option<Value> {
+        if let (Doc::Json(d), Some(_)) = (self, keyed_json::first(path)) {
+            return keyed_json::get(d, path).and_then(Result::ok);
+        }
         match self {
             Doc::Json(d) => d.get(path),
             Doc::Toml(d) => d.get(path),
@@ -143,6 +147,9 @@ impl Doc {
 
     /// The kind of the value at a path (`"an object"`, `"an array"`, …), without building it.
     pub fn kind(&self, path: &[String]) -> Option<&'static str> {
+        if let (Doc::Json(d), Some(_)) = (self, keyed_json::first(path)) {
+            return keyed_json::get(d, path).map(|r| r.map_or_else(|bad| bad, |v| kind_of(&v)));
+        }
         match self {
             Doc::Json(d) => d.kind(path),
             Doc::Toml(d) => match d.shape(path)? {
@@ -156,6 +163,9 @@ impl Doc {
     /// Index of an entry among its container's entries, in document order (to remove the
     /// entries that come last first).
     pub fn position(&self, container: &[String], name: &str) -> Option<usize> {
+        if let (Doc::Json(d), Some(_)) = (self, keyed_json::first(container)) {
+            return keyed_json::position(d, container, name);
+        }
         match self {
             Doc::Json(d) => d.position(container, name),
             Doc::Toml(d) => d
@@ -169,6 +179,9 @@ impl Doc {
 
     /// How many entries the object at `container` holds (`None`: no object there).
     pub fn member_count(&self, container: &[String]) -> Option<usize> {
+        if let (Doc::Json(d), Some(_)) = (self, keyed_json::first(container)) {
+            return keyed_json::member_count(d, container);
+        }
         match self {
             Doc::Json(d) => d.member_count(container),
             Doc::Toml(d) => Some(d.get(container)?.as_object()?.len()),
@@ -186,6 +199,7 @@ impl Doc {
         edits: &[(String, Option<Value>)],
     ) -> Result<(), ReadError> {
         if let Doc::Json(d) = self
+            && keyed_json::first(container).is_none()
             && d.edit_members(container, edits).is_ok()
         {
             return Ok(());
@@ -203,6 +217,10 @@ impl Doc {
 
     /// 1-based line and column of the entry at `path`, if known.
     pub fn location(&self, path: &[String]) -> Option<(usize, usize)> {
+        if let (Doc::Json(d), Some((key, _))) = (self, keyed_json::first(path)) {
+            // The list: its elements have no key of their own.
+            return d.location(&[key.to_string()]);
+        }
         match self {
             Doc::Json(d) => d.location(path),
             Doc::Toml(_) => None,
@@ -217,6 +235,9 @@ impl Doc {
         name: &str,
         value: &Value,
     ) -> Result<Option<Value>, ReadError> {
+        if let (Doc::Json(d), Some(_)) = (&mut *self, keyed_json::first(container)) {
+            return keyed_json::upsert(d, container, name, value);
+        }
         match self {
             Doc::Json(d) => {
                 let hints = d.upsert(container, name, value).map_err(edit_error)?;
@@ -249,6 +270,10 @@ impl Doc {
         value: &Value,
         keep: &[String],
     ) -> Result<(), ReadError> {
+        if let (Doc::Json(_), Some(_)) = (&*self, keyed_json::first(container)) {
+            // An element is written whole (its members are few).
+            return self.upsert(container, name, value).map(|_| ());
+        }
         let mut path = container.to_vec();
         path.push(name.to_string());
         let (Some(Value::Object(now)), Some(want)) = (self.get(&path), value.as_object()) else {
@@ -291,6 +316,9 @@ impl Doc {
         name: &str,
         hints: Option<&Value>,
     ) -> Result<(), ReadError> {
+        if let (Doc::Json(d), Some(_)) = (&mut *self, keyed_json::first(container)) {
+            return keyed_json::remove(d, container, name, hints);
+        }
         match self {
             Doc::Json(d) => {
                 let hints: Vec<UndoHint> = hints

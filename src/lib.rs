@@ -107,6 +107,7 @@ pub mod import;
 pub use jsondoc::array as jsonarray;
 pub mod jsondoc;
 pub mod keyed;
+pub mod keyed_json;
 pub mod known;
 pub mod ledger;
 pub mod lint;

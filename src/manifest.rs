@@ -12,7 +12,7 @@ use std::fmt;
 use sha2::{Digest, Sha256};
 use toml_edit::{Document, Item, Value};
 
-pub use crate::server::{RemoteKind, Server, Transport};
+pub use crate::server::{Input, RemoteKind, Server, Transport};
 use crate::template::Template;
 use crate::text::{closest, hex, line_col};
 
@@ -57,6 +57,9 @@ pub struct Manifest {
     /// The `[policy]` table, if any: which servers may run on the machine
     /// (`mcpconf policy`, and lint's `policy-denied` / `policy-not-allowed`).
     pub policy: Option<policy::Policy>,
+    /// `[inputs.ID]`: the inputs a client prompts the user for, which servers use as
+    /// `${input:ID}` (VS Code's `inputs`), in declaration order.
+    pub inputs: Vec<Input>,
 }
 
 /// Where the servers go.
@@ -169,13 +172,16 @@ const TOP_KEYS: &[&str] = &[
     "profiles",
     "profile",
     "policy",
+    "inputs",
 ];
+const INPUT_KEYS: &[&str] = &["type", "description", "password", "default"];
 const LINT_KEYS: &[&str] = &["deny", "warn", "allow"];
 const SERVER_KEYS: &[&str] = &[
     "command",
     "args",
     "env",
     "cwd",
+    "env_file",
     "url",
     "headers",
     "transport",
@@ -269,7 +275,11 @@ pub fn parse_with_profile(
     lock: Option<&lock::Lock>,
     chosen: Option<&str>,
 ) -> Result<Manifest, ManifestError> {
-    let p = Parser { text, names };
+    let p = Parser {
+        text,
+        names,
+        inputs: &[],
+    };
     let doc = Document::parse(text).map_err(|e| {
         let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
         let msg = e.message().trim().trim_end_matches('.').to_string();
@@ -316,6 +326,12 @@ pub fn parse_with_profile(
         }
     };
 
+    let inputs = match table.get("inputs") {
+        Some(item) => p.inputs(item)?,
+        None => Vec::new(),
+    };
+    let ids: Vec<String> = inputs.iter().map(|i| i.id.clone()).collect();
+    let p = Parser { inputs: &ids, ..p };
     let mut servers = Vec::new();
     let mut registry = Vec::new();
     if let Some(item) = table.get("servers") {
@@ -343,6 +359,21 @@ pub fn parse_with_profile(
             0,
             "the manifest declares no servers; add at least one `[servers.NAME]` table",
         ));
+    }
+    // An input no server uses would be written nowhere: an error, like a target that selects
+    // nothing (every server counts, whatever profile is active).
+    if let Some(unused) = inputs
+        .iter()
+        .find(|i| !servers.iter().any(|s| s.inputs().any(|id| id == i.id)))
+    {
+        return Err(ManifestError {
+            message: format!(
+                "input `{}` is declared but no server uses it (as `${{input:{}}}`); remove `[inputs.{}]` or use it",
+                unused.id, unused.id, unused.id
+            ),
+            line: unused.at.0,
+            column: unused.at.1,
+        });
     }
 
     let mut targets = Vec::new();
@@ -418,6 +449,7 @@ pub fn parse_with_profile(
         profiles,
         profile,
         policy,
+        inputs,
     };
     m.keep_active_profile();
     Ok(m)
@@ -518,6 +550,7 @@ impl Server {
                 args,
                 env,
                 cwd,
+                env_file,
             } => Transport::Stdio {
                 command: ex(command)?,
                 args: args.iter().map(&mut ex).collect::<Option<_>>()?,
@@ -526,6 +559,10 @@ impl Server {
                     .map(|(k, v)| Some((k.clone(), ex(v)?)))
                     .collect::<Option<_>>()?,
                 cwd: match cwd {
+                    Some(c) => Some(ex(c)?),
+                    None => None,
+                },
+                env_file: match env_file {
                     Some(c) => Some(ex(c)?),
                     None => None,
                 },

@@ -62,6 +62,12 @@ pub enum TemplateErrorKind {
     BadVerbatim,
     /// [`Template::resolve`] of verbatim text: only its client expands it.
     Verbatim,
+    /// [`Template::resolve`]: a client-prompted input (`${input:ID}`), which only the client
+    /// that prompts for it can fill in.
+    Prompted {
+        /// The input's id.
+        id: String,
+    },
 }
 
 impl TemplateError {
@@ -72,7 +78,9 @@ impl TemplateError {
             | TemplateErrorKind::InvalidName { .. }
             | TemplateErrorKind::BadDefault { .. }
             | TemplateErrorKind::BadVerbatim => Code::ManifestError,
-            TemplateErrorKind::Unset { .. } => Code::UnsetVariable,
+            TemplateErrorKind::Unset { .. } | TemplateErrorKind::Prompted { .. } => {
+                Code::UnsetVariable
+            }
             TemplateErrorKind::Verbatim => Code::CannotExpress,
         }
     }
@@ -111,6 +119,10 @@ impl fmt::Display for TemplateError {
             TemplateErrorKind::Verbatim => f.write_str(
                 "the value is verbatim text only its client expands; mcpconf cannot expand it itself",
             ),
+            TemplateErrorKind::Prompted { id } => write!(
+                f,
+                "`${{input:{id}}}` is an input the client prompts for; only that client can fill it in"
+            ),
         }
     }
 }
@@ -129,6 +141,9 @@ pub enum Part {
     /// The whole value as its client reads it (`${verbatim:GRAMMAR:TEXT}`), for clients of
     /// that grammar only.
     Verbatim(Grammar, String),
+    /// `${input:ID}`: an input the client prompts the user for (the manifest's
+    /// `[inputs.ID]`); only clients with prompts (VS Code's `inputs`) can write it.
+    Input(String),
 }
 
 /// A parsed manifest string.
@@ -141,7 +156,7 @@ pub struct Template {
 }
 
 impl Template {
-    /// Parse `${VAR}` references; `$${` is a literal `${`.
+    /// Parse `${VAR}` references and `${input:ID}` inputs; `$${` is a literal `${`.
     pub fn parse(s: &str) -> Result<Template, TemplateError> {
         if let Some(v) = Template::parse_verbatim(s)? {
             return Ok(v);
@@ -162,6 +177,14 @@ impl Template {
                     });
                 };
                 let name = &tail[..end];
+                if let Some(id) = name.strip_prefix("input:").filter(|id| valid_input_id(id)) {
+                    if !lit.is_empty() {
+                        parts.push(Part::Lit(std::mem::take(&mut lit)));
+                    }
+                    parts.push(Part::Input(id.to_string()));
+                    rest = &tail[end + 1..];
+                    continue;
+                }
                 if let Some((n, d)) = name.split_once(":-")
                     && valid_var(n)
                 {
@@ -273,7 +296,15 @@ impl Template {
         self.parts.iter().flat_map(|p| match p {
             Part::Var(v) | Part::VarOr(v, _) => vec![v.as_str()],
             Part::Verbatim(_, t) => grammar::names_in(t),
-            Part::Lit(_) => Vec::new(),
+            Part::Lit(_) | Part::Input(_) => Vec::new(),
+        })
+    }
+
+    /// The ids of the client-prompted inputs (`${input:ID}`) used, in order.
+    pub fn inputs(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Input(id) => Some(id.as_str()),
+            _ => None,
         })
     }
 
@@ -298,9 +329,9 @@ impl Template {
     }
 
     /// Render with each reference spelled by `var` (e.g. `|v| format!("${{env:{v}}}")`); a
-    /// reference with a default is spelled `${VAR:-default}` and verbatim text as it is, the
-    /// forms of the grammars that take them (`dialect::render_target` refuses them for any
-    /// other client first).
+    /// reference with a default is spelled `${VAR:-default}`, verbatim text as it is, and an
+    /// input `${input:ID}`, the forms of the clients that take them
+    /// ([`crate::dialect::render_target`] refuses them for any other client first).
     pub fn render(&self, var: impl Fn(&str) -> String) -> String {
         let mut out = String::new();
         for p in &self.parts {
@@ -309,6 +340,11 @@ impl Template {
                 Part::Var(v) => out.push_str(&var(v)),
                 Part::VarOr(v, d) => out.push_str(&format!("${{{v}:-{d}}}")),
                 Part::Verbatim(_, t) => out.push_str(t),
+                Part::Input(id) => {
+                    out.push_str("${input:");
+                    out.push_str(id);
+                    out.push('}');
+                }
             }
         }
         out
@@ -342,10 +378,25 @@ impl Template {
                         kind: TemplateErrorKind::Verbatim,
                     });
                 }
+                Part::Input(id) => {
+                    return Err(TemplateError {
+                        kind: TemplateErrorKind::Prompted { id: id.clone() },
+                    });
+                }
             }
         }
         Ok(out)
     }
+}
+
+/// Whether `id` is an input id mcpconf writes in `${input:ID}` and `[inputs.ID]`: 1-64
+/// characters from `A-Z a-z 0-9 _ . -` (the ids VS Code's docs and users' files use).
+pub fn valid_input_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 fn valid_var(name: &str) -> bool {
@@ -370,9 +421,31 @@ mod tests {
         assert_eq!(t.parts, vec![Part::Lit("a${b}$c".into())]);
         assert!(!t.has_vars());
         assert_eq!(Template::parse("${X}").unwrap().sole_var(), Some("X"));
-        for bad in ["${", "${1X}", "${A-B}", "${}", "x ${env:A}"] {
+        for bad in [
+            "${",
+            "${1X}",
+            "${A-B}",
+            "${}",
+            "x ${env:A}",
+            "${input:}",
+            "${input:a b}",
+        ] {
             assert!(Template::parse(bad).is_err(), "{bad}");
         }
+        let t = Template::parse("Bearer ${input:gh-pat.1} ${X}").unwrap();
+        assert_eq!(t.inputs().collect::<Vec<_>>(), ["gh-pat.1"]);
+        assert_eq!(t.vars().collect::<Vec<_>>(), ["X"]);
+        assert_eq!(t.as_literal(), None);
+        assert_eq!(
+            t.render(|v| format!("${{env:{v}}}")),
+            "Bearer ${input:gh-pat.1} ${env:X}"
+        );
+        assert_eq!(
+            t.resolve(|_| Some("v".into())).unwrap_err().kind,
+            TemplateErrorKind::Prompted {
+                id: "gh-pat.1".into()
+            }
+        );
     }
 
     #[test]

@@ -100,8 +100,10 @@ pub(super) fn read_client_only(
             format!("`{}` has no entry `{n}`; {hint}", file.display()),
         ));
     }
-    let imported = crate::import::import(
+    let inputs = d.inputs_array().and_then(|a| doc.get(&[a.to_string()]));
+    let imported = crate::import::import_file(
         &servers,
+        inputs.as_ref(),
         &crate::import::TargetSpec {
             dialect: d,
             scope: sc.name,

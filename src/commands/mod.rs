@@ -404,12 +404,16 @@ fn collect_server(red: &mut Redactor, s: &Server) {
             args,
             env,
             cwd,
+            env_file,
         } => {
             each("command", command);
             args.iter().for_each(|a| each("args", a));
             env.iter().for_each(|(k, v)| each(k, v));
             if let Some(c) = cwd {
                 each("cwd", c);
+            }
+            if let Some(f) = env_file {
+                each("env_file", f);
             }
             // The value after a credential option (`["--token", "V"]`).
             let raw: Vec<&str> = args.iter().map(|a| a.raw.as_str()).collect();

@@ -139,6 +139,7 @@ impl Dialect for Codex {
                 args,
                 env,
                 cwd,
+                ..
             } => {
                 m.insert(
                     "command".into(),

@@ -145,6 +145,7 @@ impl Dialect for Continue {
                 args,
                 env,
                 cwd,
+                ..
             } => {
                 m.insert("command".into(), spell(command, server, "command")?.into());
                 if !args.is_empty() {

@@ -14,6 +14,8 @@ pub static CURSOR: McpServers = McpServers {
     ],
     syntax: Syntax::Json,
     var_syntax: "${env:VAR}",
+    // Cursor's docs: a stdio server's `envFile` (no `inputs`: Cursor prompts for nothing).
+    env_file: true,
     known_fields: &[
         "command", "args", "env", "envFile", "url", "headers", "type", "auth",
     ],

@@ -241,6 +241,7 @@ impl Dialect for Goose {
                 args,
                 env,
                 cwd,
+                ..
             } => {
                 if cwd.is_some() {
                     return Err(refuse(

@@ -198,6 +198,11 @@ pub struct McpServers {
     pub hazard_everywhere: bool,
     /// Whether the client reads a `cwd` field.
     pub cwd: bool,
+    /// Whether a stdio entry takes an `envFile` (a file of `NAME=value` lines the client loads).
+    pub env_file: bool,
+    /// The top-level array that declares the inputs the client prompts for (`${input:ID}`),
+    /// if it has one (VS Code's `inputs`).
+    pub inputs: Option<&'static str>,
     /// The entry field that takes a tool allow-list, if any.
     pub pin_field: Option<&'static str>,
     /// Whether an entry without a pin spells out the pin field as `["*"]` (every tool), as the
@@ -280,6 +285,8 @@ pub const BASE: McpServers = McpServers {
     command_hazard: Hazard::None,
     hazard_everywhere: false,
     cwd: false,
+    env_file: false,
+    inputs: None,
     pin_field: None,
     pin_all: false,
     known_fields: &["command", "args", "env", "url", "headers", "type"],
@@ -434,6 +441,7 @@ impl McpServers {
                 args,
                 env,
                 cwd,
+                env_file,
             } => {
                 if self.types.stdio == Ty::Unsupported {
                     return Err(self.unsupported(server, "local (stdio)"));
@@ -467,6 +475,13 @@ impl McpServers {
                     m.insert(
                         "cwd".into(),
                         self.spell(cwd, server, "cwd", Slot::Plain)?.into(),
+                    );
+                }
+                // Refused where the client reads none ([`super::render_target`]).
+                if let (Some(f), true) = (env_file, self.env_file) {
+                    m.insert(
+                        "envFile".into(),
+                        self.spell(f, server, "env_file", Slot::Plain)?.into(),
                     );
                 }
             }
@@ -656,6 +671,12 @@ impl Dialect for McpServers {
     }
     fn builtins(&self) -> &'static [&'static str] {
         self.builtins
+    }
+    fn env_file(&self) -> bool {
+        self.env_file
+    }
+    fn inputs_array(&self) -> Option<&'static str> {
+        self.inputs
     }
     fn trust_form(&self) -> Option<(&'static str, &'static str)> {
         self.trust

@@ -177,6 +177,7 @@ impl Dialect for MistralVibe {
                 args,
                 env,
                 cwd,
+                ..
             } => {
                 m.insert("transport".into(), "stdio".into());
                 let c = literal(command, server, "command")?;

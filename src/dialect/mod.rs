@@ -470,6 +470,18 @@ pub trait Dialect: Sync {
     fn respell(&self) -> &'static [(&'static str, &'static str, &'static str)] {
         &[]
     }
+    /// Whether a stdio entry of this client takes an env file (`envFile`: VS Code, Cursor); a
+    /// server with `env_file` is refused (`cannot-express`) by the others.
+    fn env_file(&self) -> bool {
+        false
+    }
+    /// The top-level array of this client's files that declares the inputs it prompts the
+    /// user for (`inputs` in VS Code's `mcp.json`, each `{type, id, description, password}`),
+    /// if it has one: a server that uses `${input:ID}` is refused (`cannot-express`) by a
+    /// client without one, never written with an unset reference in its place.
+    fn inputs_array(&self) -> Option<&'static str> {
+        None
+    }
     /// The client's own built-in variables (`${workspaceFolder}`, `${userHome}`, …), which it
     /// fills in itself: `import` keeps them as written (never as environment references) and a
     /// literal holding them is written as is.
@@ -646,6 +658,7 @@ pub fn render_target(
     enabled: bool,
 ) -> Result<Rendered, RenderError> {
     grammar_check(d, server)?;
+    refuse_unwritable(d, server)?;
     let mut r = d.render_for(server, client_version)?;
     if enabled {
         return Ok(r);
@@ -670,27 +683,8 @@ pub fn render_target(
 /// does not read ([`Dialect::grammar`]); where the client expands nothing in a field, its
 /// dialect refuses them as it refuses any reference.
 fn grammar_check(d: &dyn Dialect, server: &Server) -> Result<(), RenderError> {
-    use crate::server::Transport;
     let g = d.grammar();
-    let mut fields: Vec<(String, &crate::template::Template)> = Vec::new();
-    match &server.transport {
-        Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } => {
-            fields.push(("command".into(), command));
-            fields.extend(args.iter().map(|a| ("args".to_string(), a)));
-            fields.extend(env.iter().map(|(k, v)| (format!("env.{k}"), v)));
-            fields.extend(cwd.iter().map(|c| ("cwd".to_string(), c)));
-        }
-        Transport::Remote { url, headers, .. } => {
-            fields.push(("url".into(), url));
-            fields.extend(headers.iter().map(|(k, v)| (format!("headers.{k}"), v)));
-        }
-    }
-    for (field, t) in fields {
+    for (field, t) in server.fields() {
         let why = if let Some((vg, _)) = t.as_verbatim() {
             (vg != g).then(|| {
                 format!(
@@ -715,6 +709,43 @@ fn grammar_check(d: &dyn Dialect, server: &Server) -> Result<(), RenderError> {
         if let Some(message) = why {
             return Err(RenderError { field, message });
         }
+    }
+    Ok(())
+}
+
+/// What no dialect of a client without the feature may write: a client-prompted input
+/// (`${input:ID}`) where the client prompts for none, an `env_file` where it reads none.
+fn refuse_unwritable(d: &dyn Dialect, server: &Server) -> Result<(), RenderError> {
+    if d.inputs_array().is_none() {
+        for (field, t) in server.fields() {
+            if let Some(id) = t.inputs().next() {
+                return Err(RenderError {
+                    message: format!(
+                        "client `{}` prompts for no inputs, so `{field}` of server `{}` (it uses the input `${{input:{id}}}`) cannot be written there; mcpconf never writes an unset reference or a literal in its place (use `${{VAR}}` for this client, or a client with prompts such as `vscode`)",
+                        d.id(),
+                        server.name
+                    ),
+                    field,
+                });
+            }
+        }
+    }
+    let has_env_file = matches!(
+        &server.transport,
+        crate::server::Transport::Stdio {
+            env_file: Some(_),
+            ..
+        }
+    );
+    if has_env_file && !d.env_file() {
+        return Err(RenderError {
+            field: "env_file".into(),
+            message: format!(
+                "client `{}` reads no env file, so server `{}` cannot be written with its `env_file`; remove `env_file` (set the variables in `env`), or target a client that reads one such as `vscode` or `cursor`",
+                d.id(),
+                server.name
+            ),
+        });
     }
     Ok(())
 }

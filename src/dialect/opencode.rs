@@ -192,6 +192,7 @@ impl Dialect for Opencode {
                 args,
                 env,
                 cwd,
+                ..
             } => {
                 let cwd_since = self.spell.gates.iter().find(|g| g.cwd).map(|g| g.since);
                 let cwd_ok = matches!(

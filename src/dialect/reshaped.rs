@@ -145,6 +145,7 @@ mod tests {
                 args: Vec::new(),
                 env: Vec::new(),
                 cwd: None,
+                env_file: None,
             },
             tools: None,
             enabled: None,

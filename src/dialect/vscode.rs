@@ -38,6 +38,10 @@ pub(super) const SHAPE: McpServers = McpServers {
     // Copilot CLI's `~/.copilot/mcp-config.json`.
     also_reads: &[("claude-code", "project"), ("copilot-cli", "user")],
     cwd: true,
+    // https://code.visualstudio.com/docs/copilot/reference/mcp-configuration: a stdio server's
+    // `envFile`, and the file's top-level `inputs` (`promptString`, `${input:ID}`).
+    env_file: true,
+    inputs: Some("inputs"),
     known_fields: &[
         "type",
         "command",

@@ -306,7 +306,11 @@ fn record_problem(
                         a == b || ((a == &root || a == &project) && b.starts_with('/'))
                     })
             });
-            if !fits {
+            // An input entry: `/<the client's inputs list>[id]/<the input>`.
+            let input = d
+                .inputs_array()
+                .is_some_and(|a| container == [format!("{a}[id]")]);
+            if !fits && !input {
                 return Some("does not point at a server entry of the client's container".into());
             }
         }
@@ -440,6 +444,7 @@ fn add_servers(
         }
     }
     let (unloaded, why) = d.references_unloaded_in();
+    let mut inputs: Vec<String> = Vec::new();
     for s in m.servers_for(t) {
         // A reference where the client drops the whole file for it: refused, not written.
         if unloaded.contains(&scope.name) && s.expanded(|_| Some(String::new())).is_some() {
@@ -505,6 +510,7 @@ fn add_servers(
                             });
                         let client_state =
                             dialect::entry_client_state(d, &r.value, enabled_declared);
+                        inputs.extend(s.inputs());
                         wanted.insert(s.name.clone(), spec.wants.len());
                         spec.wants.push(Want {
                             container: container.clone(),
@@ -527,6 +533,33 @@ fn add_servers(
             Err(e) => {
                 spec.refusal = Some(PlanError::file(Code::CannotExpress, e.message));
             }
+        }
+    }
+    add_inputs(m, d, &inputs, spec);
+}
+
+/// The entries of the client's `inputs` list for the inputs the target's servers use (read
+/// as an object keyed by `id`, so each is owned like a server entry: recorded, adopted when
+/// equal, a conflict when the user's own entry of that id differs, removed when unused).
+fn add_inputs(m: &Manifest, d: &'static dyn Dialect, used: &[String], spec: &mut Spec) {
+    let Some(array) = d.inputs_array() else {
+        return;
+    };
+    let container = vec![format!("{array}[id]")];
+    for input in m.inputs.iter().filter(|i| used.contains(&i.id)) {
+        let known = spec
+            .wants
+            .iter()
+            .any(|w| w.container == container && w.server == input.id);
+        if !known {
+            spec.wants.push(Want {
+                container: container.clone(),
+                server: input.id.clone(),
+                value: input.entry(),
+                client: d.id(),
+                expanded: None,
+                client_state: Vec::new(),
+            });
         }
     }
 }

@@ -100,6 +100,18 @@ pub struct TargetSpec<'a> {
 
 /// Translate the entries of a container (`servers`: name → entry) into a manifest.
 pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str) -> Imported {
+    import_file(servers, None, target, owner)
+}
+
+/// [`import`], with the file's list of client-prompted inputs (VS Code's top-level `inputs`,
+/// [`Dialect::inputs_array`]): each input an imported server uses (`${input:ID}`, kept as
+/// such) becomes an `[inputs.ID]` table.
+pub fn import_file(
+    servers: &Map<String, Value>,
+    inputs: Option<&Value>,
+    target: &TargetSpec<'_>,
+    owner: &str,
+) -> Imported {
     let mut notes = Notes {
         as_client: target.as_client,
         ..Notes::default()
@@ -159,7 +171,20 @@ pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str
     // (A probe only starts what the file says: nothing is written back, so only what the
     // manifest itself refuses is left out.)
     let writes = (!target.as_client).then_some(target.dialect);
-    count -= keep_what_plans(owner, &mut table, &targets, writes, &mut notes);
+    let declared = input_tables(&table, inputs, &mut notes);
+    count -= keep_what_plans(owner, &mut table, &declared, &targets, writes, &mut notes);
+    let used = inputs_used(&table);
+    let mut kept = Table::new();
+    kept.set_implicit(true);
+    for (id, t) in declared
+        .iter()
+        .filter(|(id, _)| used.contains(&id.to_string()))
+    {
+        kept.insert(id, t.clone());
+    }
+    if !kept.is_empty() {
+        doc["inputs"] = Item::Table(kept);
+    }
     doc["servers"] = Item::Table(table);
     doc["targets"] = Item::ArrayOfTables(targets);
     Imported {
@@ -178,6 +203,7 @@ pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str
 fn keep_what_plans(
     owner: &str,
     table: &mut Table,
+    inputs: &Table,
     targets: &toml_edit::ArrayOfTables,
     dialect: Option<&dyn Dialect>,
     notes: &mut Notes,
@@ -191,6 +217,16 @@ fn keep_what_plans(
         servers.set_implicit(true);
         if let Some(item) = table.get(&name) {
             servers.insert(&name, item.clone());
+            let mut own = Table::new();
+            own.set_implicit(true);
+            for id in inputs_in(item) {
+                if let Some(t) = inputs.get(&id) {
+                    own.insert(&id, t.clone());
+                }
+            }
+            if !own.is_empty() {
+                one["inputs"] = Item::Table(own);
+            }
         }
         one["servers"] = Item::Table(servers);
         one["targets"] = Item::ArrayOfTables(targets.clone());
@@ -211,6 +247,92 @@ fn keep_what_plans(
         }
     }
     removed
+}
+
+/// The ids of the inputs (`${input:ID}`) the strings of a manifest item use.
+fn inputs_in(item: &Item) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |s: &str| {
+        if let Ok(t) = crate::template::Template::parse(s) {
+            for id in t.inputs() {
+                if !out.iter().any(|o| o == id) {
+                    out.push(id.to_string());
+                }
+            }
+        }
+    };
+    fn walk(v: &toml_edit::Value, add: &mut dyn FnMut(&str)) {
+        match v {
+            toml_edit::Value::String(s) => add(s.value()),
+            toml_edit::Value::Array(a) => a.iter().for_each(|x| walk(x, add)),
+            toml_edit::Value::InlineTable(t) => t.iter().for_each(|(_, x)| walk(x, add)),
+            _ => {}
+        }
+    }
+    if let Some(t) = item.as_table_like() {
+        for (_, i) in t.iter() {
+            if let Some(v) = i.as_value() {
+                walk(v, &mut add);
+            }
+        }
+    }
+    out
+}
+
+/// The ids of the inputs the servers of `table` use.
+fn inputs_used(table: &Table) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (_, item) in table.iter() {
+        for id in inputs_in(item) {
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+    }
+    out
+}
+
+/// The `[inputs.ID]` table of each input the servers use that the file's list declares: its
+/// `description`, `password` and `default` as written (a `type` other than `promptString` is
+/// kept, so the manifest refuses the servers that use it, with the reason). A default the
+/// shared detector flags is left out with a warning.
+fn input_tables(table: &Table, inputs: Option<&Value>, notes: &mut Notes) -> Table {
+    let mut out = Table::new();
+    let list = inputs
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    for id in inputs_used(table) {
+        let Some(entry) = list
+            .iter()
+            .filter_map(Value::as_object)
+            .find(|e| e.get("id").and_then(Value::as_str) == Some(id.as_str()))
+        else {
+            continue;
+        };
+        let mut t = Table::new();
+        if let Some(ty) = entry.get("type").and_then(Value::as_str)
+            && ty != "promptString"
+        {
+            t["type"] = value(ty);
+        }
+        if let Some(d) = entry.get("description").and_then(Value::as_str) {
+            t["description"] = value(d);
+        }
+        if let Some(p) = entry.get("password").and_then(Value::as_bool) {
+            t["password"] = value(p);
+        }
+        if let Some(d) = entry.get("default").and_then(Value::as_str) {
+            if crate::redact::must_hide(&id, d) || classify("default", d).is_some() {
+                notes.say(format!(
+                    "input `{id}`: its `default` looks like a secret and was left out; the client prompts without one"
+                ));
+            } else {
+                t["default"] = value(d);
+            }
+        }
+        out.insert(&id, Item::Table(t));
+    }
+    out
 }
 
 /// The fields a YAML client's entries carry that mcpconf also writes (so adopting them is
@@ -375,6 +497,7 @@ fn in_grammar(g: Grammar, s: &str) -> String {
                 Part::Var(v) => format!("${{{v}}}"),
                 Part::VarOr(v, d) => format!("${{{v}:-{d}}}"),
                 Part::Verbatim(_, t) => t.clone(),
+                Part::Input(id) => format!("${{input:{id}}}"),
             })
             .collect(),
         None => Template::verbatim(g, s).raw,
@@ -524,6 +647,14 @@ fn neutral_as(s: &str, dialect: &str, meant: bool) -> String {
         } else if let Some(d) = next_dollar {
             out.push_str(&rest[..d]);
             let after = &rest[d + 2..];
+            // A client-prompted input, where the client prompts: the manifest's `${input:ID}`.
+            if let Some(n) = input_at(after, dialect)
+                && !rest[..d].ends_with('$')
+            {
+                out.push_str(&rest[d..d + 2 + n]);
+                rest = &after[n..];
+                continue;
+            }
             match after.find('}') {
                 Some(j)
                     if meant
@@ -544,6 +675,15 @@ fn neutral_as(s: &str, dialect: &str, meant: bool) -> String {
             return out;
         }
     }
+}
+
+/// The length of `input:ID}` at the start of `after` (the text after a `${`) when the
+/// client prompts for inputs ([`Dialect::inputs_array`]).
+fn input_at(after: &str, dialect: &str) -> Option<usize> {
+    crate::dialect::lookup(dialect)?.inputs_array()?;
+    let id_and_rest = after.strip_prefix("input:")?;
+    let end = id_and_rest.find('}')?;
+    crate::template::valid_input_id(&id_and_rest[..end]).then_some(6 + end + 1)
 }
 
 fn valid_var(name: &str) -> bool {
@@ -838,6 +978,11 @@ fn server_table(
             t["cwd"] = value(protect_inline(name, "cwd", read, notes));
         }
         used.push("cwd");
+        if let Some(f) = e.get("envFile").and_then(Value::as_str) {
+            let read = read_field(name, "env_file", f, id, notes);
+            t["env_file"] = value(protect_inline(name, "env_file", read, notes));
+            used.push("envFile");
+        }
     } else if let Some(k) = url_key {
         let url = e.get(k).and_then(Value::as_str).unwrap_or_default();
         let read = read_field(name, "url", url, id, notes);

@@ -121,12 +121,71 @@ pub fn push(text: &str, value: &str) -> Option<String> {
     Some(out)
 }
 
+/// The byte ranges of an array's top-level elements within its text (`None`: not an array).
+pub fn spans(text: &str) -> Option<Vec<(usize, usize)>> {
+    Some(elements(text)?.iter().map(|e| (e.start, e.end)).collect())
+}
+
+/// The array text with `element` (a JSON value's text, already indented for its place)
+/// appended, following the array's layout; an empty array gets the element on a line of its
+/// own, indented by `indent`, when `close` (the indentation of the line holding the `]`) is
+/// given.
+pub fn push_text(text: &str, element: &str, indent: &str, close: Option<&str>) -> Option<String> {
+    let els = elements(text)?;
+    let mut out = text.to_string();
+    match els.as_slice() {
+        [] => match close {
+            Some(close) => out = format!("[\n{indent}{element}\n{close}]"),
+            None => out.insert_str(1, element),
+        },
+        [.., prev, last] => {
+            let comma = prev.comma?;
+            let sep = text.get(comma + 1..last.start)?;
+            let sep = if sep.trim().is_empty() { sep } else { " " };
+            out.insert_str(last.end, &format!(",{sep}{element}"));
+        }
+        [only] => {
+            let lead = text.get(1..only.start)?;
+            let sep = if lead.contains('\n') && lead.trim().is_empty() {
+                lead
+            } else {
+                " "
+            };
+            out.insert_str(only.end, &format!(",{sep}{element}"));
+        }
+    }
+    Some(out)
+}
+
+/// The array text without its element `i` (and one separating comma); the only element of
+/// an array that holds nothing else leaves `[]`.
+pub fn remove_at(text: &str, i: usize) -> Option<String> {
+    let els = elements(text)?;
+    let e = els.get(i)?;
+    if els.len() == 1
+        && text
+            .get(e.end..text.len() - 1)?
+            .trim()
+            .trim_start_matches(',')
+            .trim()
+            .is_empty()
+        && text.get(1..e.start)?.trim().is_empty()
+    {
+        return Some("[]".to_string());
+    }
+    remove_element(text, &els, i)
+}
+
 /// The array text without the last string element equal to `value`; `None` if absent.
 pub fn remove(text: &str, value: &str) -> Option<String> {
     let els = elements(text)?;
     let i = els
         .iter()
         .rposition(|e| e.string.as_deref() == Some(value))?;
+    remove_element(text, &els, i)
+}
+
+fn remove_element(text: &str, els: &[Element], i: usize) -> Option<String> {
     let e = &els[i];
     let (from, to) = if els.len() == 1 {
         // The only element: take a trailing comma with it.

@@ -27,6 +27,7 @@ use crate::template::Template;
 ///         args: vec![Template::literal("mcp")],
 ///         env: vec![("TOKEN".into(), Template::parse("${BROWSER_TOKEN}").unwrap())],
 ///         cwd: None,
+///         env_file: None,
 ///     },
 ///     tools: None,
 ///     enabled: None,
@@ -124,6 +125,7 @@ impl ManifestBuilder {
                     args,
                     env,
                     cwd,
+                    env_file,
                 } => {
                     let _ = writeln!(out, "command = {}", template(command));
                     if !args.is_empty() {
@@ -135,6 +137,9 @@ impl ManifestBuilder {
                     }
                     if let Some(c) = cwd {
                         let _ = writeln!(out, "cwd = {}", template(c));
+                    }
+                    if let Some(f) = env_file {
+                        let _ = writeln!(out, "env_file = {}", template(f));
                     }
                 }
                 Transport::Remote { url, headers, kind } => {
@@ -304,6 +309,7 @@ mod tests {
                     Template::parse("Bearer ${BROWSER_TOKEN}").unwrap(),
                 )],
                 cwd: Some(Template::literal("/srv")),
+                env_file: None,
             },
             tools: Some(vec!["navigate".into()]),
             enabled: None,

@@ -4,9 +4,12 @@
 
 use super::*;
 
+#[derive(Clone, Copy)]
 pub(super) struct Parser<'a> {
     pub(super) text: &'a str,
     pub(super) names: &'a dyn Vocabulary,
+    /// The ids of the manifest's `[inputs.ID]`: what `${input:ID}` may name.
+    pub(super) inputs: &'a [String],
 }
 
 impl Parser<'_> {
@@ -53,7 +56,84 @@ impl Parser<'_> {
 
     pub(super) fn template(&self, item: &Item, what: &str) -> Result<Template, ManifestError> {
         let s = self.string(item, what)?;
-        Template::parse(&s).map_err(|m| self.err_item(item, format!("`{what}`: {m}")))
+        let t = Template::parse(&s).map_err(|m| self.err_item(item, format!("`{what}`: {m}")))?;
+        self.undeclared_input(&t, what)
+            .map_or(Ok(t), |m| Err(self.err_item(item, m)))
+    }
+
+    /// The error for an `${input:ID}` of `t` that no `[inputs.ID]` declares, if any.
+    fn undeclared_input(&self, t: &Template, what: &str) -> Option<String> {
+        let id = t.inputs().find(|id| !self.inputs.iter().any(|d| d == id))?;
+        let hint = match closest(id, self.inputs.iter().map(String::as_str)) {
+            Some(c) => format!("; did you mean `{c}`?"),
+            None => String::new(),
+        };
+        Some(format!(
+            "`{what}` uses the input `${{input:{id}}}`, which the manifest does not declare: add `[inputs.{id}]` with its `description`{hint}"
+        ))
+    }
+
+    /// The `[inputs.ID]` tables: inputs the client prompts the user for (`${input:ID}`).
+    pub(super) fn inputs(&self, item: &Item) -> Result<Vec<Input>, ManifestError> {
+        let t = item.as_table_like().ok_or_else(|| {
+            self.err_item(
+                item,
+                "`inputs` must be a table of inputs, e.g. `[inputs.api-key]`",
+            )
+        })?;
+        let mut out = Vec::new();
+        for (id, iitem) in t.iter() {
+            let at = self.pos(t.key(id).and_then(|k| k.span()).map(|s| s.start));
+            if !crate::template::valid_input_id(id) {
+                return Err(self.err_at(
+                    t.key(id)
+                        .and_then(|k| k.span())
+                        .map(|s| s.start)
+                        .unwrap_or(0),
+                    format!(
+                        "input id {} is not valid: use 1-64 characters from `A-Z a-z 0-9 _ . -`",
+                        serde_json::Value::String(id.to_string())
+                    ),
+                ));
+            }
+            let place = format!("`[inputs.{id}]`");
+            let it = self.table_keys(iitem, INPUT_KEYS, &place)?;
+            if let Some(ty) = it.get("type") {
+                let v = self.string(ty, &format!("inputs.{id}.type"))?;
+                if v != "promptString" {
+                    return Err(self.err_item(
+                        ty,
+                        format!("{place}: `type = \"{v}\"` is not supported; mcpconf writes `promptString` inputs only (leave `type` out)"),
+                    ));
+                }
+            }
+            let text = |k: &str| -> Result<Option<String>, ManifestError> {
+                it.get(k)
+                    .map(|i| self.string(i, &format!("inputs.{id}.{k}")))
+                    .transpose()
+            };
+            let password = match it.get("password") {
+                None => None,
+                Some(i) => Some(i.as_bool().ok_or_else(|| {
+                    self.err_item(
+                        i,
+                        format!("`inputs.{id}.password` must be `true` or `false`"),
+                    )
+                })?),
+            };
+            out.push(Input {
+                id: id.to_string(),
+                description: text("description")?,
+                password,
+                default: text("default")?,
+                at,
+            });
+        }
+        Ok(out)
+    }
+
+    fn pos(&self, offset: Option<usize>) -> (usize, usize) {
+        line_col(self.text, offset.unwrap_or(0))
     }
 
     pub(super) fn value_template(
@@ -64,7 +144,9 @@ impl Parser<'_> {
         let s = value
             .as_str()
             .ok_or_else(|| self.err_value(value, format!("`{what}` must be a string")))?;
-        Template::parse(s).map_err(|m| self.err_value(value, format!("`{what}`: {m}")))
+        let t = Template::parse(s).map_err(|m| self.err_value(value, format!("`{what}`: {m}")))?;
+        self.undeclared_input(&t, what)
+            .map_or(Ok(t), |m| Err(self.err_value(value, m)))
     }
 
     pub(super) fn string_list(
@@ -204,15 +286,20 @@ impl Parser<'_> {
                     None => Vec::new(),
                 };
                 let cwd = t.get("cwd").map(|c| self.template(c, "cwd")).transpose()?;
+                let env_file = t
+                    .get("env_file")
+                    .map(|c| self.template(c, "env_file"))
+                    .transpose()?;
                 Transport::Stdio {
                     command,
                     args,
                     env,
                     cwd,
+                    env_file,
                 }
             }
             (None, Some(url_item)) => {
-                for k in ["args", "env", "cwd"] {
+                for k in ["args", "env", "cwd", "env_file"] {
                     if let Some(i) = t.get(k) {
                         return Err(self.err_item(
                             i,

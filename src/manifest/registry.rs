@@ -106,6 +106,7 @@ pub fn registry_refs(text: &str) -> Result<Vec<RegistryRef>, ManifestError> {
     let p = Parser {
         text,
         names: &NoNames,
+        inputs: &[],
     };
     let mut out = Vec::new();
     if let Some(t) = doc.as_table().get("servers").and_then(Item::as_table_like) {

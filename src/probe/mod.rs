@@ -318,6 +318,7 @@ fn run_secrets(servers: &[&Server], opts: &Options, lookup: Lookup<'_>) -> Secre
                 args,
                 env,
                 cwd,
+                ..
             } => {
                 let _ = resolve_stdio(command, args, env, cwd.as_ref(), lookup, &mut red, opts);
             }
@@ -347,10 +348,12 @@ fn templates(s: &Server) -> Vec<&crate::template::Template> {
             args,
             env,
             cwd,
+            env_file,
         } => std::iter::once(command)
             .chain(args)
             .chain(env.iter().map(|(_, v)| v))
             .chain(cwd)
+            .chain(env_file)
             .collect(),
         Transport::Remote { url, headers, .. } => std::iter::once(url)
             .chain(headers.iter().map(|(_, v)| v))
@@ -423,6 +426,7 @@ fn probe_one(
                 args,
                 env,
                 cwd,
+                ..
             } => {
                 let spec = resolve_stdio(command, args, env, cwd.as_ref(), lookup, &mut red, opts);
                 let (r, tail) = match spec {

@@ -48,11 +48,13 @@ pub(super) fn unset_references(server: &Server, lookup: Lookup<'_>) -> Vec<(Stri
             args,
             env,
             cwd,
+            env_file,
         } => {
             fields.extend(env.iter().map(|(k, v)| (v, format!("env.{k}"))));
             fields.push((command, "command".into()));
             fields.extend(args.iter().map(|a| (a, "args".to_string())));
             fields.extend(cwd.iter().map(|c| (c, "cwd".to_string())));
+            fields.extend(env_file.iter().map(|c| (c, "env_file".to_string())));
         }
         Transport::Remote { url, headers, .. } => {
             fields.push((url, "url".into()));
@@ -62,13 +64,19 @@ pub(super) fn unset_references(server: &Server, lookup: Lookup<'_>) -> Vec<(Stri
     let mut out = Vec::new();
     for (t, field) in fields {
         for p in &t.parts {
-            if let Part::Var(v) = p
-                && lookup(v).is_none()
+            // An input only the client that prompts for it can fill in: never set here.
+            let missing = match p {
+                Part::Var(v) => lookup(v).is_none().then(|| v.clone()),
+                Part::Input(id) => Some(format!("input:{id}")),
+                // A default fills in an unset variable; verbatim text is refused when resolved.
+                Part::Lit(_) | Part::VarOr(..) | Part::Verbatim(..) => None,
+            };
+            if let Some(v) = missing
                 && !out
                     .iter()
-                    .any(|(a, b): &(String, String)| a == v && *b == field)
+                    .any(|(a, b): &(String, String)| *a == v && *b == field)
             {
-                out.push((v.clone(), field.clone()));
+                out.push((v, field.clone()));
             }
         }
     }

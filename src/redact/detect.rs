@@ -296,6 +296,14 @@ fn reference_at(s: &str) -> Option<(usize, Option<usize>)> {
         return None;
     };
     let b = s.as_bytes();
+    // `${input:ID}`: a client-prompted input (ids take `-` and `.` too), never a credential.
+    if open == 2
+        && let Some(rest) = s[2..].strip_prefix("input:")
+        && let Some(end) = rest.find('}')
+        && crate::template::valid_input_id(&rest[..end])
+    {
+        return Some((2 + 6 + end + 1, None));
+    }
     let word = |from: usize| {
         let n = b[from..]
             .iter()
@@ -967,5 +975,9 @@ mod tests {
         assert!(!must_hide("bearer_token_env_var", "OPENAB_SESSION_TOKEN"));
         assert!(must_hide("OPENAI", "sk-abcdefghijklmnopqrstuvwxyz0123"));
         assert!(!must_hide("PATH", "/usr/bin:/bin"));
+        // A client-prompted input is a reference, whatever its id.
+        assert!(!must_hide("GITHUB_TOKEN", "${input:github-pat.v2}"));
+        assert!(!must_hide("Authorization", "Bearer ${input:gh_pat}"));
+        assert!(must_hide("GITHUB_TOKEN", "${input:x}hunter2hunter2"));
     }
 }

@@ -195,8 +195,15 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
 
     // 2. import.
     let servers = servers_of(d, sc, &c, &bytes);
-    let imported = mcpconf::import::import(
+    // The file's client-prompted inputs (VS Code's `inputs`), which its servers may use.
+    let inputs = d.inputs_array().and_then(|a| {
+        mcpconf::document::Doc::parse(&bytes, d.syntax())
+            .ok()?
+            .get(&[a.to_string()])
+    });
+    let imported = mcpconf::import::import_file(
         &servers,
+        inputs.as_ref(),
         &mcpconf::import::TargetSpec {
             dialect: d,
             scope: sc.name,

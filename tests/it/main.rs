@@ -34,6 +34,7 @@ mod fuzz_corpus;
 mod getting_started;
 mod give_back;
 mod homes;
+mod inputs;
 mod inventory;
 mod io_errors;
 mod issue45;
