@@ -3,6 +3,8 @@
 //! is refused with the position of the first offending character. Recursion is bounded by
 //! [`MAX_DEPTH`].
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 pub(crate) use super::scalar::resolve;
@@ -80,6 +82,29 @@ pub(crate) type R<T> = Result<T, ReadError>;
 
 pub(crate) fn is_blank(c: u8) -> bool {
     c == b' ' || c == b'\t'
+}
+
+/// The key of the mapping entry whose line holds it at `at`, read as [`Parser`] reads it
+/// (`None`: the line holds no key there).
+pub(crate) fn line_key(text: &str, at: usize) -> Option<Cow<'_, str>> {
+    let b = text.as_bytes();
+    let mut end = b
+        .get(at..)?
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(b.len(), |i| at + i);
+    if end > at && b[end - 1] == b'\r' {
+        end -= 1;
+    }
+    if at >= end {
+        return None;
+    }
+    let p = Parser {
+        text,
+        b,
+        lines: Vec::new(),
+    };
+    Some(p.key_end(at, end).ok()??.1)
 }
 
 impl<'a> Parser<'a> {
@@ -306,7 +331,7 @@ impl<'a> Parser<'a> {
     }
 
     /// If a mapping key starts at `at`, the offset of its `:` indicator.
-    fn key_end(&self, at: usize, end: usize) -> R<Option<(usize, String)>> {
+    pub(super) fn key_end(&self, at: usize, end: usize) -> R<Option<(usize, Cow<'a, str>)>> {
         let b = self.b;
         match b[at] {
             b'"' | b'\'' => {
@@ -316,7 +341,7 @@ impl<'a> Parser<'a> {
                     k += 1;
                 }
                 if k < end && b[k] == b':' && (k + 1 == end || is_blank(b[k + 1])) {
-                    return Ok(Some((k, v)));
+                    return Ok(Some((k, Cow::Owned(v))));
                 }
                 Ok(None)
             }
@@ -329,7 +354,7 @@ impl<'a> Parser<'a> {
                 while k < end {
                     if b[k] == b':' && (k + 1 == end || is_blank(b[k + 1])) {
                         let key = self.text[at..k].trim_end_matches([' ', '\t']);
-                        return Ok(Some((k, key.to_string())));
+                        return Ok(Some((k, Cow::Borrowed(key))));
                     }
                     if b[k] == b'#' && k > at && is_blank(b[k - 1]) {
                         return Ok(None);
@@ -352,6 +377,7 @@ impl<'a> Parser<'a> {
             let Some((colon, key)) = self.key_end(at, l.end)? else {
                 return Err(self.parse_err(at, "expected `key: value` in a mapping"));
             };
+            let key = key.into_owned();
             if key == "<<" && !matches!(self.b[at], b'"' | b'\'') {
                 return Err(self.unsupported(at, "a merge key (`<<`)"));
             }

@@ -6,17 +6,19 @@
 //! kept), an entry's tree is read from its part when first asked for, and an edit of one
 //! entry is proven on its part alone. What the split does not expect (a column-0 line that
 //! is not a plain or quoted key, a second document, a byte order mark (allowed only where a
-//! part would begin), two keys whose hashes' first 48 bits are the same, a batch the parser
+//! part would begin), two keys of one 64-bit hash, a batch the parser
 //! reads otherwise) gives no parts, and the document is read whole.
 //!
 //! **Memory.** Nothing is kept per part: a part is found by scanning the column-0 lines for
 //! its key (a line that begins with the key's bytes, or with a quote, is read to compare its
 //! key), and the parts found, the entries read and the big entries split one level down are
-//! remembered by where they begin. While a document is proven, six bytes of each key's hash
-//! are kept to find a repeated key, and dropped once it is proven. An edit returns the one
+//! remembered by where they begin. While a document is proven, a Bloom filter of its keys'
+//! hashes (a byte a key) finds the keys that may repeat, and a second look at the key lines
+//! counts those alone (`Distinct`); both are dropped once it is proven. An edit returns the one
 //! range of the text it replaces, so that the edited document shares the bytes read (see
 //! `src`). Pure: no I/O.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::hash::BuildHasher;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -29,11 +31,13 @@ use super::split::{Part, Split};
 use super::src::Src;
 
 /// About how much text a batch proven at once holds. Small in tests and under the fuzzer, so
-/// that small documents are proven in many batches.
+/// that small documents are proven in many batches. A batch's tree takes about ten times its
+/// text while it is proven (an entry, its key and value, the parser's lines): 64 KiB keeps
+/// that under a megabyte, and per-batch costs are still small.
 pub(super) const BATCH: usize = if cfg!(any(test, fuzzing)) {
     24
 } else {
-    256 * 1024
+    64 * 1024
 };
 
 /// One edit of the text: the range `lo..hi` replaced by the string.
@@ -95,10 +99,75 @@ pub(super) fn hash(key: &str) -> u64 {
     FxBuildHasher.hash_one(key)
 }
 
-/// The part of a key's hash kept while a document is proven.
-pub(super) fn short_hash(key: &str) -> [u8; 6] {
-    let h = hash(key).to_le_bytes();
-    [h[0], h[1], h[2], h[3], h[4], h[5]]
+/// Whether the keys of a mapping are distinct, proven in two looks with little memory: a Bloom
+/// filter of their hashes (a byte a key) flags a key whose hash may have been seen before,
+/// and a second look at every key ([`Distinct::proven`]) counts the flagged hashes alone.
+/// Two keys of one 64-bit hash count as a repeat (the document is then read whole, which
+/// finds the true repeat or reads it).
+pub(crate) struct Distinct {
+    bits: Vec<u64>,
+    /// The hashes the filter flagged, sorted once the first look is done.
+    flagged: Vec<u64>,
+}
+
+impl Distinct {
+    /// Room for about `keys` keys: eight bits each (at least 64 Kibit, so that a small
+    /// document seldom needs the second look).
+    pub(crate) fn new(keys: usize) -> Distinct {
+        let words = keys.div_ceil(8).max(1024).next_power_of_two();
+        Distinct {
+            bits: vec![0; words],
+            flagged: Vec::new(),
+        }
+    }
+
+    /// The four bits of a hash (double hashing of its two halves, mixed again: the low
+    /// bits of a map's hash alone are not spread enough).
+    fn probes(&self, h: u64) -> [(usize, u64); 4] {
+        let mask = self.bits.len() * 64 - 1;
+        let h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let (a, b) = (h as usize, (h >> 32) as usize | 1);
+        [0, 1, 2, 3].map(|i| {
+            let x = a.wrapping_add(b.wrapping_mul(i)) & mask;
+            (x / 64, 1u64 << (x % 64))
+        })
+    }
+
+    /// The first look at a key.
+    pub(crate) fn add(&mut self, key: &str) {
+        let h = hash(key);
+        let mut seen = true;
+        for (w, bit) in self.probes(h) {
+            seen &= self.bits[w] & bit != 0;
+            self.bits[w] |= bit;
+        }
+        if seen {
+            self.flagged.push(h);
+        }
+    }
+
+    /// Whether the keys are distinct, given every key again, lazily: it is read only when
+    /// the first look flagged one (a key `None`, one that cannot be read, is not proven).
+    pub(crate) fn proven<'k>(mut self, keys: impl Iterator<Item = Option<Cow<'k, str>>>) -> bool {
+        if self.flagged.is_empty() {
+            return true;
+        }
+        self.bits = Vec::new();
+        self.flagged.sort_unstable();
+        self.flagged.dedup();
+        let mut hit = Vec::new();
+        for k in keys {
+            let Some(k) = k else {
+                return false;
+            };
+            let h = hash(&k);
+            if self.flagged.binary_search(&h).is_ok() {
+                hit.push(h);
+            }
+        }
+        hit.sort_unstable();
+        hit.windows(2).all(|w| w[0] != w[1])
+    }
 }
 
 /// How many lines of `body` begin with something other than a blank or a comment: at least
@@ -111,12 +180,6 @@ pub(super) fn key_lines(body: &str) -> usize {
                 .is_some_and(|c| !matches!(c, b' ' | b'\t' | b'#' | b'\r'))
         })
         .count()
-}
-
-/// Whether no two of `hashes` are the same.
-pub(super) fn distinct(mut hashes: Vec<[u8; 6]>) -> bool {
-    hashes.sort_unstable();
-    hashes.windows(2).all(|w| w[0] != w[1])
 }
 
 /// The places of keys found before an edit, after it: those inside `forget` (the edited
@@ -197,6 +260,9 @@ struct Starts<'a> {
     keyed: bool,
     first: bool,
     bad: bool,
+    /// Where the key line of the part last given begins (of the first part, past what
+    /// precedes its key).
+    key_at: usize,
 }
 
 impl<'a> Starts<'a> {
@@ -207,6 +273,7 @@ impl<'a> Starts<'a> {
             keyed: !first,
             first,
             bad: false,
+            key_at: 0,
         }
     }
 }
@@ -235,9 +302,13 @@ impl Iterator for Starts<'_> {
                 _ if marker(b"---") || marker(b"...") => self.bad = true,
                 _ if !self.keyed => {
                     self.keyed = true;
+                    self.key_at = at;
                     return Some(if self.first { 0 } else { at });
                 }
-                _ => return Some(at),
+                _ => {
+                    self.key_at = at;
+                    return Some(at);
+                }
             }
         }
         None
@@ -280,6 +351,15 @@ impl Window<'_> {
             self.base += 1;
         }
     }
+}
+
+/// The key of every part of `body`, read from its key line (the second look of [`Distinct`]).
+fn part_keys(body: &str) -> impl Iterator<Item = Option<Cow<'_, str>>> + '_ {
+    let mut it = Starts::new(body, true);
+    std::iter::from_fn(move || {
+        it.next()?;
+        Some(super::parse::line_key(body, it.key_at))
+    })
 }
 
 /// The first block sequence under a key in `n`, in document order: whether it is flush with
@@ -379,9 +459,8 @@ impl Parts {
             base: 0,
         };
         let second = w.start(1)?;
-        // Room for every key's hash at once: growing the list would copy it, and leave room
-        // to spare (six bytes a key, the most a part-by-part document holds per key).
-        let mut hashes = Vec::with_capacity(key_lines(body));
+        // A byte a key line: the most a part-by-part document holds per key.
+        let mut keys = Distinct::new(key_lines(body));
         let mut seq = None;
         let mut splits = Vec::new();
         let entries = Memo::default();
@@ -391,7 +470,7 @@ impl Parts {
             if w.big(i)
                 && let Some((split, first)) = Split::of(&body[si..w.end(i)])
             {
-                hashes.push(short_hash(split.key()));
+                keys.add(split.key());
                 if seq.is_none() {
                     seq = first.map(|f| (si, f));
                 }
@@ -413,7 +492,7 @@ impl Parts {
                 if k > 0 && e.line_start != sk - si {
                     return None;
                 }
-                hashes.push(short_hash(&e.key));
+                keys.add(&e.key);
                 if seq.is_none() {
                     seq = seq_of(text, &e).map(|f| (sk, f));
                 }
@@ -427,7 +506,7 @@ impl Parts {
             w.forget(j);
             i = j;
         }
-        if w.it.bad || !distinct(hashes) {
+        if w.it.bad || !keys.proven(part_keys(body)) {
             return None;
         }
         Some(Parts {

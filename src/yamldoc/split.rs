@@ -9,7 +9,7 @@
 //! value is built child by child, and an edit of one child is proven on that child's lines
 //! (with the child before it, whose lines a removal may end). What the split does not expect
 //! (a line indented less than the children, a child line that is not a key, a tab, two keys
-//! whose hashes' first 48 bits are the same, a batch the parser reads otherwise) gives no
+//! of one 64-bit hash, a batch the parser reads otherwise) gives no
 //! split, and the entry is read whole. Pure: no I/O.
 
 use std::borrow::Cow;
@@ -18,10 +18,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value};
 
-use super::parse::{Entry, Kind, Node, to_value};
-use super::parts::{
-    BATCH, Edit, Memo, distinct, lines, not_a_key, read, seq_of, shift, short_hash,
-};
+use super::parse::{Entry, Kind, Node, line_key, to_value};
+use super::parts::{BATCH, Distinct, Edit, Memo, lines, not_a_key, read, seq_of, shift};
 use super::src::Src;
 
 /// The most text before the first child that a split reads with every batch.
@@ -200,7 +198,7 @@ impl Split {
             start: 0,
             end: text.len(),
         };
-        let mut hashes = Vec::with_capacity(starts.len());
+        let mut keys = Distinct::new(starts.len());
         let mut seq = None;
         let mut top = None;
         batches(&part, header, indent, &starts, |batch, a, e| {
@@ -208,7 +206,7 @@ impl Split {
                 return None;
             };
             for (i, k) in es.iter().enumerate() {
-                hashes.push(short_hash(&k.key));
+                keys.add(&k.key);
                 if seq.is_none() {
                     seq = seq_of(batch, k).map(|f| (starts[a + i], f));
                 }
@@ -218,7 +216,7 @@ impl Split {
             }
             Some(())
         })?;
-        if !distinct(hashes) {
+        if !keys.proven(starts.iter().map(|&s| line_key(text, s + indent))) {
             return None;
         }
         let (key, key_at, line_start, colon) = top?;

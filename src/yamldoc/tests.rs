@@ -532,3 +532,42 @@ fn the_key_hashes_are_sized_from_the_lines_that_can_begin_a_part() {
     let many: String = (0..1000).map(|i| format!("k{i}: v\n  # c\n")).collect();
     assert_eq!(super::parts::key_lines(&many), 1000);
 }
+
+/// The keys of a document read part by part (or of a big entry read child by child) are
+/// proven distinct with a Bloom filter and a second look at the keys it flags: a repeat is
+/// found however many keys there are, written plain or quoted, at the top or one level down.
+#[test]
+fn a_repeated_key_is_found_among_many() {
+    use std::borrow::Cow;
+    let many = 200_000;
+    let mut d = super::parts::Distinct::new(many);
+    let keys: Vec<String> = (0..many).map(|i| format!("k{i}")).collect();
+    keys.iter().for_each(|k| d.add(k));
+    let again = || keys.iter().map(|k| Some(Cow::Borrowed(k.as_str())));
+    assert!(d.proven(again()), "distinct keys");
+    let mut d = super::parts::Distinct::new(many);
+    keys.iter().for_each(|k| d.add(k));
+    d.add("k123");
+    assert!(
+        !d.proven(again().chain([Some(Cow::Borrowed("k123"))])),
+        "a repeat"
+    );
+    let mut d = super::parts::Distinct::new(1);
+    d.add("a");
+    d.add("a");
+    assert!(
+        !d.proven([None].into_iter()),
+        "a key that cannot be read again"
+    );
+
+    for (head, indent) in [("", ""), ("top:\n", "  ")] {
+        let body: String = (0..5000).map(|i| format!("{indent}k{i}: v\n")).collect();
+        for repeat in ["k17", "\"k17\"", "'k17'"] {
+            let text = format!("{head}{body}{indent}{repeat}: again\n");
+            let (code, line, _) = refused(text.as_bytes());
+            assert_eq!(code, "duplicate-key", "{repeat} under {head:?}");
+            assert_eq!(line, 5001 + usize::from(!head.is_empty()), "{repeat}");
+        }
+        parse(&format!("{head}{body}"));
+    }
+}
