@@ -48,6 +48,11 @@ pub static AMAZONQ: McpServers = McpServers {
         checked: "Amazon Q Developer IDE docs (enable/disable a server), checked 2026-12",
     },
     off: Some(DISABLED_TRUE),
+    // `CustomToolConfig`'s `type` defaults to `stdio`, so a `url` entry without it is started
+    // as a local command (`command` defaults to "").
+    untyped_url_unread: Some(
+        "https://github.com/aws/amazon-q-developer-cli/blob/main/crates/chat-cli/src/cli/chat/tools/custom_tool.rs (`CustomToolConfig`: `#[serde(default)] type`, `TransportType::default() = Stdio`)",
+    ),
     // `CustomToolConfig` (chat/tools/custom_tool.rs): `#[serde(default)]` `url` and
     // `command` (""), `oauth_scopes` from `get_default_scopes` (mcp_client/oauth_util.rs),
     // `timeout` from `default_timeout` (120 * 1000); none skipped when serialized.

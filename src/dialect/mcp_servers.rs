@@ -224,6 +224,9 @@ pub struct McpServers {
     pub off: Option<OffForm>,
     /// The field that marks the transport (`type`; Kimi's `transport`).
     pub type_key: &'static str,
+    /// Where the client starts no server from a remote entry without [`Self::type_key`]
+    /// (it rejects the entry, or takes it for a local command): the source that says so.
+    pub untyped_url_unread: Option<&'static str>,
     /// Reference spellings the client expands beyond `var_syntax` (shell-style `$VAR`, …):
     /// `lint` accepts them, the writers never write them.
     pub extra_forms: &'static [RefForm],
@@ -296,6 +299,7 @@ pub const BASE: McpServers = McpServers {
     client_managed: super::UNCHECKED,
     off: None,
     type_key: "type",
+    untyped_url_unread: None,
     extra_forms: &[],
     gates: &[],
     bearer_env_field: None,
@@ -643,6 +647,9 @@ impl Dialect for McpServers {
     }
     fn off_form(&self) -> Option<OffForm> {
         self.off
+    }
+    fn untyped_url_unread(&self) -> Option<&'static str> {
+        self.untyped_url_unread
     }
     fn render_for(
         &self,

@@ -384,6 +384,13 @@ pub trait Dialect: Sync {
     fn client_lock(&self, _scope: &str) -> bool {
         false
     }
+    /// Where the client starts no server from a remote entry without its transport marker
+    /// (`type`): it rejects the entry (Roo Code) or takes it for a local command (Amazon Q);
+    /// the source that says so. `import` leaves such an entry out with the reason, and `lint`
+    /// reports it.
+    fn untyped_url_unread(&self) -> Option<&'static str> {
+        None
+    }
     /// Whether `auto_approve` means something for this client: it has grants
     /// ([`Dialect::grants`]) or a trust field ([`Dialect::trust_form`]).
     fn supports_auto_approve(&self) -> bool {

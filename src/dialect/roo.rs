@@ -50,6 +50,9 @@ pub static ROO: McpServers = McpServers {
         checked: "Roo Code 3.52.1 (RooCodeInc/Roo-Code cb83656): toggleToolAlwaysAllow, toggleToolEnabledForPrompt, toggleServerDisabled, updateServerTimeout",
     },
     off: Some(DISABLED_TRUE),
+    untyped_url_unread: Some(
+        "https://github.com/RooCodeInc/Roo-Code/blob/main/src/services/mcp/McpHub.ts (`validateServerConfig`: \"Configuration with 'url' must explicitly specify 'type'\")",
+    ),
     builtins: &["workspaceFolder"],
     source: "https://github.com/RooCodeInc/Roo-Code/blob/main/src/services/mcp/McpHub.ts (`ServerConfigSchema`, `validateServerConfig`, `connectToServer`); src/utils/config.ts (`injectVariables`); https://docs.roocode.com/features/mcp/using-mcp-in-roo",
     checked: "Roo Code 3.52.1 (RooCodeInc/Roo-Code cb83656)",

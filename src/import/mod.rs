@@ -148,6 +148,10 @@ pub fn import_file(
         let Some(obj) = yaml_client_entry(target.dialect.id(), name, obj, &mut notes) else {
             continue;
         };
+        if let Some(why) = unread_untyped(name, &obj, target.dialect) {
+            notes.say(why);
+            continue;
+        }
         match server_table(name, &obj, target.dialect, &mut notes) {
             Some(t) => {
                 table.insert(name, Item::Table(t));
@@ -519,6 +523,21 @@ fn quoted_refs(vars: &[String]) -> String {
         .map(|v| format!("`${{{v}}}`"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Why the client reads nothing from this entry, when it is a remote entry without `type` and
+/// its client starts no server from one ([`Dialect::untyped_url_unread`]: Roo Code rejects it,
+/// Amazon Q takes it for a local command): the entry does nothing, so there is nothing to
+/// import.
+fn unread_untyped(name: &str, e: &Map<String, Value>, dialect: &dyn Dialect) -> Option<String> {
+    dialect.untyped_url_unread()?;
+    if e.contains_key("type") || e.contains_key("command") || !e.contains_key("url") {
+        return None;
+    }
+    let id = dialect.id();
+    Some(format!(
+        "server `{name}` is left out: client `{id}` starts no server from a `url` entry without `type` (it rejects the entry or takes it for a local command), so the entry does nothing there; add the `type` the client wants (see `mcpconf clients {id}`) and import again"
+    ))
 }
 
 /// What a remote entry without a transport marker (`type`) whose URL stands under `key` means

@@ -299,3 +299,42 @@ fn a_literal_secret_inside_a_shell_form_is_still_replaced() {
     assert!(text.contains("literal-secret"), "{text}");
     assert!(!text.contains(&token), "{text}");
 }
+
+#[test]
+fn an_untyped_url_entry_a_client_starts_nothing_from_is_left_out_with_the_reason() {
+    // Roo Code rejects a `url` entry without `type`; Amazon Q takes it for a local command.
+    // Import leaves such an entry out, saying why, and keeps the typed one beside it.
+    for (client, file, typed) in [
+        ("roo", ".roo/mcp.json", "streamable-http"),
+        ("amazonq", ".amazonq/mcp.json", "http"),
+    ] {
+        let e = Env::new();
+        e.write(
+            file,
+            format!(
+                "{{\"mcpServers\": {{\"bare\": {{\"url\": \"https://a.example/mcp\"}}, \"typed\": {{\"type\": \"{typed}\", \"url\": \"https://b.example/mcp\"}}}}}}\n"
+            ),
+        );
+        let imported = import(&e, client);
+        assert!(
+            imported.stderr.contains(&format!(
+                "server `bare` is left out: client `{client}` starts no server from a `url` entry without `type`"
+            )),
+            "{client}: {}",
+            imported.stderr
+        );
+        assert!(!imported.manifest.contains("[servers.bare]"), "{client}");
+        assert!(
+            imported.manifest.contains("[servers.typed]"),
+            "{client}: {}",
+            imported.manifest
+        );
+    }
+    // A client that reads an untyped `url` (Cursor: streamable HTTP or SSE) imports it.
+    let e = Env::new();
+    e.write(
+        ".cursor/mcp.json",
+        "{\"mcpServers\": {\"bare\": {\"url\": \"https://a.example/mcp\"}}}\n",
+    );
+    assert!(import(&e, "cursor").manifest.contains("[servers.bare]"));
+}
