@@ -1,9 +1,10 @@
 //! Property tests: generated documents in every style, edits and their exact undo, and the
 //! agreement of the validating and the building parser.
 
+use super::agree::values_agree;
 use super::api::*;
 use super::edit::set_path;
-use super::parse::{Mode, Parser, parse_core, parse_only, values_agree};
+use super::parse::{Mode, Parser, parse_core, parse_only};
 use super::scan::{shallow, spine};
 use super::wide;
 
