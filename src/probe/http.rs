@@ -424,6 +424,45 @@ impl<'a> HttpConn<'a> {
         what: &str,
     ) -> Result<Response, Failure> {
         let (s, via) = proxy::open(url, self.proxy, self.tls, self.timeout, deadline)?;
+        let mut bytes = self.request_head(url, method, body, via).into_bytes();
+        if let Some(b) = body {
+            bytes.extend_from_slice(b);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(self.io_failure(&timed_out(), what));
+        }
+        let mut s2 = s;
+        s2.tcp()
+            .set_write_timeout(Some(left))
+            .and_then(|_| s2.write_all(&bytes))
+            .and_then(|_| s2.flush())
+            .map_err(|e| self.io_failure(&e, &format!("sending {what}")))?;
+        let mut r = BufReader::new(DeadlineStream { s: s2, deadline });
+        let (status, reason, headers) = self.read_head(&mut r, what)?;
+        let framing = framing(status, method, &headers, what)?;
+        Ok(Response {
+            status,
+            reason,
+            headers,
+            body: Body {
+                r,
+                framing,
+                total: 0,
+                too_large: false,
+            },
+        })
+    }
+
+    /// The request line and headers of a request to `url` (through the proxy `via`, if any),
+    /// ending with the blank line.
+    fn request_head(
+        &self,
+        url: &Url,
+        method: &str,
+        body: Option<&[u8]>,
+        via: Option<&ProxyUrl>,
+    ) -> String {
         let mut req = String::new();
         // Through a proxy, an `http://` request names its whole URL (absolute form).
         let _ = write!(
@@ -449,45 +488,40 @@ impl<'a> HttpConn<'a> {
             );
         }
         if url.same_origin(&self.origin) {
-            if let Some(sid) = &self.session {
-                let _ = write!(req, "Mcp-Session-Id: {sid}\r\n");
-            }
-            match &self.routing {
-                // A 2026-07-28 request: its own version, and the routing headers (SEP-2243).
-                Some((v, m, name)) => {
-                    let _ = write!(req, "MCP-Protocol-Version: {v}\r\nMcp-Method: {m}\r\n");
-                    if let Some(n) = name {
-                        let _ = write!(req, "Mcp-Name: {n}\r\n");
-                    }
-                }
-                None => {
-                    if let Some(v) = &self.protocol {
-                        let _ = write!(req, "MCP-Protocol-Version: {v}\r\n");
-                    }
-                }
-            }
-            for (k, v) in &self.headers {
-                if !OWN_HEADERS.iter().any(|o| k.eq_ignore_ascii_case(o)) {
-                    let _ = write!(req, "{k}: {v}\r\n");
-                }
-            }
+            self.own_headers(&mut req);
         }
         req.push_str("\r\n");
-        let mut bytes = req.into_bytes();
-        if let Some(b) = body {
-            bytes.extend_from_slice(b);
+        req
+    }
+
+    /// The session's headers and the declared ones (for the server's own origin only).
+    fn own_headers(&self, req: &mut String) {
+        if let Some(sid) = &self.session {
+            let _ = write!(req, "Mcp-Session-Id: {sid}\r\n");
         }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(self.io_failure(&timed_out(), what));
+        match &self.routing {
+            // A 2026-07-28 request: its own version, and the routing headers (SEP-2243).
+            Some((v, m, name)) => {
+                let _ = write!(req, "MCP-Protocol-Version: {v}\r\nMcp-Method: {m}\r\n");
+                if let Some(n) = name {
+                    let _ = write!(req, "Mcp-Name: {n}\r\n");
+                }
+            }
+            None => {
+                if let Some(v) = &self.protocol {
+                    let _ = write!(req, "MCP-Protocol-Version: {v}\r\n");
+                }
+            }
         }
-        let mut s2 = s;
-        s2.tcp()
-            .set_write_timeout(Some(left))
-            .and_then(|_| s2.write_all(&bytes))
-            .and_then(|_| s2.flush())
-            .map_err(|e| self.io_failure(&e, &format!("sending {what}")))?;
-        let mut r = BufReader::new(DeadlineStream { s: s2, deadline });
+        for (k, v) in &self.headers {
+            if !OWN_HEADERS.iter().any(|o| k.eq_ignore_ascii_case(o)) {
+                let _ = write!(req, "{k}: {v}\r\n");
+            }
+        }
+    }
+
+    /// The final status line and headers of the answer to `what` (past any 1xx).
+    fn read_head(&self, r: &mut BufReader<DeadlineStream>, what: &str) -> Result<Head, Failure> {
         let bad = |m: &str| {
             fail(
                 FailureCode::Protocol,
@@ -495,7 +529,7 @@ impl<'a> HttpConn<'a> {
             )
         };
         loop {
-            let status_line = match read_line_capped(&mut r, 8192) {
+            let status_line = match read_line_capped(r, 8192) {
                 Ok(Some(l)) => l,
                 Ok(None) => {
                     return Err(fail(
@@ -522,7 +556,7 @@ impl<'a> HttpConn<'a> {
             };
             let mut headers = Vec::new();
             loop {
-                let line = match read_line_capped(&mut r, 16 * 1024) {
+                let line = match read_line_capped(r, 16 * 1024) {
                     Ok(Some(l)) => l,
                     Ok(None) => return Err(bad("truncated headers")),
                     Err(LineError::TooLong) => return Err(bad("an overlong header")),
@@ -543,51 +577,7 @@ impl<'a> HttpConn<'a> {
             if (100..200).contains(&status) {
                 continue; // 100 Continue and friends: the real answer follows.
             }
-            let get = |n: &str| {
-                headers
-                    .iter()
-                    .find(|(k, _)| k.eq_ignore_ascii_case(n))
-                    .map(|(_, v)| v.clone())
-            };
-            let framing = if status == 204 || status == 304 || method == "HEAD" {
-                Framing::Length(0)
-            } else if get("transfer-encoding")
-                .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
-            {
-                Framing::Chunked {
-                    left: 0,
-                    need_crlf: false,
-                    done: false,
-                }
-            } else if let Some(len) = get("content-length") {
-                let n = len
-                    .trim()
-                    .parse::<usize>()
-                    .map_err(|_| bad("a bad Content-Length"))?;
-                if n > MAX_TOTAL {
-                    return Err(fail(
-                        FailureCode::OutputTooLarge,
-                        format!(
-                            "the response to {what} is larger than {} MiB",
-                            MAX_TOTAL >> 20
-                        ),
-                    ));
-                }
-                Framing::Length(n)
-            } else {
-                Framing::UntilClose
-            };
-            return Ok(Response {
-                status,
-                reason,
-                headers,
-                body: Body {
-                    r,
-                    framing,
-                    total: 0,
-                    too_large: false,
-                },
-            });
+            return Ok((status, reason, headers));
         }
     }
 
@@ -886,6 +876,52 @@ impl Rpc for HttpConn<'_> {
             self.protocol = Some(version.to_string());
         }
     }
+}
+
+/// The head of an answer: its status code, its reason phrase and its headers.
+type Head = (u16, String, Vec<(String, String)>);
+
+/// How the body of a response with `status` and `headers` to a `method` request ends.
+fn framing(
+    status: u16,
+    method: &str,
+    headers: &[(String, String)],
+    what: &str,
+) -> Result<Framing, Failure> {
+    let get = |n: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(n))
+            .map(|(_, v)| v.clone())
+    };
+    Ok(if status == 204 || status == 304 || method == "HEAD" {
+        Framing::Length(0)
+    } else if get("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked")) {
+        Framing::Chunked {
+            left: 0,
+            need_crlf: false,
+            done: false,
+        }
+    } else if let Some(len) = get("content-length") {
+        let n = len.trim().parse::<usize>().map_err(|_| {
+            fail(
+                FailureCode::Protocol,
+                format!("a bad Content-Length in the HTTP response to {what}"),
+            )
+        })?;
+        if n > MAX_TOTAL {
+            return Err(fail(
+                FailureCode::OutputTooLarge,
+                format!(
+                    "the response to {what} is larger than {} MiB",
+                    MAX_TOTAL >> 20
+                ),
+            ));
+        }
+        Framing::Length(n)
+    } else {
+        Framing::UntilClose
+    })
 }
 
 #[cfg(test)]
