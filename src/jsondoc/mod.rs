@@ -78,6 +78,8 @@ mod wide;
 #[cfg(test)]
 pub(crate) mod proptests;
 #[cfg(test)]
+mod proptests_read;
+#[cfg(test)]
 mod proptests_serde;
 #[cfg(test)]
 mod tests;
