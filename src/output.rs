@@ -337,9 +337,7 @@ pub fn diffs_text(r: &Report, red: &Redactor, style: Style) -> String {
 /// One line per file and a summary.
 pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -> String {
     let mut out = String::new();
-    let (mut add, mut upd, mut rem, mut unowned, mut adopt) = (0, 0, 0, 0, 0);
-    let (mut grants_added, mut grants_removed, mut took) = (0, 0, 0);
-    let mut files_changing = 0;
+    let mut tally = Tally::default();
     let any_refusal = r.exit == crate::engine::Exit::Refused
         || r.errors
             .iter()
@@ -348,11 +346,6 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
     // `--keep-going` wrote every file it could: each file says what happened to it, and the
     // summary says both what was written and what was refused.
     let partial = verb_done && r.applied && r.changed && any_refusal;
-    let refused_files = r
-        .files
-        .iter()
-        .filter(|f| f.status == Status::Refused)
-        .count();
     // A refused run writes nothing: no file is labelled with what would have happened to it.
     let refused = any_refusal && !partial;
     for f in &r.files {
@@ -363,25 +356,9 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
         // with its planned bytes still attached: it is labelled and counted as not written.
         let not_written = verb_done && f.writes() && f.status == Status::Unchanged;
         if f.writes() && !not_written {
-            files_changing += 1;
+            tally.files_changing += 1;
         }
-        let status = match f.status {
-            Status::Unchanged if not_written => style.paint("2", "not written"),
-            Status::Unchanged => style.paint("2", "unchanged"),
-            Status::Changed if refused => style.paint(
-                "2",
-                if f.delete {
-                    "not removed"
-                } else {
-                    "not changed"
-                },
-            ),
-            Status::Created if refused => style.paint("2", "not created"),
-            Status::Changed => style.paint("33", if f.delete { "removed" } else { "changed" }),
-            Status::Created => style.paint("32", "created"),
-            Status::Refused => style.paint("31", "refused"),
-            Status::Skipped => style.paint("2", "skipped"),
-        };
+        let status = file_status(f, style, not_written, refused);
         let _ = writeln!(
             out,
             "{} {} ({status})",
@@ -389,77 +366,17 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
             escape_controls(&f.path.display().to_string())
         );
         for a in &f.actions {
-            let grant = a.detail.starts_with("grant `") || a.detail.starts_with("legacy grant `");
-            match a.op {
-                _ if not_written => {}
-                Op::Add if grant => grants_added += 1,
-                Op::Remove | Op::LegacyRemove if grant => grants_removed += 1,
-                Op::Add => add += 1,
-                Op::Update => upd += 1,
-                Op::TakeOver => took += 1,
-                Op::Remove | Op::LegacyRemove => rem += 1,
-                Op::UnownedMatch => unowned += 1,
-                Op::Adopt => adopt += 1,
-                Op::Keep | Op::Conflict | Op::Drift => {}
+            if !not_written {
+                tally.count(a);
             }
-            let sign = match a.op {
-                Op::Add => style.paint("32", "+"),
-                Op::Remove | Op::LegacyRemove => style.paint("31", "-"),
-                Op::Update | Op::Adopt | Op::TakeOver => style.paint("33", "~"),
-                Op::Conflict | Op::Drift => style.paint("31", "!"),
-                Op::Keep | Op::UnownedMatch => " ".to_string(),
-            };
-            // A refusal's reason is printed once, as its `error[…]` line (with the location).
-            let reported = a.op.refusal().is_some_and(|code| {
-                r.errors
-                    .iter()
-                    .any(|e| e.code == code && e.message == a.detail)
-            });
-            let detail = if a.detail.is_empty() || reported {
-                String::new()
-            } else {
-                format!(": {}", escape_controls(&red.redact(&a.detail)))
-            };
-            let _ = writeln!(
-                out,
-                "  {sign} {} {}{detail}",
-                a.op,
-                escape_controls(&a.server)
-            );
+            action_line(&mut out, r, a, red, style);
         }
         for n in &f.notes {
             let _ = writeln!(out, "  note: {}", escape_controls(&red.redact(n)));
         }
     }
-    let mut parts = Vec::new();
-    if add > 0 {
-        parts.push(format!("+{add} server{}", plural(add)));
-    }
-    if upd > 0 {
-        parts.push(format!("~{upd} updated"));
-    }
-    if rem > 0 {
-        parts.push(format!("-{rem} server{}", plural(rem)));
-    }
-    if grants_added > 0 {
-        parts.push(format!("+{grants_added} grant{}", plural(grants_added)));
-    }
-    if grants_removed > 0 {
-        parts.push(format!("-{grants_removed} grant{}", plural(grants_removed)));
-    }
-    if took > 0 {
-        parts.push(format!("{took} taken over"));
-    }
-    if adopt > 0 {
-        parts.push(format!("{adopt} adopted"));
-    }
-    if unowned > 0 {
-        parts.push(format!(
-            "{unowned} unowned match{}",
-            if unowned == 1 { "" } else { "es" }
-        ));
-    }
     let failed = verb_done && r.exit == crate::engine::Exit::Io;
+    let (files_changing, adopt, unowned) = (tally.files_changing, tally.adopt, tally.unowned);
     if refused {
         let _ = writeln!(out, "Refused: nothing was written.");
     } else if failed && files_changing == 0 {
@@ -479,7 +396,7 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
     } else {
         let verb = if verb_done { "Applied" } else { "Plan" };
         let mut line = format!("{verb}: {files_changing} file{}", plural(files_changing));
-        for p in &parts {
+        for p in &tally.parts() {
             line.push_str(", ");
             line.push_str(p);
         }
@@ -487,6 +404,11 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
             line.push_str("; then a write failed, and the rest was not written");
         }
         if partial {
+            let refused_files = r
+                .files
+                .iter()
+                .filter(|f| f.status == Status::Refused)
+                .count();
             let _ = write!(
                 line,
                 "; refused: {refused_files} file{}, left unchanged",
@@ -496,6 +418,122 @@ pub fn summary_text(r: &Report, red: &Redactor, style: Style, verb_done: bool) -
         let _ = writeln!(out, "{line}");
     }
     out
+}
+
+/// What a plan or run does, counted for its summary line.
+#[derive(Default)]
+struct Tally {
+    add: usize,
+    upd: usize,
+    rem: usize,
+    unowned: usize,
+    adopt: usize,
+    grants_added: usize,
+    grants_removed: usize,
+    took: usize,
+    files_changing: usize,
+}
+
+impl Tally {
+    fn count(&mut self, a: &Action) {
+        let grant = a.detail.starts_with("grant `") || a.detail.starts_with("legacy grant `");
+        match a.op {
+            Op::Add if grant => self.grants_added += 1,
+            Op::Remove | Op::LegacyRemove if grant => self.grants_removed += 1,
+            Op::Add => self.add += 1,
+            Op::Update => self.upd += 1,
+            Op::TakeOver => self.took += 1,
+            Op::Remove | Op::LegacyRemove => self.rem += 1,
+            Op::UnownedMatch => self.unowned += 1,
+            Op::Adopt => self.adopt += 1,
+            Op::Keep | Op::Conflict | Op::Drift => {}
+        }
+    }
+
+    /// The counts that are not zero, as the summary line shows them.
+    fn parts(&self) -> Vec<String> {
+        let mut parts = Vec::new();
+        if self.add > 0 {
+            parts.push(format!("+{} server{}", self.add, plural(self.add)));
+        }
+        if self.upd > 0 {
+            parts.push(format!("~{} updated", self.upd));
+        }
+        if self.rem > 0 {
+            parts.push(format!("-{} server{}", self.rem, plural(self.rem)));
+        }
+        if self.grants_added > 0 {
+            let n = self.grants_added;
+            parts.push(format!("+{n} grant{}", plural(n)));
+        }
+        if self.grants_removed > 0 {
+            let n = self.grants_removed;
+            parts.push(format!("-{n} grant{}", plural(n)));
+        }
+        if self.took > 0 {
+            parts.push(format!("{} taken over", self.took));
+        }
+        if self.adopt > 0 {
+            parts.push(format!("{} adopted", self.adopt));
+        }
+        if self.unowned > 0 {
+            parts.push(format!(
+                "{} unowned match{}",
+                self.unowned,
+                if self.unowned == 1 { "" } else { "es" }
+            ));
+        }
+        parts
+    }
+}
+
+/// What happened (or would happen) to a file, painted, for its line in the summary.
+fn file_status(f: &FilePlan, style: Style, not_written: bool, refused: bool) -> String {
+    match f.status {
+        Status::Unchanged if not_written => style.paint("2", "not written"),
+        Status::Unchanged => style.paint("2", "unchanged"),
+        Status::Changed if refused => style.paint(
+            "2",
+            if f.delete {
+                "not removed"
+            } else {
+                "not changed"
+            },
+        ),
+        Status::Created if refused => style.paint("2", "not created"),
+        Status::Changed => style.paint("33", if f.delete { "removed" } else { "changed" }),
+        Status::Created => style.paint("32", "created"),
+        Status::Refused => style.paint("31", "refused"),
+        Status::Skipped => style.paint("2", "skipped"),
+    }
+}
+
+/// One action's line under its file.
+fn action_line(out: &mut String, r: &Report, a: &Action, red: &Redactor, style: Style) {
+    let sign = match a.op {
+        Op::Add => style.paint("32", "+"),
+        Op::Remove | Op::LegacyRemove => style.paint("31", "-"),
+        Op::Update | Op::Adopt | Op::TakeOver => style.paint("33", "~"),
+        Op::Conflict | Op::Drift => style.paint("31", "!"),
+        Op::Keep | Op::UnownedMatch => " ".to_string(),
+    };
+    // A refusal's reason is printed once, as its `error[…]` line (with the location).
+    let reported = a.op.refusal().is_some_and(|code| {
+        r.errors
+            .iter()
+            .any(|e| e.code == code && e.message == a.detail)
+    });
+    let detail = if a.detail.is_empty() || reported {
+        String::new()
+    } else {
+        format!(": {}", escape_controls(&red.redact(&a.detail)))
+    };
+    let _ = writeln!(
+        out,
+        "  {sign} {} {}{detail}",
+        a.op,
+        escape_controls(&a.server)
+    );
 }
 
 fn plural(n: usize) -> &'static str {

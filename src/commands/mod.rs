@@ -67,16 +67,7 @@ fn run_command(mut cli: Cli) -> u8 {
     let system_root = policy::translate(&mut cli);
     let g = &cli.global;
     let json = g.format == Format::Json;
-    let style = Style {
-        color: match g.color {
-            Color::Always => true,
-            Color::Never => false,
-            Color::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::io::stdout().is_terminal()
-            }
-        },
-    };
+    let style = style_of(g.color);
     if matches!(g.format, Format::Sarif | Format::Github)
         && !matches!(cli.command, Command::Lint(_))
     {
@@ -91,42 +82,66 @@ fn run_command(mut cli: Cli) -> u8 {
     if let Some(code) = info_command(&cli.command, json) {
         return code;
     }
-    let mut settings = match settings(&cli) {
-        Ok(s) => s,
-        Err(m) => return usage_error(json, m),
+    let ready = match ready(&cli, system_root.as_deref(), json, style) {
+        Ok(r) => r,
+        Err(code) => return code,
     };
-    if let Some(sys) = &system_root {
+    dispatch(&cli, ready, system_root.as_deref(), json, style)
+}
+
+/// How to print: in color when asked, or on a terminal without `NO_COLOR`.
+fn style_of(color: Color) -> Style {
+    Style {
+        color: match color {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::io::stdout().is_terminal()
+            }
+        },
+    }
+}
+
+/// What a command that reads the manifest (or a saved plan) runs with, once resolved.
+struct Ready {
+    settings: Settings,
+    /// The saved plan of `apply PLAN`.
+    saved: Option<SavedPlan>,
+    manifest: Option<Manifest>,
+    owner: String,
+}
+
+/// The settings, the saved plan, the manifest and the owner of a command that needs them;
+/// `Err` with the exit code when the command ran without them, or cannot run.
+fn ready(cli: &Cli, system_root: Option<&Path>, json: bool, style: Style) -> Result<Ready, u8> {
+    let g = &cli.global;
+    let mut settings = settings(cli).map_err(|m| usage_error(json, m))?;
+    if let Some(sys) = system_root {
         if !sys.is_dir() && !matches!(cli.command, Command::Policy { .. }) {
-            return usage_error(
+            return Err(usage_error(
                 json,
                 format!("--system-root `{}` is not a directory", sys.display()),
-            );
+            ));
         }
-        if let Some(m) = policy::needs_root(&cli, sys) {
-            return Failure::usage(crate::diag::Code::PermissionDenied, m).print(json);
+        if let Some(m) = policy::needs_root(cli, sys) {
+            return Err(Failure::usage(crate::diag::Code::PermissionDenied, m).print(json));
         }
         if !matches!(cli.command, Command::Policy { .. }) {
-            settings.system_root = Some(sys.clone());
+            settings.system_root = Some(sys.to_path_buf());
         }
     }
     if let Some(code) = without_manifest(&cli.command, &settings, json, style, &cli.global) {
-        return code;
+        return Err(code);
     }
     // A saved plan brings its own manifest and settings.
-    let saved = match saved_plan(&cli, &mut settings, json) {
-        Ok(sp) => sp,
-        Err(code) => return code,
-    };
-    let saved_path = match &cli.command {
-        Command::Apply { plan: Some(p), .. } => Some(p.as_path()),
-        _ => None,
-    };
+    let saved = saved_plan(cli, &mut settings, json)?;
     if let Command::Release {
         client: Some(id), ..
     } = &cli.command
         && dialect::lookup(id).is_none()
     {
-        return usage_error(json, unknown_client(id));
+        return Err(usage_error(json, unknown_client(id)));
     }
     let owner_flag = match &cli.command {
         Command::Prune { owner, .. }
@@ -138,11 +153,11 @@ fn run_command(mut cli: Cli) -> u8 {
         .as_deref()
         .filter(|o| !crate::manifest::valid_owner(o))
     {
-        return Failure::usage(
+        return Err(Failure::usage(
             crate::diag::Code::InvalidOwner,
             format!("--owner: {}", crate::manifest::owner_error(o)),
         )
-        .print(json);
+        .print(json));
     }
     if let Command::Apply { keep_going, .. } | Command::Prune { keep_going, .. } = &cli.command {
         settings.keep_going = *keep_going;
@@ -160,10 +175,27 @@ fn run_command(mut cli: Cli) -> u8 {
         settings.replace = replace.clone();
     }
     let (manifest, owner) =
-        match manifest_and_owner(&settings, g.manifest.is_some(), owner_flag, (json, style)) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
+        manifest_and_owner(&settings, g.manifest.is_some(), owner_flag, (json, style))?;
+    Ok(Ready {
+        settings,
+        saved,
+        manifest,
+        owner,
+    })
+}
+
+/// Runs a command that reads the manifest (or a saved plan), `ready` to.
+fn dispatch(cli: &Cli, ready: Ready, system_root: Option<&Path>, json: bool, style: Style) -> u8 {
+    let Ready {
+        settings,
+        saved,
+        manifest,
+        owner,
+    } = ready;
+    let saved_path = match &cli.command {
+        Command::Apply { plan: Some(p), .. } => Some(p.as_path()),
+        _ => None,
+    };
     let red = redactor(manifest.as_ref());
     let progress_ok = !json && std::io::stderr().is_terminal();
     let cx = Cx {
@@ -236,9 +268,7 @@ fn run_command(mut cli: Cli) -> u8 {
         Command::Release { server, client, .. } => {
             status::run_release(&cx, server, client.as_deref())
         }
-        Command::Policy { .. } => {
-            policy::run_report(&cx, system_root.as_deref().unwrap_or(Path::new("/")))
-        }
+        Command::Policy { .. } => policy::run_report(&cx, system_root.unwrap_or(Path::new("/"))),
         Command::Schema
         | Command::Clients
         | Command::Inventory { .. }

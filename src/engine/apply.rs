@@ -465,264 +465,378 @@ fn write_step(
     checked: Checked,
 ) -> (Report, bool) {
     let Checked {
-        mut ledger,
+        ledger,
         base,
         specs,
         reads,
-        mut plans,
+        plans,
     } = checked;
-    let ws = prepared.ws.as_str();
-    let made = &prepared.made;
-    let bases = &prepared.bases;
     // The restore copies of entries taken over: read under the lock; one that cannot be read
     // refuses the run (a copy is never lost by overwriting it).
-    let mut restores = match ledger::load_restores(&settings.state_dir, owner) {
+    let restores = match ledger::load_restores(&settings.state_dir, owner) {
         Ok(r) => r,
-        Err(e) => {
-            let mut report = Report::from_plans(owner, plans);
-            report.errors.push(fs_entry(&e));
-            report.exit = if matches!(e.code, Code::NotAFile | Code::LedgerCorrupt) {
-                Exit::Refused
-            } else {
-                Exit::Io
-            };
-            for f in &mut report.files {
-                if f.writes() {
-                    f.status = Status::Unchanged;
-                }
-            }
-            return (report, false);
-        }
+        Err(e) => return (restores_unreadable(owner, plans, &e), false),
     };
-    // Ledger-only changes (adoptions, refreshed records) need no file write.
-    let legacy: &[Legacy] = manifest.map(|m| m.legacy.as_slice()).unwrap_or(&[]);
-    for (i, fp) in plans.iter().enumerate().filter(|(_, p)| !p.writes()) {
-        // A file that is gone (a run killed before it wrote it, or the user deleted it):
-        // the directories mcpconf created for it go too when empty, with its records.
-        let gone = matches!(reads[i].current, crate::plan::Current::Missing)
-            && fp.status != Status::Refused
-            && fp.ledger.iter().any(|op| matches!(op, LedgerOp::Remove(_)));
-        let dirs: Vec<PathBuf> = if gone {
-            ledger
-                .created_dirs(&fp.key)
-                .iter()
-                .map(PathBuf::from)
-                .collect()
-        } else {
-            Vec::new()
-        };
-        apply_ops_direct(&mut ledger, ws, &fp.key, &fp.ledger);
-        if !dirs.is_empty() {
-            fsio::remove_created_dirs(&specs[i].real, &dirs, bases);
-        }
+    let mut w = Writes {
+        settings,
+        owner,
+        ws: prepared.ws.as_str(),
+        mode,
+        legacy: manifest.map(|m| m.legacy.as_slice()).unwrap_or(&[]),
+        prepared,
+        ledger,
+        base,
+        specs,
+        reads,
+        plans,
+        restores,
+        io_error: None,
+        written: false,
+        replanned_any: false,
+        dirs_to_sync: BTreeMap::new(),
+        committed: Vec::new(),
+        committed_all: Vec::new(),
+    };
+    w.ledger_only();
+    w.save_intents();
+    for i in 0..w.plans.len() {
+        w.write_file(i);
     }
-    let mut io_error: Option<ErrorEntry> = None;
-    let mut written = false;
-    let mut replanned_any = false;
-    // Each directory written into is fsynced once, after all its files (a file a run writes
-    // in it to name in an error): n files in one directory cost n + 1 fsyncs, not 2n.
-    let mut dirs_to_sync: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
-    // Files written, committed in the ledger together (see `Ledger::commit_files`) before the
-    // ledger is next saved.
-    let mut committed: Vec<String> = Vec::new();
-    // Every file written (`committed` is emptied when a re-planned file needs a new intent).
-    let mut committed_all: Vec<String> = Vec::new();
-    // The intent of every file about to be written goes into the ledger in one durable save,
-    // before any file is written: a kill at any instant after it leaves each file old or new,
-    // both of which the ledger proves ours.
-    // The directories made for a file are part of its intent, so a kill after the file is
-    // published still leaves them remembered.
-    remember_made_dirs(&mut plans, made);
-    journal_all(&mut ledger, ws, plans.iter().filter(|p| p.writes()));
-    // Copies of entries about to be replaced are durable before the intent and every file
-    // write: a kill at any instant after this leaves the copy there for the entry it saves.
-    let keeps = super::takeover::keep_copies(&mut restores, &ledger, &plans);
-    let saved_copies = if keeps {
-        ledger::save_restores(&settings.state_dir, owner, &restores)
+    w.finish()
+}
+
+/// The report of a run whose restore copies cannot be read: nothing is written.
+fn restores_unreadable(owner: &str, plans: Vec<FilePlan>, e: &fsio::FsError) -> Report {
+    let mut report = Report::from_plans(owner, plans);
+    report.errors.push(fs_entry(e));
+    report.exit = if matches!(e.code, Code::NotAFile | Code::LedgerCorrupt) {
+        Exit::Refused
     } else {
-        Ok(())
+        Exit::Io
     };
-    if let Err(e) = saved_copies {
-        for fp in plans.iter_mut().filter(|p| p.writes()) {
-            ledger.rollback(ws, &fp.key);
-            fp.status = Status::Unchanged;
+    for f in &mut report.files {
+        if f.writes() {
+            f.status = Status::Unchanged;
         }
-        io_error = Some(fs_entry(&e));
-    } else if plans.iter().any(FilePlan::writes)
-        && let Err(e) = ledger::save_intent(&settings.state_dir, &mut ledger, base)
-    {
-        for fp in plans.iter_mut().filter(|p| p.writes()) {
-            ledger.rollback(ws, &fp.key);
-            fp.status = Status::Unchanged;
-        }
-        io_error = Some(fs_entry(&e));
     }
-    for i in 0..plans.len() {
-        if !plans[i].writes() || plans[i].status == Status::Unchanged {
-            continue;
+    report
+}
+
+/// The write step under way: what it writes and what it has done so far.
+struct Writes<'a> {
+    settings: &'a Settings,
+    owner: &'a str,
+    ws: &'a str,
+    mode: Mode,
+    legacy: &'a [Legacy],
+    prepared: &'a Prepared,
+    ledger: Ledger,
+    /// The generation of the ledger this run starts from (see `ledger::save_intent`).
+    base: u64,
+    specs: Vec<Spec>,
+    reads: Vec<Read>,
+    plans: Vec<FilePlan>,
+    restores: ledger::Restores,
+    /// The first failure to write; every file after it is left unchanged.
+    io_error: Option<ErrorEntry>,
+    /// Whether a file was written (published, even if its durability is unconfirmed).
+    written: bool,
+    /// Whether a file was planned again while writing (another program changed it).
+    replanned_any: bool,
+    /// Each directory written into is fsynced once, after all its files (a file a run writes
+    /// in it to name in an error): n files in one directory cost n + 1 fsyncs, not 2n.
+    dirs_to_sync: BTreeMap<PathBuf, PathBuf>,
+    /// Files written, committed in the ledger together (see `Ledger::commit_files`) before the
+    /// ledger is next saved.
+    committed: Vec<String>,
+    /// Every file written (`committed` is emptied when a re-planned file needs a new intent).
+    committed_all: Vec<String>,
+}
+
+impl Writes<'_> {
+    /// Ledger-only changes (adoptions, refreshed records) need no file write.
+    fn ledger_only(&mut self) {
+        for (i, fp) in self.plans.iter().enumerate().filter(|(_, p)| !p.writes()) {
+            // A file that is gone (a run killed before it wrote it, or the user deleted it):
+            // the directories mcpconf created for it go too when empty, with its records.
+            let gone = matches!(self.reads[i].current, crate::plan::Current::Missing)
+                && fp.status != Status::Refused
+                && fp.ledger.iter().any(|op| matches!(op, LedgerOp::Remove(_)));
+            let dirs: Vec<PathBuf> = if gone {
+                self.ledger
+                    .created_dirs(&fp.key)
+                    .iter()
+                    .map(PathBuf::from)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            apply_ops_direct(&mut self.ledger, self.ws, &fp.key, &fp.ledger);
+            if !dirs.is_empty() {
+                fsio::remove_created_dirs(&self.specs[i].real, &dirs, &self.prepared.bases);
+            }
         }
-        if io_error.is_some() {
-            ledger.rollback(ws, &plans[i].key);
-            plans[i].status = Status::Unchanged;
-            continue;
+    }
+
+    /// The intent of every file about to be written goes into the ledger in one durable save,
+    /// before any file is written: a kill at any instant after it leaves each file old or new,
+    /// both of which the ledger proves ours.
+    fn save_intents(&mut self) {
+        let (ws, plans, ledger) = (self.ws, &mut self.plans, &mut self.ledger);
+        // The directories made for a file are part of its intent, so a kill after the file is
+        // published still leaves them remembered.
+        remember_made_dirs(plans, &self.prepared.made);
+        journal_all(ledger, ws, plans.iter().filter(|p| p.writes()));
+        // Copies of entries about to be replaced are durable before the intent and every file
+        // write: a kill at any instant after this leaves the copy there for the entry it saves.
+        let keeps = super::takeover::keep_copies(&mut self.restores, ledger, plans);
+        let saved_copies = if keeps {
+            ledger::save_restores(&self.settings.state_dir, self.owner, &self.restores)
+        } else {
+            Ok(())
+        };
+        let saved = saved_copies.and_then(|()| {
+            if plans.iter().any(FilePlan::writes) {
+                ledger::save_intent(&self.settings.state_dir, ledger, self.base)
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(e) = saved {
+            for fp in plans.iter_mut().filter(|p| p.writes()) {
+                ledger.rollback(ws, &fp.key);
+                fp.status = Status::Unchanged;
+            }
+            self.io_error = Some(fs_entry(&e));
+        }
+    }
+
+    /// Writes file `i` (or removes it), planning it again when another program changed it
+    /// since it was read.
+    fn write_file(&mut self, i: usize) {
+        if !self.plans[i].writes() || self.plans[i].status == Status::Unchanged {
+            return;
+        }
+        if self.io_error.is_some() {
+            self.ledger.rollback(self.ws, &self.plans[i].key);
+            self.plans[i].status = Status::Unchanged;
+            return;
         }
         let mut read_now = None;
         let mut attempt = 0;
         loop {
-            let fp = &plans[i];
-            let read = read_now.as_ref().unwrap_or(&reads[i]);
-            if attempt > 0 {
-                // A re-planned file: its new intent must be durable before it is written.
-                ledger.commit_files(ws, committed.iter().map(String::as_str));
-                committed_all.append(&mut committed);
-                journal(&mut ledger, ws, fp);
-                if let Err(e) = ledger::save_intent(&settings.state_dir, &mut ledger, base) {
-                    ledger.rollback(ws, &fp.key);
-                    io_error = Some(fs_entry(&e));
-                    plans[i].status = Status::Unchanged;
-                    break;
-                }
+            if attempt > 0 && !self.save_new_intent(i) {
+                break;
             }
-            let result = if fp.delete {
-                fsio::remove_file(&specs[i].real)
-            } else {
-                let expect = match read.stamp {
-                    Some(s) => Expect::Stamp(s),
-                    None => Expect::Missing,
-                };
-                // A new file gets its client's mode (0600, or 0644 for an admin file).
-                let meta = read.meta.or_else(|| {
-                    crate::dialect::lookup(specs[i].client)
-                        .and_then(|d| d.new_file_mode())
-                        .map(fsio::FileMeta::new_file)
-                });
-                fsio::replace_dir_later(
-                    &specs[i].real,
-                    &fp.new.as_ref().map(|c| c.pieces()).unwrap_or_default(),
-                    meta,
-                    expect,
-                )
-            };
+            let result = self.publish(i, read_now.as_ref().unwrap_or(&self.reads[i]));
             match result {
                 Ok(()) => {
-                    if !fp.delete
-                        && let Some(dir) = specs[i].real.parent()
-                    {
-                        dirs_to_sync
-                            .entry(dir.to_path_buf())
-                            .or_insert_with(|| specs[i].real.clone());
-                    }
-                    let mut dirs = ledger.created_dirs(&fp.key);
-                    committed.push(fp.key.clone());
-                    if fp.new.is_some() {
-                        ledger.set_file_digest(&fp.key, fp.file_digest.as_deref());
-                        dirs.extend(made.get(&fp.key).into_iter().flatten().cloned());
-                        dirs.sort();
-                        dirs.dedup();
-                        ledger.set_created_dirs(&fp.key, &dirs);
-                    } else if fp.delete {
-                        let dirs: Vec<PathBuf> = dirs.iter().map(PathBuf::from).collect();
-                        fsio::remove_created_dirs(&specs[i].real, &dirs, bases);
-                    }
-                    written = true;
+                    self.published(i);
                     break;
                 }
-                Err(e) if e.code == crate::diag::Code::ConcurrentModification && attempt < 3 => {
+                Err(e) if e.code == Code::ConcurrentModification && attempt < 3 => {
                     // Another program rewrote the file after we read it: never publish stale
                     // data; read again and plan again.
                     attempt += 1;
-                    ledger.rollback(ws, &fp.key);
-                    let again = read_current(&specs[i]);
-                    // (Grants inherited from other files are kept on this retry: unknown.)
-                    let foreign = super::foreign_marks(settings, owner);
-                    let tk = super::TakeOver {
-                        names: &settings.take_over,
-                        replace: &settings.replace,
-                        restores: &restores,
-                    };
-                    let replanned = plan_spec(
-                        &specs[i], &again, owner, ws, legacy, &ledger, &foreign, mode, None, tk,
-                    );
-                    if replanned.status == Status::Refused {
-                        plans[i] = replanned;
-                        io_error = Some(ErrorEntry {
-                            path: plans[i].path.display().to_string(),
-                            code: Code::ConcurrentModification,
-                            message: "the file was changed by another program while applying, and the new content cannot be edited safely".into(),
-                            line: 1,
-                            column: 1,
-                        });
-                        break;
-                    }
-                    let writes = replanned.writes();
-                    plans[i] = replanned;
-                    replanned_any = true;
-                    read_now = Some(again);
-                    if !writes {
-                        apply_ops_direct(&mut ledger, ws, &plans[i].key, &plans[i].ledger);
-                        break;
+                    match self.replan(i) {
+                        Some(again) => read_now = Some(again),
+                        None => break,
                     }
                 }
                 Err(e) if e.published => {
                     // The new content is in place; only its durability is unconfirmed. The
                     // ledger must describe the file as it is.
-                    committed.push(fp.key.clone());
+                    let fp = &self.plans[i];
+                    self.committed.push(fp.key.clone());
                     if fp.new.is_some() {
-                        ledger.set_file_digest(&fp.key, fp.file_digest.as_deref());
+                        self.ledger
+                            .set_file_digest(&fp.key, fp.file_digest.as_deref());
                     }
-                    written = true;
-                    io_error = Some(fs_entry(&e));
+                    self.written = true;
+                    self.io_error = Some(fs_entry(&e));
                     break;
                 }
                 Err(e) => {
-                    ledger.rollback(ws, &fp.key);
-                    io_error = Some(fs_entry(&e));
-                    plans[i].status = Status::Unchanged;
+                    self.ledger.rollback(self.ws, &self.plans[i].key);
+                    self.io_error = Some(fs_entry(&e));
+                    self.plans[i].status = Status::Unchanged;
                     break;
                 }
             }
         }
     }
-    committed_all.extend(committed.iter().cloned());
-    ledger.commit_files(ws, committed.iter().map(String::as_str));
-    // The renames made durable, one fsync per directory, before the ledger commit.
-    for (dir, file) in &dirs_to_sync {
-        if let Err(e) = fsio::sync_dir(dir, file)
-            && io_error.is_none()
-        {
-            io_error = Some(fs_entry(&e));
+
+    /// A re-planned file: its new intent must be durable before it is written. Whether it is.
+    fn save_new_intent(&mut self, i: usize) -> bool {
+        let fp = &mut self.plans[i];
+        self.ledger
+            .commit_files(self.ws, self.committed.iter().map(String::as_str));
+        self.committed_all.append(&mut self.committed);
+        journal(&mut self.ledger, self.ws, fp);
+        if let Err(e) = ledger::save_intent(&self.settings.state_dir, &mut self.ledger, self.base) {
+            self.ledger.rollback(self.ws, &fp.key);
+            self.io_error = Some(fs_entry(&e));
+            fp.status = Status::Unchanged;
+            return false;
         }
+        true
     }
-    // After file writes the commit needs no fsync: the durable intent stands for it.
-    let save = if written {
-        ledger::commit(&settings.state_dir, &ledger)
-    } else {
-        save_ledger(&settings.state_dir, &ledger)
-    };
-    // Copies the committed ledger no longer needs (entries given back, or left by a killed
-    // run) go only after the commit.
-    let drop_copies = if save.is_ok()
-        && super::takeover::drop_copies(&mut restores, &ledger, ws, &plans, &committed_all)
-    {
-        ledger::save_restores(&settings.state_dir, owner, &restores)
-    } else {
-        Ok(())
-    };
-    let mut report = Report::from_plans(owner, plans);
-    report.applied = true;
-    report.changed = written
-        || report
-            .files
-            .iter()
-            .any(|f| f.actions.iter().any(|a| a.op == crate::plan::Op::Adopt));
-    if let Some(e) = io_error {
-        report.errors.push(e);
-        report.exit = Exit::Io;
-    } else if let Err(e) = save.and(drop_copies) {
-        report.errors.push(fs_entry(&e));
-        report.exit = Exit::Io;
+
+    /// Publishes the new content of file `i` (or removes it), provided the file is still as
+    /// `read`.
+    fn publish(&self, i: usize, read: &Read) -> Result<(), fsio::FsError> {
+        let (fp, spec) = (&self.plans[i], &self.specs[i]);
+        if fp.delete {
+            return fsio::remove_file(&spec.real);
+        }
+        let expect = match read.stamp {
+            Some(s) => Expect::Stamp(s),
+            None => Expect::Missing,
+        };
+        // A new file gets its client's mode (0600, or 0644 for an admin file).
+        let meta = read.meta.or_else(|| {
+            crate::dialect::lookup(spec.client)
+                .and_then(|d| d.new_file_mode())
+                .map(fsio::FileMeta::new_file)
+        });
+        fsio::replace_dir_later(
+            &spec.real,
+            &fp.new.as_ref().map(|c| c.pieces()).unwrap_or_default(),
+            meta,
+            expect,
+        )
     }
-    (report, replanned_any)
+
+    /// File `i` is published: its directory to sync, its digest and created directories
+    /// recorded, or, for a file removed, the directories created for it removed when empty.
+    fn published(&mut self, i: usize) {
+        let (fp, real) = (&self.plans[i], &self.specs[i].real);
+        if !fp.delete
+            && let Some(dir) = real.parent()
+        {
+            self.dirs_to_sync
+                .entry(dir.to_path_buf())
+                .or_insert_with(|| real.clone());
+        }
+        let mut dirs = self.ledger.created_dirs(&fp.key);
+        self.committed.push(fp.key.clone());
+        if fp.new.is_some() {
+            self.ledger
+                .set_file_digest(&fp.key, fp.file_digest.as_deref());
+            dirs.extend(
+                self.prepared
+                    .made
+                    .get(&fp.key)
+                    .into_iter()
+                    .flatten()
+                    .cloned(),
+            );
+            dirs.sort();
+            dirs.dedup();
+            self.ledger.set_created_dirs(&fp.key, &dirs);
+        } else if fp.delete {
+            let dirs: Vec<PathBuf> = dirs.iter().map(PathBuf::from).collect();
+            fsio::remove_created_dirs(real, &dirs, &self.prepared.bases);
+        }
+        self.written = true;
+    }
+
+    /// File `i` changed since it was read: read and planned again. The new read when the new
+    /// plan writes the file; `None` when there is nothing (more) to write.
+    fn replan(&mut self, i: usize) -> Option<Read> {
+        self.ledger.rollback(self.ws, &self.plans[i].key);
+        let again = read_current(&self.specs[i]);
+        // (Grants inherited from other files are kept on this retry: unknown.)
+        let foreign = super::foreign_marks(self.settings, self.owner);
+        let tk = super::TakeOver {
+            names: &self.settings.take_over,
+            replace: &self.settings.replace,
+            restores: &self.restores,
+        };
+        let replanned = plan_spec(
+            &self.specs[i],
+            &again,
+            self.owner,
+            self.ws,
+            self.legacy,
+            &self.ledger,
+            &foreign,
+            self.mode,
+            None,
+            tk,
+        );
+        if replanned.status == Status::Refused {
+            self.plans[i] = replanned;
+            self.io_error = Some(ErrorEntry {
+                path: self.plans[i].path.display().to_string(),
+                code: Code::ConcurrentModification,
+                message: "the file was changed by another program while applying, and the new content cannot be edited safely".into(),
+                line: 1,
+                column: 1,
+            });
+            return None;
+        }
+        let writes = replanned.writes();
+        self.plans[i] = replanned;
+        self.replanned_any = true;
+        if !writes {
+            let fp = &self.plans[i];
+            apply_ops_direct(&mut self.ledger, self.ws, &fp.key, &fp.ledger);
+            return None;
+        }
+        Some(again)
+    }
+
+    /// The ledger commit after the writes, the copies no longer needed dropped, the report.
+    fn finish(mut self) -> (Report, bool) {
+        let (ws, state_dir) = (self.ws, &self.settings.state_dir);
+        let ledger = &mut self.ledger;
+        self.committed_all.extend(self.committed.iter().cloned());
+        ledger.commit_files(ws, self.committed.iter().map(String::as_str));
+        // The renames made durable, one fsync per directory, before the ledger commit.
+        for (dir, file) in &self.dirs_to_sync {
+            if let Err(e) = fsio::sync_dir(dir, file)
+                && self.io_error.is_none()
+            {
+                self.io_error = Some(fs_entry(&e));
+            }
+        }
+        // After file writes the commit needs no fsync: the durable intent stands for it.
+        let save = if self.written {
+            ledger::commit(state_dir, ledger)
+        } else {
+            save_ledger(state_dir, ledger)
+        };
+        // Copies the committed ledger no longer needs (entries given back, or left by a killed
+        // run) go only after the commit.
+        let drop_copies = if save.is_ok()
+            && super::takeover::drop_copies(
+                &mut self.restores,
+                ledger,
+                ws,
+                &self.plans,
+                &self.committed_all,
+            ) {
+            ledger::save_restores(state_dir, self.owner, &self.restores)
+        } else {
+            Ok(())
+        };
+        let mut report = Report::from_plans(self.owner, self.plans);
+        report.applied = true;
+        report.changed = self.written
+            || report
+                .files
+                .iter()
+                .any(|f| f.actions.iter().any(|a| a.op == crate::plan::Op::Adopt));
+        if let Some(e) = self.io_error {
+            report.errors.push(e);
+            report.exit = Exit::Io;
+        } else if let Err(e) = save.and(drop_copies) {
+            report.errors.push(fs_entry(&e));
+            report.exit = Exit::Io;
+        }
+        (report, self.replanned_any)
+    }
 }
 
 /// Adds the directories prepared for each file to the records its plan sets for it.

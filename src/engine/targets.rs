@@ -71,47 +71,11 @@ pub(super) fn specs(
                 .unwrap_or_else(|| d.default_scope());
             let pattern = d.path(scope, t.path.as_deref(), &ctx);
             targeted.push((d, pattern.clone()));
-            let mut paths = vec![(pattern.clone(), None::<String>)];
-            if d.multi_file() {
-                let excluded: Vec<String> = t
-                    .exclude
-                    .iter()
-                    .map(|x| d.path(scope, Some(x), &ctx).display().to_string())
-                    .collect();
-                paths = match fsio::glob(&pattern) {
-                    Ok(found) => found
-                        .into_iter()
-                        .filter(|p| {
-                            let s = p.display().to_string();
-                            !excluded
-                                .iter()
-                                .any(|x| crate::manifest::policy::glob(x, &s))
-                        })
-                        .map(|p| (p, None))
-                        .collect(),
-                    Err(e) => vec![(pattern.clone(), Some(e.message))],
-                };
-                // Markdown agents (YAML front matter) are left alone, and said so.
-                if let Some(dir) = pattern.parent()
-                    && let Ok(md) = fsio::glob(&dir.join("*.md"))
-                {
-                    for p in md {
-                        paths.push((
-                            p,
-                            Some("a Markdown agent file is left alone; mcpconf edits JSON agent files only".into()),
-                        ));
-                    }
-                }
-                if paths.is_empty() {
-                    paths.push((
-                        pattern.clone(),
-                        Some(format!(
-                            "no agent file matches `{}`; agent files are not created",
-                            pattern.display()
-                        )),
-                    ));
-                }
-            }
+            let paths = if d.multi_file() {
+                agent_files(d, t, scope, &pattern, &ctx)
+            } else {
+                vec![(pattern.clone(), None)]
+            };
             for (path, skip) in paths {
                 add_target_file(
                     &ctx,
@@ -130,7 +94,75 @@ pub(super) fn specs(
         }
     }
     note_read_twice(&targeted, &ctx, &mut by_key);
-    // Files the owner wrote to that the manifest no longer names.
+    ledger_files(ledger, ws, &mut by_key, &mut order);
+    check_records(settings, &ctx, ledger, ws, &mut by_key);
+    order
+        .into_iter()
+        .filter_map(|k| by_key.remove(&k))
+        .collect()
+}
+
+/// The files of a multi-file target (`.kiro/agents/*.json`) matching `pattern` and not
+/// excluded, each with why it is skipped, if it is: Markdown agents are left alone (and said
+/// so), and a pattern that matches nothing is reported.
+fn agent_files(
+    d: &'static dyn Dialect,
+    t: &manifest::Target,
+    scope: &dialect::Scope,
+    pattern: &Path,
+    ctx: &Ctx,
+) -> Vec<(PathBuf, Option<String>)> {
+    let excluded: Vec<String> = t
+        .exclude
+        .iter()
+        .map(|x| d.path(scope, Some(x), ctx).display().to_string())
+        .collect();
+    let mut paths = match fsio::glob(pattern) {
+        Ok(found) => found
+            .into_iter()
+            .filter(|p| {
+                let s = p.display().to_string();
+                !excluded
+                    .iter()
+                    .any(|x| crate::manifest::policy::glob(x, &s))
+            })
+            .map(|p| (p, None))
+            .collect(),
+        Err(e) => vec![(pattern.to_path_buf(), Some(e.message))],
+    };
+    // Markdown agents (YAML front matter) are left alone, and said so.
+    if let Some(dir) = pattern.parent()
+        && let Ok(md) = fsio::glob(&dir.join("*.md"))
+    {
+        for p in md {
+            paths.push((
+                p,
+                Some(
+                    "a Markdown agent file is left alone; mcpconf edits JSON agent files only"
+                        .into(),
+                ),
+            ));
+        }
+    }
+    if paths.is_empty() {
+        paths.push((
+            pattern.to_path_buf(),
+            Some(format!(
+                "no agent file matches `{}`; agent files are not created",
+                pattern.display()
+            )),
+        ));
+    }
+    paths
+}
+
+/// Files the owner wrote to that the manifest no longer names.
+fn ledger_files(
+    ledger: &Ledger,
+    ws: &str,
+    by_key: &mut BTreeMap<String, Spec>,
+    order: &mut Vec<String>,
+) {
     for file in ledger.files(ws) {
         if by_key.contains_key(&file) {
             continue;
@@ -158,9 +190,18 @@ pub(super) fn specs(
             Spec::new(path.clone(), path, (id, syntax), false, refusal),
         );
     }
-    // A record is obeyed only when it has the shape mcpconf writes: a forged or corrupted ledger
-    // must not steer an edit to a top-level key, a sub-field or a file outside the bases. One
-    // pass over the records, each looked up by its file.
+}
+
+/// A record is obeyed only when it has the shape mcpconf writes: a forged or corrupted ledger
+/// must not steer an edit to a top-level key, a sub-field or a file outside the bases. One
+/// pass over the records, each looked up by its file; a file with a bad record is refused.
+fn check_records(
+    settings: &Settings,
+    ctx: &Ctx,
+    ledger: &Ledger,
+    ws: &str,
+    by_key: &mut BTreeMap<String, Spec>,
+) {
     let named: std::collections::BTreeSet<String> = by_key
         .iter()
         .filter(|(_, s)| !s.wants.is_empty() || !s.containers.is_empty())
@@ -196,7 +237,7 @@ pub(super) fn specs(
         } else {
             &[]
         };
-        if let Some(why) = record_problem(r, d, &ctx, outside, bases) {
+        if let Some(why) = record_problem(r, d, ctx, outside, bases) {
             spec.refusal = Some(PlanError::file(
                 Code::InvalidLedger,
                 format!(
@@ -206,10 +247,6 @@ pub(super) fn specs(
             ));
         }
     }
-    order
-        .into_iter()
-        .filter_map(|k| by_key.remove(&k))
-        .collect()
 }
 
 /// A client that also reads another client's file ([`dialect::Dialect::also_reads`]: Copilot

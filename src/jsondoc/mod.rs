@@ -61,6 +61,7 @@
 //!   bytes read, so that no edit of a big file builds the whole of it.
 //! * `array` — splice edits of string elements in an array (Kiro agent grants).
 
+mod agree;
 mod api;
 pub mod array;
 mod batch;
@@ -76,6 +77,8 @@ mod wide;
 
 #[cfg(test)]
 pub(crate) mod proptests;
+#[cfg(test)]
+mod proptests_read;
 #[cfg(test)]
 mod proptests_serde;
 #[cfg(test)]

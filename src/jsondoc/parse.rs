@@ -473,51 +473,6 @@ fn number_from_literal(raw: &str) -> Option<Number> {
     raw.parse::<f64>().ok().and_then(Number::from_f64)
 }
 
-/// Structural equality where floats may differ by a few units in the last place: serde_json
-/// (without `float_roundtrip`) is not always correctly rounded. Iterative, so any depth is fine.
-pub(super) fn values_agree(a: &Value, b: &Value) -> bool {
-    let mut stack = vec![(a, b)];
-    while let Some((a, b)) = stack.pop() {
-        match (a, b) {
-            (Value::Object(x), Value::Object(y)) => {
-                if x.len() != y.len() {
-                    return false;
-                }
-                for (k, va) in x {
-                    match y.get(k) {
-                        Some(vb) => stack.push((va, vb)),
-                        None => return false,
-                    }
-                }
-            }
-            (Value::Array(x), Value::Array(y)) => {
-                if x.len() != y.len() {
-                    return false;
-                }
-                stack.extend(x.iter().zip(y.iter()));
-            }
-            (Value::Number(x), Value::Number(y)) if x.is_f64() && y.is_f64() => {
-                let (Some(x), Some(y)) = (x.as_f64(), y.as_f64()) else {
-                    return false;
-                };
-                let ordered = |f: f64| {
-                    let bits = f.to_bits() as i64;
-                    if bits < 0 { i64::MIN - bits } else { bits }
-                };
-                if ordered(x).abs_diff(ordered(y)) > 4 {
-                    return false;
-                }
-            }
-            (x, y) => {
-                if x != y {
-                    return false;
-                }
-            }
-        }
-    }
-    true
-}
-
 /// The strict parser: iterative with an explicit stack, bounded by [`MAX_DEPTH`].
 pub(super) fn parse_only(text: &str, syntax: Syntax) -> Result<Parsed, ReadError> {
     parse_core(text, syntax, Mode::BUILD)
@@ -558,10 +513,29 @@ impl Mode {
     };
 }
 
+/// A value just finished: the value, where it starts, and its index in `Tree::objs` when it
+/// is an object; handed to the enclosing container.
+type Finished = (Value, usize, Option<usize>);
+
+/// What one step of the parser leads to: the next state, or a finished value.
+enum Step {
+    To(State),
+    Done(Finished),
+}
+
+/// The strict parser's state between steps: the open containers and what is recorded.
+struct Core<'t> {
+    p: Parser<'t>,
+    mode: Mode,
+    tree: Tree,
+    stack: Vec<Frame>,
+    open: Open<'t>,
+}
+
 /// The strict parser (see [`Mode`]). In validate mode nothing is allocated per value except
 /// the keys of the open objects (for the duplicate check); the errors are the same.
 pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parsed, ReadError> {
-    let mut p = Parser {
+    let p = Parser {
         text,
         b: text.as_bytes(),
         pos: 0,
@@ -571,278 +545,342 @@ pub(super) fn parse_core(text: &str, syntax: Syntax, mode: Mode) -> Result<Parse
     if text.bytes().all(is_ws) {
         return Err(p.err(Code::EmptyFile, "the file is empty".into(), 0));
     }
-    let mut tree = Tree::default();
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut open = Open::default();
+    let mut c = Core {
+        p,
+        mode,
+        tree: Tree::default(),
+        stack: Vec::new(),
+        open: Open::default(),
+    };
     let mut state = State::Value;
     let mut root: Option<(Value, usize)> = None;
-
     loop {
-        p.skip_trivia()?;
-        // A finished value: (value, start, obj index) to hand to the enclosing frame.
-        let mut done: Option<(Value, usize, Option<usize>)> = None;
-        match state {
+        c.p.skip_trivia()?;
+        let step = match state {
             State::Done => {
-                if p.pos < p.b.len() {
-                    return Err(p.err(
+                if c.p.pos < c.p.b.len() {
+                    return Err(c.p.err(
                         Code::ParseError,
                         format!(
                             "unexpected {} after the end of the json document",
-                            p.found(p.pos)
+                            c.p.found(c.p.pos)
                         ),
-                        p.pos,
+                        c.p.pos,
                     ));
                 }
                 break;
             }
-            State::Value | State::ArrValueOrEnd => {
+            State::Value | State::ArrValueOrEnd => c.value(state)?,
+            State::ObjKeyOrEnd => c.key_or_end()?,
+            State::ObjColon => c.colon()?,
+            State::ObjCommaOrEnd => c.obj_comma_or_end()?,
+            State::ArrCommaOrEnd => c.arr_comma_or_end()?,
+        };
+        state = match step {
+            Step::To(next) => next,
+            Step::Done((v, start, _)) if c.stack.is_empty() => {
+                root = Some((v, start));
+                State::Done
+            }
+            Step::Done(finished) => c.hand_up(finished)?,
+        };
+    }
+    c.finish(root)
+}
+
+impl Core<'_> {
+    /// A value where one is expected (or, in an array, its end).
+    #[inline]
+    fn value(&mut self, state: State) -> Result<Step, ReadError> {
+        let p = &mut self.p;
+        let start = p.pos;
+        let done = match p.peek() {
+            Some(b']') if state == State::ArrValueOrEnd => close_array(p, &mut self.stack)?,
+            Some(c @ (b'{' | b'[')) => return self.open_container(c),
+            Some(b'"') if !self.mode.build => {
+                p.skip_string()?;
+                // The kind matters only for a top-level value (`not-an-object`).
+                let v = if self.stack.is_empty() {
+                    Value::String(String::new())
+                } else {
+                    Value::Null
+                };
+                (v, start, None)
+            }
+            Some(b'"') => (Value::String(p.parse_string()?), start, None),
+            Some(b'-' | b'0'..=b'9') => (p.parse_number()?, start, None),
+            Some(b't') => (p.literal("true", Value::Bool(true))?, start, None),
+            Some(b'f') => (p.literal("false", Value::Bool(false))?, start, None),
+            Some(b'n') => (p.literal("null", Value::Null)?, start, None),
+            None if self.stack.is_empty() && !self.mode.any_root => {
+                return Err(p.err(
+                    Code::EmptyFile,
+                    "the file contains only comments and no json value".into(),
+                    0,
+                ));
+            }
+            _ if state == State::ArrValueOrEnd => {
+                return Err(p.unexpected("a json value or `]`"));
+            }
+            _ => return Err(p.unexpected("a json value")),
+        };
+        Ok(Step::Done(done))
+    }
+
+    /// `{` or `[` (the byte `c`) at the parser's position: a new open container.
+    #[inline]
+    fn open_container(&mut self, c: u8) -> Result<Step, ReadError> {
+        let start = self.p.pos;
+        if self.stack.len() + 1 + self.mode.base_depth > MAX_DEPTH {
+            return Err(self.p.err(
+                Code::TooDeep,
+                format!("the document nests deeper than {MAX_DEPTH} levels"),
+                start,
+            ));
+        }
+        self.p.pos += 1;
+        if c != b'{' {
+            self.stack.push(Frame::Arr {
+                start,
+                items: Vec::new(),
+                comma: None,
+            });
+            return Ok(Step::To(State::ArrValueOrEnd));
+        }
+        // Validating keeps only the root's span (the first object); the others would be
+        // pushed and never read.
+        let keep = self.mode.build || self.tree.objs.is_empty();
+        if keep {
+            let parent = self.stack.iter().rev().find_map(|f| match f {
+                Frame::Obj { idx, .. } => Some(*idx),
+                Frame::Arr { .. } => None,
+            });
+            self.tree.objs.push(ObjSpan {
+                open: start,
+                close: start,
+                parent,
+                members: Vec::new(),
+            });
+        }
+        self.stack.push(Frame::Obj {
+            idx: if keep {
+                self.tree.objs.len() - 1
+            } else {
+                usize::MAX
+            },
+            members_from: self.open.members.len(),
+            key: None,
+            value_start: start,
+            comma: None,
+            seen_from: self.open.seen.keys.len(),
+        });
+        Ok(Step::To(State::ObjKeyOrEnd))
+    }
+
+    /// A key (checked against the object's others) or the object's end.
+    #[inline]
+    fn key_or_end(&mut self) -> Result<Step, ReadError> {
+        let p = &mut self.p;
+        match p.peek() {
+            Some(b'}') => Ok(Step::Done(close_object(
+                p,
+                &mut self.stack,
+                &mut self.tree,
+                &mut self.open,
+            )?)),
+            Some(b'"') => {
                 let start = p.pos;
-                match p.peek() {
-                    Some(b']') if state == State::ArrValueOrEnd => {
-                        done = Some(close_array(&mut p, &mut stack)?);
-                    }
-                    Some(c @ (b'{' | b'[')) => {
-                        if stack.len() + 1 + mode.base_depth > MAX_DEPTH {
-                            return Err(p.err(
-                                Code::TooDeep,
-                                format!("the document nests deeper than {MAX_DEPTH} levels"),
-                                start,
-                            ));
-                        }
-                        p.pos += 1;
-                        if c == b'{' {
-                            // Validating keeps only the root's span (the first object);
-                            // the others would be pushed and never read.
-                            let keep = mode.build || tree.objs.is_empty();
-                            if keep {
-                                let parent = stack.iter().rev().find_map(|f| match f {
-                                    Frame::Obj { idx, .. } => Some(*idx),
-                                    Frame::Arr { .. } => None,
-                                });
-                                tree.objs.push(ObjSpan {
-                                    open: start,
-                                    close: start,
-                                    parent,
-                                    members: Vec::new(),
-                                });
-                            }
-                            stack.push(Frame::Obj {
-                                idx: if keep {
-                                    tree.objs.len() - 1
-                                } else {
-                                    usize::MAX
-                                },
-                                members_from: open.members.len(),
-                                key: None,
-                                value_start: start,
-                                comma: None,
-                                seen_from: open.seen.keys.len(),
-                            });
-                            state = State::ObjKeyOrEnd;
-                        } else {
-                            stack.push(Frame::Arr {
-                                start,
-                                items: Vec::new(),
-                                comma: None,
-                            });
-                            state = State::ArrValueOrEnd;
-                        }
-                    }
-                    Some(b'"') if !mode.build => {
-                        p.skip_string()?;
-                        // The kind matters only for a top-level value (`not-an-object`).
-                        let v = if stack.is_empty() {
-                            Value::String(String::new())
-                        } else {
-                            Value::Null
-                        };
-                        done = Some((v, start, None));
-                    }
-                    Some(b'"') => done = Some((Value::String(p.parse_string()?), start, None)),
-                    Some(b'-' | b'0'..=b'9') => done = Some((p.parse_number()?, start, None)),
-                    Some(b't') => done = Some((p.literal("true", Value::Bool(true))?, start, None)),
-                    Some(b'f') => {
-                        done = Some((p.literal("false", Value::Bool(false))?, start, None));
-                    }
-                    Some(b'n') => done = Some((p.literal("null", Value::Null)?, start, None)),
-                    None if stack.is_empty() && !mode.any_root => {
+                let depth = self.stack.len();
+                let Some(Frame::Obj {
+                    idx,
+                    key: slot,
+                    seen_from,
+                    ..
+                }) = self.stack.last_mut()
+                else {
+                    return Err(p.err(Code::ParseError, "internal parser error".into(), start));
+                };
+                let key = p.key()?;
+                // Only the kept objects' members need their key (building: all of them;
+                // validating: the root's).
+                let owned = if self.mode.build || *idx != usize::MAX {
+                    key.clone().into_owned()
+                } else {
+                    String::new()
+                };
+                match self.open.seen.insert(depth, *seen_from, key) {
+                    Ok(()) => *slot = Some((owned, start, p.pos)),
+                    Err(key) => {
+                        let shown = serde_json::to_string(&key).unwrap_or_default();
                         return Err(p.err(
-                            Code::EmptyFile,
-                            "the file contains only comments and no json value".into(),
-                            0,
+                            Code::DuplicateKey,
+                            format!("duplicate key {shown} in an object (json readers keep only one of them)"),
+                            start,
                         ));
                     }
-                    _ => {
-                        if state == State::ArrValueOrEnd {
-                            return Err(p.unexpected("a json value or `]`"));
-                        }
-                        return Err(p.unexpected("a json value"));
-                    }
                 }
+                Ok(Step::To(State::ObjColon))
             }
-            State::ObjKeyOrEnd => match p.peek() {
-                Some(b'}') => {
-                    done = Some(close_object(&mut p, &mut stack, &mut tree, &mut open)?);
-                }
-                Some(b'"') => {
-                    let start = p.pos;
-                    let depth = stack.len();
-                    let Some(Frame::Obj {
-                        idx,
-                        key: slot,
-                        seen_from,
-                        ..
-                    }) = stack.last_mut()
-                    else {
-                        return Err(p.err(Code::ParseError, "internal parser error".into(), start));
-                    };
-                    let key = p.key()?;
-                    // Only the kept objects' members need their key (building: all of them;
-                    // validating: the root's).
-                    let owned = if mode.build || *idx != usize::MAX {
-                        key.clone().into_owned()
-                    } else {
-                        String::new()
-                    };
-                    let fresh = open.seen.insert(depth, *seen_from, key).map(|()| owned);
-                    match fresh {
-                        Ok(key) => *slot = Some((key, start, p.pos)),
-                        Err(key) => {
-                            let shown = serde_json::to_string(&key).unwrap_or_default();
-                            return Err(p.err(
-                                Code::DuplicateKey,
-                                format!("duplicate key {shown} in an object (json readers keep only one of them)"),
-                                start,
-                            ));
-                        }
-                    }
-                    state = State::ObjColon;
-                }
-                _ => return Err(p.unexpected("a double-quoted key or `}`")),
-            },
-            State::ObjColon => {
-                if p.peek() != Some(b':') {
-                    return Err(p.unexpected("`:` after the key"));
-                }
-                p.pos += 1;
-                p.skip_trivia()?;
-                if let Some(Frame::Obj { value_start, .. }) = stack.last_mut() {
-                    *value_start = p.pos;
-                }
-                state = State::Value;
-            }
-            State::ObjCommaOrEnd => match p.peek() {
-                Some(b',') => {
-                    let at = p.pos;
-                    p.pos += 1;
-                    if let Some(Frame::Obj { idx, comma, .. }) = stack.last_mut() {
-                        *comma = Some(at);
-                        if let Some(m) = tree.objs.get_mut(*idx).and_then(|o| o.members.last_mut())
-                        {
-                            m.comma = Some(at);
-                        }
-                    }
-                    state = State::ObjKeyOrEnd;
-                }
-                Some(b'}') => {
-                    done = Some(close_object(&mut p, &mut stack, &mut tree, &mut open)?);
-                }
-                _ => return Err(p.unexpected("`,` or `}` after an object member")),
-            },
-            State::ArrCommaOrEnd => match p.peek() {
-                Some(b',') => {
-                    let at = p.pos;
-                    p.pos += 1;
-                    if let Some(Frame::Arr { comma, .. }) = stack.last_mut() {
-                        *comma = Some(at);
-                    }
-                    state = State::ArrValueOrEnd;
-                }
-                Some(b']') => done = Some(close_array(&mut p, &mut stack)?),
-                _ => return Err(p.unexpected("`,` or `]` after an array element")),
-            },
+            _ => Err(p.unexpected("a double-quoted key or `}`")),
         }
-        if let Some((v, start, obj)) = done {
-            let end = p.pos;
-            match stack.last_mut() {
-                None => {
-                    root = Some((v, start));
-                    state = State::Done;
+    }
+
+    /// The `:` after a key.
+    #[inline]
+    fn colon(&mut self) -> Result<Step, ReadError> {
+        if self.p.peek() != Some(b':') {
+            return Err(self.p.unexpected("`:` after the key"));
+        }
+        self.p.pos += 1;
+        self.p.skip_trivia()?;
+        if let Some(Frame::Obj { value_start, .. }) = self.stack.last_mut() {
+            *value_start = self.p.pos;
+        }
+        Ok(Step::To(State::Value))
+    }
+
+    /// A `,` after an object member, or the object's end.
+    #[inline]
+    fn obj_comma_or_end(&mut self) -> Result<Step, ReadError> {
+        let p = &mut self.p;
+        match p.peek() {
+            Some(b',') => {
+                let at = p.pos;
+                p.pos += 1;
+                if let Some(Frame::Obj { idx, comma, .. }) = self.stack.last_mut() {
+                    *comma = Some(at);
+                    if let Some(m) = self
+                        .tree
+                        .objs
+                        .get_mut(*idx)
+                        .and_then(|o| o.members.last_mut())
+                    {
+                        m.comma = Some(at);
+                    }
                 }
-                Some(Frame::Obj {
-                    idx,
+                Ok(Step::To(State::ObjKeyOrEnd))
+            }
+            Some(b'}') => Ok(Step::Done(close_object(
+                p,
+                &mut self.stack,
+                &mut self.tree,
+                &mut self.open,
+            )?)),
+            _ => Err(p.unexpected("`,` or `}` after an object member")),
+        }
+    }
+
+    /// A `,` after an array element, or the array's end.
+    #[inline]
+    fn arr_comma_or_end(&mut self) -> Result<Step, ReadError> {
+        let p = &mut self.p;
+        match p.peek() {
+            Some(b',') => {
+                let at = p.pos;
+                p.pos += 1;
+                if let Some(Frame::Arr { comma, .. }) = self.stack.last_mut() {
+                    *comma = Some(at);
+                }
+                Ok(Step::To(State::ArrValueOrEnd))
+            }
+            Some(b']') => Ok(Step::Done(close_array(p, &mut self.stack)?)),
+            _ => Err(p.unexpected("`,` or `]` after an array element")),
+        }
+    }
+
+    /// A finished value handed to the open container it is in (the stack is not empty): a
+    /// member of an object (its spans recorded) or an element of an array.
+    #[inline]
+    fn hand_up(&mut self, (v, start, obj): Finished) -> Result<State, ReadError> {
+        let end = self.p.pos;
+        let mode = self.mode;
+        match self.stack.last_mut() {
+            None => Err(self
+                .p
+                .err(Code::ParseError, "internal parser error".into(), start)),
+            Some(Frame::Obj {
+                idx,
+                key,
+                value_start,
+                comma,
+                ..
+            }) => {
+                let Some((k, key_start, key_end)) = key.take() else {
+                    return Err(self.p.err(
+                        Code::ParseError,
+                        "internal parser error".into(),
+                        start,
+                    ));
+                };
+                *comma = None;
+                let span = |key| MemSpan {
                     key,
-                    value_start,
-                    comma,
-                    ..
-                }) => {
-                    let Some((k, key_start, key_end)) = key.take() else {
-                        return Err(p.err(Code::ParseError, "internal parser error".into(), start));
-                    };
-                    *comma = None;
-                    let span = |key| MemSpan {
-                        key,
-                        key_start,
-                        key_end,
-                        value_start: *value_start,
-                        value_end: end,
-                        comma: None,
-                        obj: if mode.build { obj } else { None },
-                    };
-                    if mode.build {
-                        if let Some(o) = tree.objs.get_mut(*idx) {
-                            // A key decoded from escapes is shorter than its text between
-                            // the quotes; any other is that text.
-                            let escaped = k.len() + 2 != key_end - key_start;
-                            o.members.push(span(if mode.span_keys || escaped {
-                                k.clone()
-                            } else {
-                                String::new()
-                            }));
-                        }
-                        open.members.push((k, v));
-                    } else if let Some(o) = tree.objs.get_mut(*idx) {
-                        o.members.push(span(k));
+                    key_start,
+                    key_end,
+                    value_start: *value_start,
+                    value_end: end,
+                    comma: None,
+                    obj: if mode.build { obj } else { None },
+                };
+                if mode.build {
+                    if let Some(o) = self.tree.objs.get_mut(*idx) {
+                        // A key decoded from escapes is shorter than its text between the
+                        // quotes; any other is that text.
+                        let escaped = k.len() + 2 != key_end - key_start;
+                        o.members.push(span(if mode.span_keys || escaped {
+                            k.clone()
+                        } else {
+                            String::new()
+                        }));
                     }
-                    state = State::ObjCommaOrEnd;
+                    self.open.members.push((k, v));
+                } else if let Some(o) = self.tree.objs.get_mut(*idx) {
+                    o.members.push(span(k));
                 }
-                Some(Frame::Arr { items, comma, .. }) => {
-                    *comma = None;
-                    if mode.build {
-                        items.push(v);
-                    }
-                    state = State::ArrCommaOrEnd;
+                Ok(State::ObjCommaOrEnd)
+            }
+            Some(Frame::Arr { items, comma, .. }) => {
+                *comma = None;
+                if mode.build {
+                    items.push(v);
                 }
+                Ok(State::ArrCommaOrEnd)
             }
         }
     }
-    match root {
-        Some((v, _)) if mode.any_root => Ok(Parsed {
-            root: v,
-            tree,
-            blanks: p.blanks,
-        }),
-        Some((Value::Object(m), _)) => Ok(Parsed {
-            root: Value::Object(m),
-            tree,
-            blanks: p.blanks,
-        }),
-        Some((v, start)) => {
-            let kind = match v {
-                Value::Array(_) => "an array",
-                Value::String(_) => "a string",
-                Value::Number(_) => "a number",
-                Value::Bool(_) => "a boolean",
-                Value::Null => "null",
-                Value::Object(_) => "an object",
-            };
-            Err(p.err(
-                Code::NotAnObject,
-                format!("the top level of the file must be an object, not {kind}"),
-                start,
-            ))
+
+    /// The end of the text: the root value (an object, unless any root is accepted) and the
+    /// spans, or why there is none.
+    fn finish(self, root: Option<(Value, usize)>) -> Result<Parsed, ReadError> {
+        let (p, tree) = (self.p, self.tree);
+        match root {
+            Some((v, _)) if self.mode.any_root => Ok(Parsed {
+                root: v,
+                tree,
+                blanks: p.blanks,
+            }),
+            Some((Value::Object(m), _)) => Ok(Parsed {
+                root: Value::Object(m),
+                tree,
+                blanks: p.blanks,
+            }),
+            Some((v, start)) => {
+                let kind = match v {
+                    Value::Array(_) => "an array",
+                    Value::String(_) => "a string",
+                    Value::Number(_) => "a number",
+                    Value::Bool(_) => "a boolean",
+                    Value::Null => "null",
+                    Value::Object(_) => "an object",
+                };
+                Err(p.err(
+                    Code::NotAnObject,
+                    format!("the top level of the file must be an object, not {kind}"),
+                    start,
+                ))
+            }
+            None => Err(p.err(Code::EmptyFile, "the file contains no json value".into(), 0)),
         }
-        None => Err(p.err(Code::EmptyFile, "the file contains no json value".into(), 0)),
     }
 }
 
@@ -907,67 +945,5 @@ fn close_array(
             Ok((Value::Array(items), start, None))
         }
         _ => Err(p.err(Code::ParseError, "internal parser error".into(), p.pos)),
-    }
-}
-
-/// Defence in depth: serde_json must accept the text with comments and trailing commas blanked
-/// to spaces (offsets and newlines unchanged) and produce the same value.
-pub(super) fn cross_check(text: &str, parsed: &Parsed) -> Result<(), ReadError> {
-    let mut blanked = text.as_bytes().to_vec();
-    for &(a, z) in &parsed.blanks {
-        if let Some(slice) = blanked.get_mut(a..z) {
-            for c in slice.iter_mut().filter(|c| **c != b'\n' && **c != b'\r') {
-                *c = b' ';
-            }
-        }
-    }
-    match serde_json::from_slice::<Value>(&blanked) {
-        Ok(v) if values_agree(&v, &parsed.root) => Ok(()),
-        Ok(_) => Err(ReadError {
-            code: Code::ParseError,
-            message: "the file was read differently by two json parsers, so it is refused".into(),
-            line: 1,
-            column: 1,
-        }),
-        // serde_json stops one level before MAX_DEPTH; the strict parser already checked depth.
-        Err(e) if e.to_string().contains("recursion limit") => Ok(()),
-        Err(e) => Err(ReadError {
-            code: Code::ParseError,
-            message: format!("the file is not valid json ({e})"),
-            line: e.line().max(1),
-            column: e.column().max(1),
-        }),
-    }
-}
-
-/// serde_json must accept the text too (comments and trailing commas blanked to spaces).
-pub(super) fn serde_accepts(text: &str, blanks: &[(usize, usize)]) -> Result<(), ReadError> {
-    let res = if blanks.is_empty() {
-        serde_json::from_str::<serde::de::IgnoredAny>(text).map(|_| ())
-    } else {
-        let mut blanked = text.as_bytes().to_vec();
-        blank_out(&mut blanked, blanks);
-        serde_json::from_slice::<serde::de::IgnoredAny>(&blanked).map(|_| ())
-    };
-    match res {
-        Ok(()) => Ok(()),
-        // serde_json stops one level before MAX_DEPTH; the strict parser already checked depth.
-        Err(e) if e.to_string().contains("recursion limit") => Ok(()),
-        Err(e) => Err(ReadError {
-            code: Code::ParseError,
-            message: format!("the file is not valid json ({e})"),
-            line: e.line().max(1),
-            column: e.column().max(1),
-        }),
-    }
-}
-
-fn blank_out(bytes: &mut [u8], blanks: &[(usize, usize)]) {
-    for &(a, z) in blanks {
-        if let Some(slice) = bytes.get_mut(a..z) {
-            for c in slice.iter_mut().filter(|c| **c != b'\n' && **c != b'\r') {
-                *c = b' ';
-            }
-        }
     }
 }

@@ -6,8 +6,9 @@
 //! tab, NBSP, a BOM inside, U+2028), raw control characters, literals, comments and commas,
 //! truncation, and nesting.
 
+use super::agree::{cross_check, serde_accepts};
 use super::api::*;
-use super::parse::{Mode, cross_check, parse_core, parse_only, serde_accepts};
+use super::parse::{Mode, parse_core, parse_only};
 use super::proptests::{cfg, gen_doc, show};
 
 use proptest::prelude::*;

@@ -1,8 +1,9 @@
 //! The only place where splices become a new text: [`commit_local`] applies them and proves the
 //! result before it is accepted.
 
+use super::agree::{cross_check, serde_accepts};
 use super::api::{EditError, Syntax, internal};
-use super::parse::{MemSpan, Mode, ObjSpan, cross_check, parse_core, serde_accepts};
+use super::parse::{MemSpan, Mode, ObjSpan, parse_core};
 use super::proxy::{PROXY_MIN, Proxy, narrow};
 use super::scan::{shallow, value_at};
 use serde_json::Value;

@@ -112,6 +112,11 @@ pub(super) struct Landing {
 }
 
 impl Landing {
+    /// How much longer the text is after the edit.
+    fn delta(&self) -> isize {
+        self.mid.len() as isize - (self.hi - self.lo) as isize
+    }
+
     /// The landing of proven edit `c` of object `x` read from view `v`; for a view of the
     /// whole text, what a later edit inside `x` (at key path `path`) needs is kept when `c`
     /// is the object's whole new text.
@@ -439,162 +444,202 @@ impl JsonDoc {
 
     /// Makes an edit's result the document's text.
     pub(super) fn land(&mut self, l: Landing) -> Result<(), EditError> {
+        match l.into {
+            Into::Whole => self.land_whole(l),
+            Into::Base(b0) => self.land_base(b0, l)?,
+            Into::Skeleton => self.land_skeleton(l)?,
+            Into::Part(i) => self.land_part(i, l)?,
+        }
+        self.cache = Arc::default();
+        Ok(())
+    }
+
+    /// An edit of the whole text, kept as a splice over the bytes read (the whole text is
+    /// not built).
+    fn land_whole(&mut self, l: Landing) {
         let Landing {
-            shift,
-            into,
-            holes,
             lo,
             hi,
             mid,
             top,
             region,
+            ..
         } = l;
-        let delta = mid.len() as isize - (hi - lo) as isize;
-        match into {
-            Into::Whole => {
-                // Kept as a splice over the bytes read (the whole text is not built).
-                let (lo, hi) = (self.start + lo, self.start + hi);
-                self.buf = self.whole().clone();
-                self.spliced = Some(Arc::new(Spliced::new(vec![Part {
-                    lo,
-                    hi,
-                    mid,
-                    region,
-                }])));
-                self.root = top;
+        let (lo, hi) = (self.start + lo, self.start + hi);
+        self.buf = self.whole().clone();
+        self.spliced = Some(Arc::new(Spliced::new(vec![Part {
+            lo,
+            hi,
+            mid,
+            region,
+        }])));
+        self.root = top;
+    }
+
+    /// An edit of an object of the bytes read that holds no part (at `b0` of them): a new
+    /// part among the others.
+    fn land_base(&mut self, b0: usize, l: Landing) -> Result<(), EditError> {
+        let delta = l.delta();
+        let Landing {
+            shift,
+            lo,
+            hi,
+            mid,
+            region,
+            ..
+        } = l;
+        let mut sp = self.take_spliced()?;
+        let (lo_b, hi_b) = (b0 + lo, b0 + hi);
+        let i = sp.parts.partition_point(|p| p.hi <= lo_b);
+        if sp.parts.get(i).is_some_and(|p| p.lo < hi_b) {
+            self.spliced = Some(Arc::new(sp));
+            return Err(internal("an edit over another"));
+        }
+        sp.parts.insert(
+            i,
+            Part {
+                lo: lo_b,
+                hi: hi_b,
+                mid,
+                region,
+            },
+        );
+        sp.reset();
+        let end = hi.saturating_add_signed(shift.unwrap_or(0));
+        self.root = moved(self.root.clone(), end, delta);
+        self.spliced = Some(Arc::new(sp));
+        Ok(())
+    }
+
+    /// An edit of the skeleton (the root with its big values left out): the parts the edit
+    /// reaches are taken into its new part.
+    fn land_skeleton(&mut self, l: Landing) -> Result<(), EditError> {
+        let delta = l.delta();
+        let Landing {
+            holes,
+            lo,
+            hi,
+            mid,
+            top,
+            ..
+        } = l;
+        let real = |p: usize| p + grown_by(&holes, p);
+        let s = self.start;
+        let (a, z) = (real(lo) + s, real(hi) + s);
+        let mut sp = self.take_spliced()?;
+        // Parts the range reaches or touches are taken into it whole (so that the
+        // new part's place among them is never in doubt).
+        let (mut a2, mut z2) = (a, z);
+        let mut head = "";
+        let mut tail = "";
+        let mut reached = vec![false; sp.parts.len()];
+        let (mut lo_r, mut hi_r) = (usize::MAX, 0usize);
+        for (k, p, start, _) in sp.placed() {
+            let end = start + p.mid.len();
+            if start > z || end < a {
+                continue;
             }
-            Into::Base(b0) => {
-                let mut sp = self.take_spliced()?;
-                let (lo_b, hi_b) = (b0 + lo, b0 + hi);
-                let i = sp.parts.partition_point(|p| p.hi <= lo_b);
-                if sp.parts.get(i).is_some_and(|p| p.lo < hi_b) {
-                    self.spliced = Some(Arc::new(sp));
-                    return Err(internal("an edit over another"));
-                }
-                sp.parts.insert(
-                    i,
-                    Part {
-                        lo: lo_b,
-                        hi: hi_b,
-                        mid,
-                        region,
-                    },
-                );
-                sp.reset();
-                let end = hi.saturating_add_signed(shift.unwrap_or(0));
-                self.root = moved(self.root.clone(), end, delta);
-                self.spliced = Some(Arc::new(sp));
+            reached[k] = true;
+            (lo_r, hi_r) = (lo_r.min(p.lo), hi_r.max(p.hi));
+            if start < a2 {
+                head = p.mid.get(..a - start).unwrap_or("");
+                a2 = start;
             }
-            Into::Skeleton => {
-                let real = |p: usize| p + grown_by(&holes, p);
-                let s = self.start;
-                let (a, z) = (real(lo) + s, real(hi) + s);
-                let mut sp = self.take_spliced()?;
-                // Parts the range reaches or touches are taken into it whole (so that the
-                // new part's place among them is never in doubt).
-                let (mut a2, mut z2) = (a, z);
-                let mut head = "";
-                let mut tail = "";
-                let mut reached = vec![false; sp.parts.len()];
-                let (mut lo_r, mut hi_r) = (usize::MAX, 0usize);
-                for (k, p, start, _) in sp.placed() {
-                    let end = start + p.mid.len();
-                    if start > z || end < a {
-                        continue;
-                    }
-                    reached[k] = true;
-                    (lo_r, hi_r) = (lo_r.min(p.lo), hi_r.max(p.hi));
-                    if start < a2 {
-                        head = p.mid.get(..a - start).unwrap_or("");
-                        a2 = start;
-                    }
-                    if end > z2 {
-                        tail = p.mid.get(z.saturating_sub(start)..).unwrap_or("");
-                        z2 = end;
-                    }
-                }
-                let (Some(lo_b), Some(hi_b)) = (sp.to_base(a2), sp.to_base(z2)) else {
-                    self.spliced = Some(Arc::new(sp));
-                    return Err(internal("an edit of the root outside the text"));
-                };
-                let (lo_b, hi_b) = (lo_b.min(lo_r), hi_b.max(hi_r));
-                let (head, tail) = (head.to_owned(), tail.to_owned());
-                // The new part stands where the first part it takes stood, else after every
-                // part that ends before it in the whole text (parts that insert at one
-                // position of the bytes read keep their order).
-                let i = match reached.iter().position(|&r| r) {
-                    Some(i) => i,
-                    None => sp
-                        .placed()
-                        .take_while(|(_, p, start, _)| start + p.mid.len() <= a2)
-                        .count(),
-                };
-                let mut k = 0;
-                sp.parts.retain(|_| {
-                    k += 1;
-                    !reached.get(k - 1).copied().unwrap_or(false)
-                });
-                let mid = format!("{head}{mid}{tail}");
-                sp.parts.insert(
-                    i,
-                    Part {
-                        lo: lo_b,
-                        hi: hi_b,
-                        mid,
-                        region: None,
-                    },
-                );
-                sp.reset();
-                // The root's spans in the new skeleton, where the holes after the edit moved.
-                let moved_holes: Vec<(usize, usize)> = holes
-                    .iter()
-                    .map(|&(h, len)| {
-                        (
-                            if h >= hi {
-                                h.saturating_add_signed(delta)
-                            } else {
-                                h
-                            },
-                            len,
-                        )
-                    })
-                    .collect();
-                self.root = moved_by(top, |p| p + grown_by(&moved_holes, p));
-                self.spliced = Some(Arc::new(sp));
-            }
-            Into::Part(i) => {
-                let mut sp = self.take_spliced()?;
-                let at = shift.unwrap_or(0);
-                let Some(part) = sp.parts.get_mut(i) else {
-                    self.spliced = Some(Arc::new(sp));
-                    return Err(internal("a view of an edit that is gone"));
-                };
-                let Some(r) = part.region.clone() else {
-                    self.spliced = Some(Arc::new(sp));
-                    return Err(internal("a view of an edit that is gone"));
-                };
-                let (a, z) = (
-                    (lo + r.at).checked_sub(r.lead.len()),
-                    (hi + r.at).checked_sub(r.lead.len()),
-                );
-                let ok =
-                    matches!((a, z), (Some(a), Some(z)) if a <= z && part.mid.get(a..z).is_some());
-                let (Some(a), Some(z), true) = (a, z, ok) else {
-                    self.spliced = Some(Arc::new(sp));
-                    return Err(internal("an edit outside its view"));
-                };
-                part.mid.replace_range(a..z, &mid);
-                sp.reset();
-                self.root = if r.path.is_empty() {
-                    moved(top, 0, at)
-                } else {
-                    let end = hi.saturating_add_signed(at);
-                    moved(self.root.clone(), end, delta)
-                };
-                self.spliced = Some(Arc::new(sp));
+            if end > z2 {
+                tail = p.mid.get(z.saturating_sub(start)..).unwrap_or("");
+                z2 = end;
             }
         }
-        self.cache = Arc::default();
+        let (Some(lo_b), Some(hi_b)) = (sp.to_base(a2), sp.to_base(z2)) else {
+            self.spliced = Some(Arc::new(sp));
+            return Err(internal("an edit of the root outside the text"));
+        };
+        let (lo_b, hi_b) = (lo_b.min(lo_r), hi_b.max(hi_r));
+        let (head, tail) = (head.to_owned(), tail.to_owned());
+        // The new part stands where the first part it takes stood, else after every
+        // part that ends before it in the whole text (parts that insert at one
+        // position of the bytes read keep their order).
+        let i = match reached.iter().position(|&r| r) {
+            Some(i) => i,
+            None => sp
+                .placed()
+                .take_while(|(_, p, start, _)| start + p.mid.len() <= a2)
+                .count(),
+        };
+        let mut k = 0;
+        sp.parts.retain(|_| {
+            k += 1;
+            !reached.get(k - 1).copied().unwrap_or(false)
+        });
+        let mid = format!("{head}{mid}{tail}");
+        sp.parts.insert(
+            i,
+            Part {
+                lo: lo_b,
+                hi: hi_b,
+                mid,
+                region: None,
+            },
+        );
+        sp.reset();
+        // The root's spans in the new skeleton, where the holes after the edit moved.
+        let moved_holes: Vec<(usize, usize)> = holes
+            .iter()
+            .map(|&(h, len)| {
+                (
+                    if h >= hi {
+                        h.saturating_add_signed(delta)
+                    } else {
+                        h
+                    },
+                    len,
+                )
+            })
+            .collect();
+        self.root = moved_by(top, |p| p + grown_by(&moved_holes, p));
+        self.spliced = Some(Arc::new(sp));
+        Ok(())
+    }
+
+    /// An edit inside part `i` (the object it holds, after its lead).
+    fn land_part(&mut self, i: usize, l: Landing) -> Result<(), EditError> {
+        let delta = l.delta();
+        let Landing {
+            shift,
+            lo,
+            hi,
+            mid,
+            top,
+            ..
+        } = l;
+        let mut sp = self.take_spliced()?;
+        let at = shift.unwrap_or(0);
+        let Some(part) = sp.parts.get_mut(i) else {
+            self.spliced = Some(Arc::new(sp));
+            return Err(internal("a view of an edit that is gone"));
+        };
+        let Some(r) = part.region.clone() else {
+            self.spliced = Some(Arc::new(sp));
+            return Err(internal("a view of an edit that is gone"));
+        };
+        let (a, z) = (
+            (lo + r.at).checked_sub(r.lead.len()),
+            (hi + r.at).checked_sub(r.lead.len()),
+        );
+        let ok = matches!((a, z), (Some(a), Some(z)) if a <= z && part.mid.get(a..z).is_some());
+        let (Some(a), Some(z), true) = (a, z, ok) else {
+            self.spliced = Some(Arc::new(sp));
+            return Err(internal("an edit outside its view"));
+        };
+        part.mid.replace_range(a..z, &mid);
+        sp.reset();
+        self.root = if r.path.is_empty() {
+            moved(top, 0, at)
+        } else {
+            let end = hi.saturating_add_signed(at);
+            moved(self.root.clone(), end, delta)
+        };
+        self.spliced = Some(Arc::new(sp));
         Ok(())
     }
 }

@@ -10,6 +10,7 @@
 
 mod discover;
 pub mod inventory;
+mod loaded;
 mod parallel;
 mod read;
 pub mod render;

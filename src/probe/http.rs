@@ -21,128 +21,8 @@ use super::session::{
 };
 use super::sse::{EventError, next_event};
 use super::tls::{Stream, Tls};
+pub(super) use super::url::{Url, parse_url};
 use super::{Discovery, Failure, MAX_LINE, MAX_SERVER_REQUESTS, MAX_TOTAL, fail};
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Url {
-    /// `https://`.
-    pub(super) tls: bool,
-    /// Host for connecting (no brackets).
-    pub(super) host: String,
-    /// `Host` header value.
-    authority: String,
-    pub(super) port: u16,
-    /// Path and query.
-    target: String,
-}
-
-impl Url {
-    /// `scheme://authority`.
-    pub(super) fn origin(&self) -> String {
-        format!(
-            "{}://{}",
-            if self.tls { "https" } else { "http" },
-            self.authority
-        )
-    }
-
-    fn same_origin(&self, o: &Url) -> bool {
-        self.tls == o.tls && self.host.eq_ignore_ascii_case(&o.host) && self.port == o.port
-    }
-
-    /// The path, without the query.
-    pub(super) fn path(&self) -> &str {
-        self.target.split('?').next().unwrap_or("/")
-    }
-
-    /// Resolve a reference from a server (an absolute URL, an absolute path, or a path
-    /// relative to this one's directory).
-    pub(super) fn join(&self, reference: &str) -> Result<Url, Failure> {
-        let r = reference.trim();
-        if r.contains("://") {
-            return parse_url(r);
-        }
-        let target = if r.starts_with('/') {
-            r.to_string()
-        } else {
-            let dir = self.path().rsplit_once('/').map(|(d, _)| d).unwrap_or("");
-            format!("{dir}/{r}")
-        };
-        parse_url(&format!("{}{target}", self.origin()))
-    }
-}
-
-impl std::fmt::Display for Url {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}{}", self.origin(), self.target)
-    }
-}
-
-pub(super) fn parse_url(url: &str) -> Result<Url, Failure> {
-    let url = url.trim();
-    let (tls, rest) = match url.split_once("://") {
-        Some((s, rest)) if s.eq_ignore_ascii_case("http") => (false, rest),
-        Some((s, rest)) if s.eq_ignore_ascii_case("https") => (true, rest),
-        _ => {
-            return Err(fail(
-                FailureCode::InvalidConfig,
-                "the url does not start with `http://` or `https://`",
-            ));
-        }
-    };
-    let (authority, target) = match rest.find(['/', '?', '#']) {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/"),
-    };
-    let target = target.split('#').next().unwrap_or("/");
-    let target = if target.starts_with('?') {
-        format!("/{target}")
-    } else if target.is_empty() {
-        "/".to_string()
-    } else {
-        target.to_string()
-    };
-    if authority.contains('@') {
-        return Err(fail(
-            FailureCode::InvalidConfig,
-            "credentials in the url are not supported; use `headers`",
-        ));
-    }
-    let (host, port) = if let Some(h) = authority.strip_prefix('[') {
-        let Some((h, after)) = h.split_once(']') else {
-            return Err(fail(
-                FailureCode::InvalidConfig,
-                "the url's IPv6 host has no `]`",
-            ));
-        };
-        (h.to_string(), after.strip_prefix(':'))
-    } else {
-        match authority.rsplit_once(':') {
-            Some((h, p)) => (h.to_string(), Some(p)),
-            None => (authority.to_string(), None),
-        }
-    };
-    let port = match port {
-        None | Some("") if tls => 443,
-        None | Some("") => 80,
-        Some(p) => p
-            .parse::<u16>()
-            .map_err(|_| fail(FailureCode::InvalidConfig, "the url's port is not a number"))?,
-    };
-    if host.is_empty() || target.bytes().any(|b| b <= b' ' || b == 0x7f) {
-        return Err(fail(
-            FailureCode::InvalidConfig,
-            "the url has no host, or has spaces or control characters",
-        ));
-    }
-    Ok(Url {
-        tls,
-        host,
-        authority: authority.to_string(),
-        port,
-        target,
-    })
-}
 
 /// A connection whose every read is bounded by one deadline.
 struct DeadlineStream {
@@ -424,6 +304,45 @@ impl<'a> HttpConn<'a> {
         what: &str,
     ) -> Result<Response, Failure> {
         let (s, via) = proxy::open(url, self.proxy, self.tls, self.timeout, deadline)?;
+        let mut bytes = self.request_head(url, method, body, via).into_bytes();
+        if let Some(b) = body {
+            bytes.extend_from_slice(b);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(self.io_failure(&timed_out(), what));
+        }
+        let mut s2 = s;
+        s2.tcp()
+            .set_write_timeout(Some(left))
+            .and_then(|_| s2.write_all(&bytes))
+            .and_then(|_| s2.flush())
+            .map_err(|e| self.io_failure(&e, &format!("sending {what}")))?;
+        let mut r = BufReader::new(DeadlineStream { s: s2, deadline });
+        let (status, reason, headers) = self.read_head(&mut r, what)?;
+        let framing = framing(status, method, &headers, what)?;
+        Ok(Response {
+            status,
+            reason,
+            headers,
+            body: Body {
+                r,
+                framing,
+                total: 0,
+                too_large: false,
+            },
+        })
+    }
+
+    /// The request line and headers of a request to `url` (through the proxy `via`, if any),
+    /// ending with the blank line.
+    fn request_head(
+        &self,
+        url: &Url,
+        method: &str,
+        body: Option<&[u8]>,
+        via: Option<&ProxyUrl>,
+    ) -> String {
         let mut req = String::new();
         // Through a proxy, an `http://` request names its whole URL (absolute form).
         let _ = write!(
@@ -449,45 +368,40 @@ impl<'a> HttpConn<'a> {
             );
         }
         if url.same_origin(&self.origin) {
-            if let Some(sid) = &self.session {
-                let _ = write!(req, "Mcp-Session-Id: {sid}\r\n");
-            }
-            match &self.routing {
-                // A 2026-07-28 request: its own version, and the routing headers (SEP-2243).
-                Some((v, m, name)) => {
-                    let _ = write!(req, "MCP-Protocol-Version: {v}\r\nMcp-Method: {m}\r\n");
-                    if let Some(n) = name {
-                        let _ = write!(req, "Mcp-Name: {n}\r\n");
-                    }
-                }
-                None => {
-                    if let Some(v) = &self.protocol {
-                        let _ = write!(req, "MCP-Protocol-Version: {v}\r\n");
-                    }
-                }
-            }
-            for (k, v) in &self.headers {
-                if !OWN_HEADERS.iter().any(|o| k.eq_ignore_ascii_case(o)) {
-                    let _ = write!(req, "{k}: {v}\r\n");
-                }
-            }
+            self.own_headers(&mut req);
         }
         req.push_str("\r\n");
-        let mut bytes = req.into_bytes();
-        if let Some(b) = body {
-            bytes.extend_from_slice(b);
+        req
+    }
+
+    /// The session's headers and the declared ones (for the server's own origin only).
+    fn own_headers(&self, req: &mut String) {
+        if let Some(sid) = &self.session {
+            let _ = write!(req, "Mcp-Session-Id: {sid}\r\n");
         }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(self.io_failure(&timed_out(), what));
+        match &self.routing {
+            // A 2026-07-28 request: its own version, and the routing headers (SEP-2243).
+            Some((v, m, name)) => {
+                let _ = write!(req, "MCP-Protocol-Version: {v}\r\nMcp-Method: {m}\r\n");
+                if let Some(n) = name {
+                    let _ = write!(req, "Mcp-Name: {n}\r\n");
+                }
+            }
+            None => {
+                if let Some(v) = &self.protocol {
+                    let _ = write!(req, "MCP-Protocol-Version: {v}\r\n");
+                }
+            }
         }
-        let mut s2 = s;
-        s2.tcp()
-            .set_write_timeout(Some(left))
-            .and_then(|_| s2.write_all(&bytes))
-            .and_then(|_| s2.flush())
-            .map_err(|e| self.io_failure(&e, &format!("sending {what}")))?;
-        let mut r = BufReader::new(DeadlineStream { s: s2, deadline });
+        for (k, v) in &self.headers {
+            if !OWN_HEADERS.iter().any(|o| k.eq_ignore_ascii_case(o)) {
+                let _ = write!(req, "{k}: {v}\r\n");
+            }
+        }
+    }
+
+    /// The final status line and headers of the answer to `what` (past any 1xx).
+    fn read_head(&self, r: &mut BufReader<DeadlineStream>, what: &str) -> Result<Head, Failure> {
         let bad = |m: &str| {
             fail(
                 FailureCode::Protocol,
@@ -495,7 +409,7 @@ impl<'a> HttpConn<'a> {
             )
         };
         loop {
-            let status_line = match read_line_capped(&mut r, 8192) {
+            let status_line = match read_line_capped(r, 8192) {
                 Ok(Some(l)) => l,
                 Ok(None) => {
                     return Err(fail(
@@ -522,7 +436,7 @@ impl<'a> HttpConn<'a> {
             };
             let mut headers = Vec::new();
             loop {
-                let line = match read_line_capped(&mut r, 16 * 1024) {
+                let line = match read_line_capped(r, 16 * 1024) {
                     Ok(Some(l)) => l,
                     Ok(None) => return Err(bad("truncated headers")),
                     Err(LineError::TooLong) => return Err(bad("an overlong header")),
@@ -543,51 +457,7 @@ impl<'a> HttpConn<'a> {
             if (100..200).contains(&status) {
                 continue; // 100 Continue and friends: the real answer follows.
             }
-            let get = |n: &str| {
-                headers
-                    .iter()
-                    .find(|(k, _)| k.eq_ignore_ascii_case(n))
-                    .map(|(_, v)| v.clone())
-            };
-            let framing = if status == 204 || status == 304 || method == "HEAD" {
-                Framing::Length(0)
-            } else if get("transfer-encoding")
-                .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
-            {
-                Framing::Chunked {
-                    left: 0,
-                    need_crlf: false,
-                    done: false,
-                }
-            } else if let Some(len) = get("content-length") {
-                let n = len
-                    .trim()
-                    .parse::<usize>()
-                    .map_err(|_| bad("a bad Content-Length"))?;
-                if n > MAX_TOTAL {
-                    return Err(fail(
-                        FailureCode::OutputTooLarge,
-                        format!(
-                            "the response to {what} is larger than {} MiB",
-                            MAX_TOTAL >> 20
-                        ),
-                    ));
-                }
-                Framing::Length(n)
-            } else {
-                Framing::UntilClose
-            };
-            return Ok(Response {
-                status,
-                reason,
-                headers,
-                body: Body {
-                    r,
-                    framing,
-                    total: 0,
-                    too_large: false,
-                },
-            });
+            return Ok((status, reason, headers));
         }
     }
 
@@ -886,6 +756,52 @@ impl Rpc for HttpConn<'_> {
             self.protocol = Some(version.to_string());
         }
     }
+}
+
+/// The head of an answer: its status code, its reason phrase and its headers.
+type Head = (u16, String, Vec<(String, String)>);
+
+/// How the body of a response with `status` and `headers` to a `method` request ends.
+fn framing(
+    status: u16,
+    method: &str,
+    headers: &[(String, String)],
+    what: &str,
+) -> Result<Framing, Failure> {
+    let get = |n: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(n))
+            .map(|(_, v)| v.clone())
+    };
+    Ok(if status == 204 || status == 304 || method == "HEAD" {
+        Framing::Length(0)
+    } else if get("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked")) {
+        Framing::Chunked {
+            left: 0,
+            need_crlf: false,
+            done: false,
+        }
+    } else if let Some(len) = get("content-length") {
+        let n = len.trim().parse::<usize>().map_err(|_| {
+            fail(
+                FailureCode::Protocol,
+                format!("a bad Content-Length in the HTTP response to {what}"),
+            )
+        })?;
+        if n > MAX_TOTAL {
+            return Err(fail(
+                FailureCode::OutputTooLarge,
+                format!(
+                    "the response to {what} is larger than {} MiB",
+                    MAX_TOTAL >> 20
+                ),
+            ));
+        }
+        Framing::Length(n)
+    } else {
+        Framing::UntilClose
+    })
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@ mod sse;
 mod stdio;
 mod tls;
 mod tokens;
+mod url;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;

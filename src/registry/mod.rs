@@ -175,35 +175,22 @@ pub fn resolve(
     r: &RegistryRef,
     registry: &str,
 ) -> Result<LockedServer, RegistryError> {
-    let err = |code, message: String| RegistryError {
-        code,
-        server: r.server.clone(),
-        message,
-    };
-    let bad = |what: &str| {
-        err(
-            Code::RegistryError,
-            format!(
-                "the registry's document for {} is malformed: {what}",
-                r.describe()
-            ),
-        )
-    };
     let server = doc.get("server").filter(|s| s.is_object()).unwrap_or(doc);
     let Some(obj) = server.as_object() else {
-        return Err(bad("it is not an object"));
+        return Err(malformed(r, "it is not an object"));
     };
     let name = obj
         .get("name")
         .and_then(Value::as_str)
-        .ok_or_else(|| bad("no `name`"))?;
+        .ok_or_else(|| malformed(r, "no `name`"))?;
     let version = obj
         .get("version")
         .or_else(|| obj.get("version_detail").and_then(|v| v.get("version")))
         .and_then(Value::as_str)
-        .ok_or_else(|| bad("no `version`"))?;
+        .ok_or_else(|| malformed(r, "no `version`"))?;
     if name != r.name || version != r.version {
-        return Err(err(
+        return Err(refused(
+            r,
             Code::RegistryError,
             format!(
                 "the registry answered with {} {} when asked for {}",
@@ -219,118 +206,12 @@ pub fn resolve(
     );
     let mut required = Vec::new();
     let (package, entry) = if r.remote {
-        let remotes = obj
-            .get("remotes")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let remote = remotes
-            .iter()
-            .find(|x| transport_type(x) == Some("streamable-http"))
-            .or_else(|| remotes.first())
-            .ok_or_else(|| {
-                err(
-                    Code::UnsupportedPackage,
-                    format!(
-                        "{} has no remote; leave out `remote = true` to run one of its packages",
-                        r.describe()
-                    ),
-                )
-            })?;
-        (
-            None,
-            remote_entry(remote, &mut required).map_err(|m| bad(&m))?,
-        )
+        (None, remote_of(obj, r, &mut required)?)
     } else {
-        let packages = obj
-            .get("packages")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        let ty = |p: &Value| {
-            p.get("registryType")
-                .or_else(|| p.get("registry_type"))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        let chosen = match &r.package {
-            Some(want) => packages.iter().find(|p| &ty(p) == want),
-            None => packages
-                .iter()
-                .find(|p| crate::manifest::PACKAGE_TYPES.contains(&ty(p).as_str())),
-        };
-        let Some(p) = chosen else {
-            let have: Vec<String> = packages.iter().map(ty).collect();
-            let remotes = obj
-                .get("remotes")
-                .and_then(Value::as_array)
-                .is_some_and(|a| !a.is_empty());
-            let mut message = match (&r.package, have.is_empty()) {
-                (Some(want), false) => format!(
-                    "{} has no `{want}` package (it has {})",
-                    r.describe(),
-                    have.join(", ")
-                ),
-                (_, true) => format!("{} has no package", r.describe()),
-                (None, false) => format!(
-                    "{} has no package mcpconf can write (it has {}; mcpconf writes {})",
-                    r.describe(),
-                    have.join(", "),
-                    crate::manifest::PACKAGE_TYPES.join(", ")
-                ),
-            };
-            if remotes {
-                message.push_str("; it has a remote: set `remote = true`");
-            }
-            return Err(err(Code::UnsupportedPackage, message));
-        };
-        let kind = ty(p);
-        let id = text(p, "identifier").unwrap_or("");
-        if let Some(why) = check::package(id, text(p, "version")) {
-            return Err(err(
-                Code::UnsupportedPackage,
-                format!(
-                    "the `{kind}` package of {} cannot be run as the registry gives it: {why}",
-                    r.describe()
-                ),
-            ));
-        }
-        if let Some(t) = transport_type(p).filter(|t| *t != "stdio") {
-            return Err(err(
-                Code::UnsupportedPackage,
-                format!(
-                    "the `{kind}` package of {} serves `{t}` itself: a client entry cannot both start it and reach it; start it yourself and declare its `url`",
-                    r.describe()
-                ),
-            ));
-        }
-        (
-            Some(kind.clone()),
-            package_entry(p, &kind, &mut required).map_err(|m| bad(&m))?,
-        )
+        let (kind, entry) = package_of(obj, r, &mut required)?;
+        (Some(kind), entry)
     };
-    if let Some(why) = check::names(&entry) {
-        return Err(err(
-            Code::RegistryError,
-            format!(
-                "the registry's entry for {} is refused: {why}",
-                r.describe()
-            ),
-        ));
-    }
-    // The lock holds references only: a credential the registry wrote into a value not marked
-    // secret (a URL's password, an `sk-…` default) refuses the lock, named by its field.
-    if let Some(field) = check::credential(&entry) {
-        return Err(err(
-            Code::RegistryError,
-            format!(
-                "the registry's entry for {} holds what looks like a credential in `{field}` (the value is not shown); mcpconf never writes a credential into mcpconf.lock: set that field in `[servers.{}]` (a `${{VAR}}` reference), or ask the server's publisher to mark the input `isSecret`",
-                r.describe(),
-                r.server
-            ),
-        ));
-    }
+    check_entry(r, &entry)?;
     Ok(LockedServer {
         server: r.server.clone(),
         registry: registry.to_string(),
@@ -342,6 +223,166 @@ pub fn resolve(
         required,
         entry,
     })
+}
+
+/// An error about the server `r` asks for.
+fn refused(r: &RegistryRef, code: Code, message: String) -> RegistryError {
+    RegistryError {
+        code,
+        server: r.server.clone(),
+        message,
+    }
+}
+
+/// The registry's document for `r` is not what the registry's schema says (`what`).
+fn malformed(r: &RegistryRef, what: &str) -> RegistryError {
+    refused(
+        r,
+        Code::RegistryError,
+        format!(
+            "the registry's document for {} is malformed: {what}",
+            r.describe()
+        ),
+    )
+}
+
+/// The entry of the server's remote (`remote = true`): the streamable-HTTP one, else the
+/// first.
+fn remote_of(
+    obj: &Map<String, Value>,
+    r: &RegistryRef,
+    required: &mut Vec<String>,
+) -> Result<Value, RegistryError> {
+    let remotes = obj
+        .get("remotes")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let remote = remotes
+        .iter()
+        .find(|x| transport_type(x) == Some("streamable-http"))
+        .or_else(|| remotes.first())
+        .ok_or_else(|| {
+            refused(
+                r,
+                Code::UnsupportedPackage,
+                format!(
+                    "{} has no remote; leave out `remote = true` to run one of its packages",
+                    r.describe()
+                ),
+            )
+        })?;
+    remote_entry(remote, required).map_err(|m| malformed(r, &m))
+}
+
+/// The package type and entry of the server's package: the one `r` names, else the first
+/// mcpconf can write.
+fn package_of(
+    obj: &Map<String, Value>,
+    r: &RegistryRef,
+    required: &mut Vec<String>,
+) -> Result<(String, Value), RegistryError> {
+    let packages = obj
+        .get("packages")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let ty = |p: &Value| {
+        p.get("registryType")
+            .or_else(|| p.get("registry_type"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let chosen = match &r.package {
+        Some(want) => packages.iter().find(|p| &ty(p) == want),
+        None => packages
+            .iter()
+            .find(|p| crate::manifest::PACKAGE_TYPES.contains(&ty(p).as_str())),
+    };
+    let Some(p) = chosen else {
+        let have: Vec<String> = packages.iter().map(ty).collect();
+        return Err(no_package(obj, r, &have));
+    };
+    let kind = ty(p);
+    let id = text(p, "identifier").unwrap_or("");
+    if let Some(why) = check::package(id, text(p, "version")) {
+        return Err(refused(
+            r,
+            Code::UnsupportedPackage,
+            format!(
+                "the `{kind}` package of {} cannot be run as the registry gives it: {why}",
+                r.describe()
+            ),
+        ));
+    }
+    if let Some(t) = transport_type(p).filter(|t| *t != "stdio") {
+        return Err(refused(
+            r,
+            Code::UnsupportedPackage,
+            format!(
+                "the `{kind}` package of {} serves `{t}` itself: a client entry cannot both start it and reach it; start it yourself and declare its `url`",
+                r.describe()
+            ),
+        ));
+    }
+    let entry = package_entry(p, &kind, required).map_err(|m| malformed(r, &m))?;
+    Ok((kind, entry))
+}
+
+/// No package `r` can use among the server's (of the types `have`): what there is instead.
+fn no_package(obj: &Map<String, Value>, r: &RegistryRef, have: &[String]) -> RegistryError {
+    let remotes = obj
+        .get("remotes")
+        .and_then(Value::as_array)
+        .is_some_and(|a| !a.is_empty());
+    let mut message = match (&r.package, have.is_empty()) {
+        (Some(want), false) => format!(
+            "{} has no `{want}` package (it has {})",
+            r.describe(),
+            have.join(", ")
+        ),
+        (_, true) => format!("{} has no package", r.describe()),
+        (None, false) => format!(
+            "{} has no package mcpconf can write (it has {}; mcpconf writes {})",
+            r.describe(),
+            have.join(", "),
+            crate::manifest::PACKAGE_TYPES.join(", ")
+        ),
+    };
+    if remotes {
+        message.push_str("; it has a remote: set `remote = true`");
+    }
+    refused(r, Code::UnsupportedPackage, message)
+}
+
+/// The entry made of the registry's document must pass what mcpconf checks of any entry,
+/// and hold no credential.
+fn check_entry(r: &RegistryRef, entry: &Value) -> Result<(), RegistryError> {
+    if let Some(why) = check::names(entry) {
+        return Err(refused(
+            r,
+            Code::RegistryError,
+            format!(
+                "the registry's entry for {} is refused: {why}",
+                r.describe()
+            ),
+        ));
+    }
+    // The lock holds references only: a credential the registry wrote into a value not marked
+    // secret (a URL's password, an `sk-…` default) refuses the lock, named by its field.
+    if let Some(field) = check::credential(entry) {
+        return Err(refused(
+            r,
+            Code::RegistryError,
+            format!(
+                "the registry's entry for {} holds what looks like a credential in `{field}` (the value is not shown); mcpconf never writes a credential into mcpconf.lock: set that field in `[servers.{}]` (a `${{VAR}}` reference), or ask the server's publisher to mark the input `isSecret`",
+                r.describe(),
+                r.server
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn json_str(s: &str) -> String {

@@ -1,7 +1,7 @@
 //! Rules on one server entry (`unknown-field`, `literal-secret`, `placeholder-syntax`,
 //! `stale-legacy`, `not-an-object`) and on a Kiro agent file's own fields.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::placeholders::{Expands, Place, RefKind, expands, references};
 use crate::dialect::Dialect;
@@ -88,8 +88,25 @@ impl Run<'_> {
             );
             return;
         };
-        let whole = value;
-        // Every string, assessed once: for `literal-secret` and for the code-frame redactor.
+        let at = EntryAt {
+            file,
+            src,
+            path,
+            name,
+        };
+        self.assess_strings(value, scratch);
+        self.unknown_fields(&at, d, entry);
+        self.literal_secrets(&at, d, &scratch.strings);
+        self.placeholder_syntax(&at, d, entry, scratch);
+        // unpinned-package, windows-npx
+        self.check_launch(file, src, path, name, entry);
+        self.stale_legacy(&at, d, value);
+        self.check_policy(file, src, path, name, value);
+    }
+
+    /// Every string of the entry, assessed once: for `literal-secret` and for the code-frame
+    /// redactor.
+    fn assess_strings<'s>(&mut self, whole: &'s Value, scratch: &mut Scratch<'s>) {
         let strings = &mut scratch.strings;
         strings.found.clear();
         strings.steps.clear();
@@ -103,69 +120,79 @@ impl Run<'_> {
                 Some(f) if f.key == name && f.value == s => f.hide,
                 _ => crate::redact::must_hide(name, s),
             });
-        // unknown-field
+    }
+
+    /// `unknown-field`: a field the client does not read.
+    fn unknown_fields(&mut self, at: &EntryAt, d: &dyn Dialect, entry: &Map<String, Value>) {
         let known = d.known_fields();
-        if !known.is_empty() {
-            // The keys the client writes itself are its own, never unknown.
-            let client = d.client_managed().keys;
-            for k in entry.keys() {
-                if known.contains(&k.as_str()) || client.contains(&k.as_str()) {
-                    continue;
-                }
-                let mut p = path.to_vec();
-                p.push(k.clone());
-                let at = src.locate(&p);
-                let hint = suggest(k, known);
-                self.push(
-                    "unknown-field",
-                    file,
-                    at,
-                    format!(
-                        "unknown field `{k}` in server `{name}`: {} does not read it, so it has no effect; {hint}",
-                        d.id()
-                    ),
-                );
-            }
+        if known.is_empty() {
+            return;
         }
-        // literal-secret
-        // What a diff masks, lint reports: a value hidden only by its credential-like name
-        // (too short or too plain to classify on its own) is a finding too.
+        // The keys the client writes itself are its own, never unknown.
+        let client = d.client_managed().keys;
+        for k in entry.keys() {
+            if known.contains(&k.as_str()) || client.contains(&k.as_str()) {
+                continue;
+            }
+            let mut p = at.path.to_vec();
+            p.push(k.clone());
+            let hint = suggest(k, known);
+            self.push(
+                "unknown-field",
+                at.file,
+                at.src.locate(&p),
+                format!(
+                    "unknown field `{k}` in server `{}`: {} does not read it, so it has no effect; {hint}",
+                    at.name,
+                    d.id()
+                ),
+            );
+        }
+    }
+
+    /// `literal-secret`. What a diff masks, lint reports: a value hidden only by its
+    /// credential-like name (too short or too plain to classify on its own) is a finding too.
+    fn literal_secrets(&mut self, at: &EntryAt, d: &dyn Dialect, strings: &Strings) {
         for f in &strings.found {
             let Some(what) = f.what.or(f.hide.then_some(UNDER_CREDENTIAL_NAME)) else {
                 continue;
             };
-            let (s, element) = (f.value, f.element);
-            self.secrets.add(s);
-            self.wide.add(s);
-            self.files[file].secret = true;
-            let rel: Vec<String> = strings.rel(f).iter().map(|k| k.to_string()).collect();
-            let mut p = path.to_vec();
-            p.extend(rel.iter().cloned());
-            let at = match element {
-                true => src.locate_element(&p, s),
-                false => src.locate(&p),
-            };
+            self.secrets.add(f.value);
+            self.wide.add(f.value);
+            self.files[at.file].secret = true;
+            let (rel, place) = at.string(strings, f);
             let field = dotted(&rel);
             let fix = secret_fix(d, &rel);
             self.push(
                 "literal-secret",
-                file,
-                at,
+                at.file,
+                place,
                 format!(
-                    "`{field}` of server `{name}` holds {what} written literally (the value is not shown); {fix}"
+                    "`{field}` of server `{}` holds {what} written literally (the value is not shown); {fix}",
+                    at.name
                 ),
             );
         }
-        // placeholder-syntax
+    }
+
+    /// `placeholder-syntax` (a reference the client does not expand there) and
+    /// `reference-drops-file`.
+    fn placeholder_syntax(
+        &mut self,
+        at: &EntryAt,
+        d: &dyn Dialect,
+        entry: &Map<String, Value>,
+        scratch: &mut Scratch,
+    ) {
         let shell = crate::lint::source::member(entry, "command")
             .and_then(Value::as_str)
             .map(|c| c.rsplit('/').next().unwrap_or(c))
             .is_some_and(|c| SHELLS.contains(&c));
+        let strings = &scratch.strings;
         // What the client expands: worked out at the first reference of the file (most
         // entries have none).
         let ex = &mut scratch.expands;
         for f in &strings.found {
-            let (s, element) = (f.value, f.element);
             let Some(&top) = strings.rel(f).first() else {
                 continue;
             };
@@ -175,7 +202,7 @@ impl Run<'_> {
                 "command" | "args" | "url" | "serverUrl" | "httpUrl" | "cwd" => Place::Other,
                 _ => continue,
             };
-            for (kind, tok, var) in references(s) {
+            for (kind, tok, var) in references(f.value) {
                 if kind == RefKind::Bare && (shell || place == Place::Other && top != "url") {
                     // `$VAR` in a shell's arguments is the shell's business, and elsewhere in
                     // a command line too often not meant as a reference.
@@ -183,63 +210,64 @@ impl Run<'_> {
                 }
                 let ex = ex.get_or_insert_with(|| expands(d));
                 let Some(why) = ex.problem(d, kind, place) else {
-                    // reference-drops-file: an expanded reference in a file the client does
-                    // not load at all while it holds one.
-                    let (unloaded, source) = d.references_unloaded_in();
-                    let scopes = &self.input(file).scopes;
-                    if !scratch.dropped
-                        && !scopes.is_empty()
-                        && scopes.iter().all(|sc| unloaded.contains(sc))
-                    {
+                    if !scratch.dropped && self.reference_drops_file(at, d, strings, f, tok) {
                         scratch.dropped = true;
-                        let rel: Vec<String> =
-                            strings.rel(f).iter().map(|k| k.to_string()).collect();
-                        let mut p = path.to_vec();
-                        p.extend(rel.iter().cloned());
-                        let at = match element {
-                            true => src.locate_element(&p, s),
-                            false => src.locate(&p),
-                        };
-                        self.push(
-                            "reference-drops-file",
-                            file,
-                            at,
-                            format!(
-                                "`{tok}` in `{}` of server `{name}`: {} does not load this {} file at all while it holds a reference ({source}), so none of its servers start; move the servers with references to the user file, or write them without references",
-                                dotted(&rel),
-                                d.id(),
-                                scopes.join("/")
-                            ),
-                        );
                     }
                     continue;
                 };
-                let rel: Vec<String> = strings.rel(f).iter().map(|k| k.to_string()).collect();
-                let mut p = path.to_vec();
-                p.extend(rel.iter().cloned());
-                let at = match element {
-                    true => src.locate_element(&p, s),
-                    false => src.locate(&p),
-                };
+                let (rel, found_at) = at.string(strings, f);
                 let field = dotted(&rel);
                 let fix = ex.fix(d, var, place);
                 self.push(
                     "placeholder-syntax",
-                    file,
-                    at,
-                    format!("`{tok}` in `{field}` of server `{name}`: {why}; {fix}"),
+                    at.file,
+                    found_at,
+                    format!("`{tok}` in `{field}` of server `{}`: {why}; {fix}", at.name),
                 );
             }
         }
-        // unpinned-package, windows-npx
-        self.check_launch(file, src, path, name, entry);
-        // stale-legacy
+    }
+
+    /// `reference-drops-file`: an expanded reference (`tok`, in string `f`) in a file the
+    /// client does not load at all while it holds one. Whether it was reported.
+    fn reference_drops_file(
+        &mut self,
+        at: &EntryAt,
+        d: &dyn Dialect,
+        strings: &Strings,
+        f: &Found,
+        tok: &str,
+    ) -> bool {
+        let (unloaded, source) = d.references_unloaded_in();
+        let scopes = &self.input(at.file).scopes;
+        if scopes.is_empty() || !scopes.iter().all(|sc| unloaded.contains(sc)) {
+            return false;
+        }
+        let scopes = scopes.join("/");
+        let (rel, found_at) = at.string(strings, f);
+        self.push(
+            "reference-drops-file",
+            at.file,
+            found_at,
+            format!(
+                "`{tok}` in `{}` of server `{}`: {} does not load this {scopes} file at all while it holds a reference ({source}), so none of its servers start; move the servers with references to the user file, or write them without references",
+                dotted(&rel),
+                at.name,
+                d.id(),
+            ),
+        );
+        true
+    }
+
+    /// `stale-legacy`: the entry is exactly an owner's legacy shape, beside the manifest's
+    /// current entries (unless it is the manifest's current entry too).
+    fn stale_legacy(&mut self, at: &EntryAt, d: &dyn Dialect, whole: &Value) {
         let legacy: Vec<String> = self
             .req
             .legacy
             .iter()
             .filter(|(_, l)| {
-                l.name == name
+                l.name == at.name
                     && crate::plan::semantic_eq_for(
                         &l.entry,
                         whole,
@@ -251,22 +279,21 @@ impl Run<'_> {
         // The manifest's own current entry for this client, ledger or not.
         let current = self.req.current.iter().any(|(c, n, v)| {
             c == d.id()
-                && n == name
+                && n == at.name
                 && crate::plan::semantic_eq_for(v, whole, crate::dialect::client_facts(d.id()))
         });
         let legacy = if current { Vec::new() } else { legacy };
         for owner in legacy {
-            let at = src.locate(path);
             self.push(
                 "stale-legacy",
-                file,
-                at,
+                at.file,
+                at.src.locate(at.path),
                 format!(
-                    "server `{name}` is exactly the old shape owner `{owner}` wrote before it used mcpconf (the manifest's `[[legacy]]`), still here beside its current entries, so the same tools may be exposed twice; run `mcpconf apply` to remove it"
+                    "server `{}` is exactly the old shape owner `{owner}` wrote before it used mcpconf (the manifest's `[[legacy]]`), still here beside its current entries, so the same tools may be exposed twice; run `mcpconf apply` to remove it",
+                    at.name
                 ),
             );
         }
-        self.check_policy(file, src, path, name, whole);
     }
 
     /// `policy-denied`, `policy-not-allowed`: the entry against the manifest's `[policy]`.
@@ -309,6 +336,28 @@ pub(in crate::lint) fn suggest(key: &str, known: &[&str]) -> String {
     match closest(key, known.iter().copied()) {
         Some(c) => format!("did you mean `{c}`?"),
         None => "remove it, or see `mcpconf clients --format json` for the known fields".into(),
+    }
+}
+
+/// One entry being checked: its file, its source, its path there and its name.
+struct EntryAt<'a> {
+    file: usize,
+    src: &'a Source,
+    path: &'a [String],
+    name: &'a str,
+}
+
+impl EntryAt<'_> {
+    /// String `f` of the entry: its path from the entry, and where it is in the file.
+    fn string(&self, strings: &Strings, f: &Found) -> (Vec<String>, (usize, usize)) {
+        let rel: Vec<String> = strings.rel(f).iter().map(|k| k.to_string()).collect();
+        let mut p = self.path.to_vec();
+        p.extend(rel.iter().cloned());
+        let at = match f.element {
+            true => self.src.locate_element(&p, f.value),
+            false => self.src.locate(&p),
+        };
+        (rel, at)
     }
 }
 
