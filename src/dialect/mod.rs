@@ -474,6 +474,16 @@ pub trait Dialect: Sync {
     fn also_reads(&self) -> &'static [(&'static str, &'static str)] {
         &[]
     }
+    /// An entry of this client's file in the common shape import reads (`command`, `args`,
+    /// `env`, `url`, `headers`, `type`, `cwd`): the inverse of the rendering's reshaping, for a
+    /// client that moves keys (Grok CLI's nested `transport`). Most clients' entries already are.
+    fn common_entry(
+        &self,
+        _name: &str,
+        entry: &serde_json::Map<String, serde_json::Value>,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        entry.clone()
+    }
     /// The name the client itself files a server under, when it rewrites names (Mistral
     /// Vibe's `normalize_name`): two entries with the same key collide in the client.
     /// `None` (for every name, or for none): the name as written.

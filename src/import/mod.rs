@@ -132,7 +132,8 @@ pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str
             ));
             continue;
         };
-        let Some(obj) = yaml_client_entry(target.dialect.id(), name, obj, &mut notes) else {
+        let obj = target.dialect.common_entry(name, obj);
+        let Some(obj) = yaml_client_entry(target.dialect.id(), name, &obj, &mut notes) else {
             continue;
         };
         match server_table(name, &obj, target.dialect, &mut notes) {

@@ -17,11 +17,16 @@ pub fn normalized(v: &Value) -> Value {
 /// another name spelled its own way first (Windsurf's `url` as `serverUrl`, Gemini's `httpUrl`
 /// as `type: "http"` and `url`).
 fn normalized_for(v: &Value, facts: crate::ledger::ClientFacts<'_>) -> Value {
-    crate::ledger::without_defaults(
+    let mut out = crate::ledger::without_defaults(
         &crate::ledger::respelled(v, facts.respell),
         facts.defaults,
         None,
-    )
+    );
+    // Grok CLI nests the launch under `transport`: the defaults there are the entry's.
+    if let Some(t) = out.get_mut("transport").filter(|t| t.is_object()) {
+        *t = crate::ledger::without_defaults(t, facts.defaults, None);
+    }
+    out
 }
 
 /// Whether two entries mean the same to one client (`facts`: the defaults it writes out, the
