@@ -124,13 +124,14 @@ fn target(dir: &str, file: &Path) -> (&'static dyn Dialect, &'static Scope, Opti
     } else {
         d.scope(scope).unwrap()
     };
-    // Continue's project block files: any `.continue/mcpServers/*.yaml`.
-    let path = (id == "continue" && scope == "project").then(|| {
-        format!(
-            ".continue/mcpServers/{}",
-            file.file_name().unwrap().to_string_lossy()
-        )
-    });
+    // Multi-file clients, one file each: Continue's project block files (any
+    // `.continue/mcpServers/*.yaml`) and Kiro's agent files (`.kiro/agents/*.json`).
+    let name = file.file_name().unwrap().to_string_lossy();
+    let path = match id {
+        "continue" if scope == "project" => Some(format!(".continue/mcpServers/{name}")),
+        "kiro-agent" => Some(format!(".kiro/agents/{name}")),
+        _ => None,
+    };
     (d, sc, path)
 }
 
@@ -139,12 +140,13 @@ fn servers_of(
     sc: &Scope,
     c: &Ctx,
     bytes: &[u8],
-) -> serde_json::Map<String, Value> {
-    let doc = mcpconf::document::Doc::parse(bytes, d.syntax()).expect("a corpus file parses");
-    match doc.get(&d.container(sc.name, c)) {
+) -> Result<serde_json::Map<String, Value>, String> {
+    let doc = mcpconf::document::Doc::parse(bytes, d.syntax())
+        .map_err(|e| format!("{}: {}", e.code, e.message))?;
+    Ok(match doc.get(&d.container(sc.name, c)) {
         Some(Value::Object(m)) => m,
         _ => serde_json::Map::new(),
-    }
+    })
 }
 
 /// Step 1: `lint` the file, the client told from its path.
@@ -193,8 +195,16 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
 
     lint_step(&src, &placed, &secrets, &mut o);
 
-    // 2. import.
-    let servers = servers_of(d, sc, &c, &bytes);
+    // 2. import. A file the client reads but mcpconf refuses to read (a duplicate key) counts
+    // as one with servers that did not round-trip.
+    let servers = match servers_of(d, sc, &c, &bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            o.servers = 1;
+            o.refusals.push(format!("read: {e}"));
+            return o;
+        }
+    };
     let imported = mcpconf::import::import(
         &servers,
         &mcpconf::import::TargetSpec {
@@ -251,6 +261,12 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
     // 3. apply into an empty client file, and read the entries back.
     let empty = settings(&scratch.join("empty"));
     let ce = ctx(&empty.root, &empty.home);
+    if d.multi_file() {
+        // Agent files are never created: an empty agent stands for the empty client file.
+        let f = d.path(sc, path.as_deref(), &ce);
+        fs::create_dir_all(f.parent().unwrap()).unwrap();
+        fs::write(&f, "{}\n").unwrap();
+    }
     let applied = engine::apply(
         &empty,
         ApplyOptions::new(OWNER, Mode::Apply { adopt: false }).manifest(&manifest),
@@ -262,7 +278,7 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
         }
     } else {
         let written = fs::read(d.path(sc, path.as_deref(), &ce)).unwrap();
-        let back = servers_of(d, sc, &ce, &written);
+        let back = servers_of(d, sc, &ce, &written).expect("mcpconf's own file parses");
         let facts = dialect::client_facts(d.id());
         let keys: Vec<String> = d
             .client_managed()
