@@ -225,6 +225,21 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
     );
     o.servers = imported.servers;
     if imported.servers == 0 {
+        // Entries import could not read or manage (not a client's own non-server entries, such
+        // as Goose's builtins): a file with servers that did not round-trip, not one without.
+        let unread: Vec<&String> = imported
+            .warnings
+            .iter()
+            .filter(|w| w.contains(" is left out: ") || w.contains("neither a command nor a URL"))
+            .collect();
+        if !unread.is_empty() {
+            o.servers = unread.len();
+            o.refusals.push(format!(
+                "import: no server of {} entries: {}",
+                servers.len(),
+                imported.warnings.join(" | ")
+            ));
+        }
         return o;
     }
     if imported.servers < servers.len() {
