@@ -100,7 +100,14 @@ pub(super) fn read_client_only(
             format!("`{}` has no entry `{n}`; {hint}", file.display()),
         ));
     }
-    let imported = crate::import::import(
+    // The whole file, for a client whose grants stand beside the entries (Kiro agents).
+    let whole = if d.grant_arrays().is_empty() {
+        serde_json::Value::Null
+    } else {
+        doc.root()
+    };
+    let imported = crate::import::import_in(
+        &whole,
         &servers,
         &crate::import::TargetSpec {
             dialect: d,

@@ -215,6 +215,9 @@ pub struct McpServers {
     pub user_home: Option<UserHome>,
     /// The keys the client itself writes into an entry, with their source.
     pub client_managed: ClientManaged,
+    /// Settings the client documents that the manifest does not carry, kept as the user
+    /// wrote them ([`super::Dialect::user_keys`]).
+    pub user_keys: &'static [&'static str],
     /// The client's own off form, if it has one.
     pub off: Option<OffForm>,
     /// The field that marks the transport (`type`; Kimi's `transport`).
@@ -285,6 +288,7 @@ pub const BASE: McpServers = McpServers {
     per_project_scopes: &[],
     user_home: None,
     client_managed: super::UNCHECKED,
+    user_keys: &[],
     off: None,
     type_key: "type",
     extra_forms: &[],
@@ -619,6 +623,9 @@ impl Dialect for McpServers {
     }
     fn client_managed(&self) -> ClientManaged {
         self.client_managed
+    }
+    fn user_keys(&self) -> &'static [&'static str] {
+        self.user_keys
     }
     fn off_form(&self) -> Option<OffForm> {
         self.off

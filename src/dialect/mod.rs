@@ -231,6 +231,10 @@ pub struct GrantSpec {
     pub values: Vec<String>,
     /// Strings already in the array that cover the server (then nothing is added).
     pub covering: Vec<String>,
+    /// The prefix of narrower grants for the same server (`@server/` before a tool's name):
+    /// one the user wrote (not recorded as mcpconf's) counts as the grant, so mcpconf never
+    /// widens what the user narrowed (`@server/tool` is not replaced by `@server`).
+    pub narrower: Option<String>,
     /// Whether to create the array when the file has none (otherwise no grant is needed).
     pub create_array: bool,
     /// A project's list of servers turned off (`disable` on a target), not a grant.
@@ -336,6 +340,13 @@ pub trait Dialect: Sync {
     /// The keys this client itself writes into a server entry, with their source.
     fn client_managed(&self) -> ClientManaged {
         UNCHECKED
+    }
+    /// Settings the client documents in an entry that the manifest does not carry and that a
+    /// user sets by hand (opencode's `timeout` and `oauth`): mcpconf keeps them in the file as
+    /// written, as it keeps the client's own keys (outside the ownership proof, byte for byte
+    /// through an update, adopted with the entry), though they are the user's, not the client's.
+    fn user_keys(&self) -> &'static [&'static str] {
+        &[]
     }
     /// The client's own "off" form of an entry, if it has one (`None`: `enabled = false`
     /// cannot be expressed for this client).
@@ -595,6 +606,19 @@ pub fn client_keys(client: &str) -> &'static [&'static str] {
     lookup(client).map_or(&[], |d| d.client_managed().keys)
 }
 
+/// Every key mcpconf keeps in an entry of `d` as the file holds it, outside the manifest: the
+/// client's own ([`Dialect::client_managed`]) and the user's settings it documents
+/// ([`Dialect::user_keys`]).
+pub fn kept_keys(d: &dyn Dialect) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = d.client_managed().keys.to_vec();
+    for k in d.user_keys() {
+        if !out.contains(k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
 /// What a client does to an entry when it saves its file: its own keys and the defaults it
 /// writes out ([`Dialect::defaults`]), for every comparison of entries (ledger, `--adopt`,
 /// `[[legacy]]`, lint).
@@ -624,11 +648,10 @@ pub fn entry_client_state(
             d.defaults().iter().any(|(dk, dv)| *dk == k && *dv == json)
         })
     };
-    d.client_managed()
-        .keys
-        .iter()
+    kept_keys(d)
+        .into_iter()
         .filter(|k| {
-            let is_off = off == Some(**k);
+            let is_off = off == Some(*k);
             if is_off && enabled_declared {
                 return false;
             }

@@ -32,6 +32,10 @@ pub static ZED: McpServers = McpServers {
         checked: "Zed (zed-industries/zed main, 2026-12-05): `ContextServerSettingsContent::set_enabled`, used by the agent panel's server toggle",
     },
     off: Some(ENABLED_FALSE),
+    // Zed's settings migration of 2025-06 (`m_2025_06_16`) wrote `"source": "custom"` into
+    // every custom server's entry; the entry means the same without it (a `command` or `url`
+    // tells a custom server from an extension's).
+    defaults: &[("source", "\"custom\"")],
     source: "https://github.com/zed-industries/zed/blob/main/crates/settings_content/src/project.rs (`ContextServerSettingsContent`, `ContextServerCommand`)",
     checked: "zed main (2026-12-05)",
     ..BASE

@@ -428,7 +428,7 @@ pub(super) fn plan_present(
                             "`{shown}` already has an entry `{}` that owner `{}` did not write and that differs from the manifest{}; mcpconf will not overwrite it{next}",
                             w.server,
                             owner_of(input),
-                            difference_hint(&v, &w.value)
+                            super::equal::conflict_hint(&v, &w.value, &w.client_state, w.client)
                         ),
                     );
                 }
@@ -492,7 +492,12 @@ pub(super) fn plan_present(
                     x.as_str().is_some_and(|x| {
                         // A legacy grant that goes below covers nothing.
                         let goes = doomed(None, x) && !g.spec.values.iter().any(|v| v == x);
-                        g.spec.covering.iter().any(|c| c == x) && !goes
+                        // The user's narrower grant is the grant: never widened.
+                        let narrower = g.spec.narrower.as_deref().is_some_and(|p| {
+                            x.starts_with(p)
+                                && index.record(&grant_pointer(&g.spec.array, x)).is_none()
+                        });
+                        (g.spec.covering.iter().any(|c| c == x) || narrower) && !goes
                     })
                 });
                 for v in &g.spec.values {

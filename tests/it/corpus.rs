@@ -205,7 +205,11 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
             return o;
         }
     };
-    let imported = mcpconf::import::import(
+    let whole = mcpconf::document::Doc::parse(&bytes, d.syntax())
+        .map(|doc| doc.root())
+        .unwrap_or_default();
+    let imported = mcpconf::import::import_in(
+        &whole,
         &servers,
         &mcpconf::import::TargetSpec {
             dialect: d,
@@ -295,9 +299,7 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
         let written = fs::read(d.path(sc, path.as_deref(), &ce)).unwrap();
         let back = servers_of(d, sc, &ce, &written).expect("mcpconf's own file parses");
         let facts = dialect::client_facts(d.id());
-        let keys: Vec<String> = d
-            .client_managed()
-            .keys
+        let keys: Vec<String> = dialect::kept_keys(d)
             .iter()
             .map(|k| k.to_string())
             .collect();
