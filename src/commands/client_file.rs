@@ -100,10 +100,16 @@ pub(super) fn read_client_only(
             format!("`{}` has no entry `{n}`; {hint}", file.display()),
         ));
     }
-    let inputs = d.inputs_array().and_then(|a| doc.get(&[a.to_string()]));
-    let imported = crate::import::import_file(
+    // The whole file, for a client whose grants (Kiro agents) or prompted inputs (VS Code)
+    // stand beside the entries.
+    let whole = if d.grant_arrays().is_empty() && d.inputs_array().is_none() {
+        serde_json::Value::Null
+    } else {
+        doc.root()
+    };
+    let imported = crate::import::import_in(
+        &whole,
         &servers,
-        inputs.as_ref(),
         &crate::import::TargetSpec {
             dialect: d,
             scope: sc.name,

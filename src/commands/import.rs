@@ -47,13 +47,11 @@ pub(super) fn run_import(
     // A file without servers makes no manifest (one would declare none, which `plan`
     // refuses): said so, with its own code, and exit 1 (nothing to import).
     if imported.servers == 0 {
-        let skipped = if imported.warnings.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " ({} entries skipped, see the warnings)",
-                imported.warnings.len()
-            )
+        // Entries, not warnings: one entry may have several.
+        let skipped = match imported.entries {
+            0 => String::new(),
+            1 => " (1 entry skipped, see the warnings)".to_string(),
+            n => format!(" ({n} entries skipped, see the warnings)"),
         };
         for w in &imported.warnings {
             eprintln!("warning: {w}");

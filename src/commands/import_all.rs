@@ -106,6 +106,7 @@ pub(super) fn merged(
     servers.set_implicit(true);
     let mut targets = toml_edit::ArrayOfTables::new();
     let (mut replaced, mut respelled, mut count) = (Vec::new(), Vec::new(), 0);
+    let mut entries = 0;
     for part in parts {
         let read = read_client_only(
             settings,
@@ -121,6 +122,7 @@ pub(super) fn merged(
             }
         };
         let shown = file.display().to_string();
+        entries += imported.entries;
         warnings.extend(imported.warnings.iter().map(|w| format!("{shown}: {w}")));
         let Ok(one) = imported.manifest.parse::<DocumentMut>() else {
             continue;
@@ -175,6 +177,7 @@ pub(super) fn merged(
         manifest: doc.to_string(),
         warnings: Vec::new(),
         servers: count,
+        entries,
         replaced,
         respelled,
     };

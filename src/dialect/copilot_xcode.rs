@@ -40,7 +40,29 @@ pub static COPILOT_XCODE: Reshaped = Reshaped {
     home_only: true,
     precheck: no_precheck,
     reshape: headers_in_request_init,
+    unshape: headers_from_request_init,
 };
+
+/// The inverse of [`headers_in_request_init`]: `requestInit.headers` read as `headers` (other
+/// `requestInit` keys stay there, for the warning about fields import drops).
+fn headers_from_request_init(_: &str, m: Map<String, Value>) -> Map<String, Value> {
+    m.into_iter()
+        .flat_map(|(k, v)| match (k.as_str(), v) {
+            ("requestInit", Value::Object(init)) if !init.contains_key("headers") => {
+                vec![(k, Value::Object(init))]
+            }
+            ("requestInit", Value::Object(mut init)) => {
+                let headers = init.remove("headers").unwrap_or_default();
+                let mut out = vec![("headers".to_string(), headers)];
+                if !init.is_empty() {
+                    out.push((k, Value::Object(init)));
+                }
+                out
+            }
+            (_, v) => vec![(k, v)],
+        })
+        .collect()
+}
 
 /// `headers` moved under `requestInit`, where the entry had it.
 fn headers_in_request_init(_: &Server, m: Map<String, Value>) -> Map<String, Value> {

@@ -35,6 +35,7 @@ pub static GROK_CLI: Reshaped = Reshaped {
     home_only: false,
     precheck: no_precheck,
     reshape: nested_transport,
+    unshape: flat_transport,
 };
 
 /// `{name, transport: {type, command, args, env}}`.
@@ -43,4 +44,59 @@ fn nested_transport(server: &Server, m: Map<String, Value>) -> Map<String, Value
     out.insert("name".into(), Value::String(server.name.clone()));
     out.insert("transport".into(), Value::Object(m));
     out
+}
+
+/// The inverse of [`nested_transport`]: the keys of `transport` (`type`, `command`, `args`,
+/// `env`, `url`, `headers`) read at the top, and `name` dropped when it is the server's own.
+/// Grok CLI also reads the legacy flat `{name, command, args, env}` (`dist/mcp/client.js`), which
+/// needs only the `name`; with a `transport` it reads only that, so a key both inside and
+/// outside `transport` is read from inside, as Grok CLI does.
+fn flat_transport(name: &str, m: Map<String, Value>) -> Map<String, Value> {
+    let nested = match m.get("transport") {
+        Some(Value::Object(t)) => t.clone(),
+        _ => Map::new(),
+    };
+    let mut out = Map::new();
+    for (k, v) in m {
+        match (k.as_str(), v) {
+            ("name", Value::String(n)) if n == name => {}
+            ("transport", Value::Object(_)) => out.extend(nested.clone()),
+            (_, v) if nested.contains_key(&k) => drop(v),
+            (_, v) => {
+                out.insert(k, v);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn import_reads_the_nested_and_the_legacy_shape() {
+        let nested: Map<String, Value> = serde_json::from_str(
+            r#"{"name":"fs","transport":{"type":"stdio","command":"npx","args":["a"],"env":{}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(flat_transport("fs", nested)),
+            serde_json::json!({"type": "stdio", "command": "npx", "args": ["a"], "env": {}})
+        );
+        let legacy: Map<String, Value> =
+            serde_json::from_str(r#"{"name":"git","command":"uvx","args":["g"]}"#).unwrap();
+        assert_eq!(
+            Value::Object(flat_transport("git", legacy)),
+            serde_json::json!({"command": "uvx", "args": ["g"]})
+        );
+        // A name other than the key stays (import names what it drops); `transport` wins.
+        let both: Map<String, Value> = serde_json::from_str(
+            r#"{"name":"other","command":"old","transport":{"type":"stdio","command":"new"}}"#,
+        )
+        .unwrap();
+        let flat = flat_transport("x", both);
+        assert_eq!(flat["command"], "new");
+        assert_eq!(flat["name"], "other");
+    }
 }

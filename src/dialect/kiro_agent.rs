@@ -5,7 +5,9 @@
 //!
 //! Grants: if the agent has a `tools` list that does not already cover the server (`*` or
 //! `@server`), mcpconf adds `@server` — or `@server/tool` per pinned tool, which is how a pin is
-//! expressed here. With `auto_approve = true` it also grants in `allowedTools` (created if
+//! expressed here. A narrower grant the user wrote (`@server/tool`, `@server/*`) counts as the
+//! grant: mcpconf never widens an agent's access (nor its auto-approval) beyond what the user
+//! narrowed it to. `import` reads the `@server/tool` grants of `tools` back as the server's pin. With `auto_approve = true` it also grants in `allowedTools` (created if
 //! absent; `*` is not valid there). Each grant added is recorded in the ledger and removed with
 //! the entry; a grant the user wrote is never removed. Markdown agent files (`*.md`, YAML front
 //! matter) are left alone and reported as skipped.
@@ -111,6 +113,7 @@ impl Dialect for KiroAgent {
             array: vec!["tools".to_string()],
             values: values.clone(),
             covering: vec!["*".to_string(), whole.clone()],
+            narrower: Some(format!("{whole}/")),
             create_array: false,
             disable: false,
         }];
@@ -119,6 +122,7 @@ impl Dialect for KiroAgent {
                 array: vec!["allowedTools".to_string()],
                 values,
                 covering: vec![whole.clone(), format!("{whole}/*")],
+                narrower: Some(format!("{whole}/")),
                 create_array: true,
                 disable: false,
             });

@@ -220,6 +220,9 @@ pub struct McpServers {
     pub user_home: Option<UserHome>,
     /// The keys the client itself writes into an entry, with their source.
     pub client_managed: ClientManaged,
+    /// Settings the client documents that the manifest does not carry, kept as the user
+    /// wrote them ([`super::Dialect::user_keys`]).
+    pub user_keys: &'static [&'static str],
     /// The client's own off form, if it has one.
     pub off: Option<OffForm>,
     /// The field that marks the transport (`type`; Kimi's `transport`).
@@ -227,6 +230,10 @@ pub struct McpServers {
     /// Where the client starts no server from a remote entry without [`Self::type_key`]
     /// (it rejects the entry, or takes it for a local command): the source that says so.
     pub untyped_url_unread: Option<&'static str>,
+    /// The key that marks an entry for a server the client gets from one of its extensions
+    /// (Zed's `settings`, or `"source": "extension"`), when the entry has no `command` and no
+    /// `url`: the entry only configures that server, it does not launch one.
+    pub extension_key: Option<&'static str>,
     /// Reference spellings the client expands beyond `var_syntax` (shell-style `$VAR`, …):
     /// `lint` accepts them, the writers never write them.
     pub extra_forms: &'static [RefForm],
@@ -297,9 +304,11 @@ pub const BASE: McpServers = McpServers {
     per_project_scopes: &[],
     user_home: None,
     client_managed: super::UNCHECKED,
+    user_keys: &[],
     off: None,
     type_key: "type",
     untyped_url_unread: None,
+    extension_key: None,
     extra_forms: &[],
     gates: &[],
     bearer_env_field: None,
@@ -645,11 +654,22 @@ impl Dialect for McpServers {
     fn client_managed(&self) -> ClientManaged {
         self.client_managed
     }
+    fn user_keys(&self) -> &'static [&'static str] {
+        self.user_keys
+    }
     fn off_form(&self) -> Option<OffForm> {
         self.off
     }
     fn untyped_url_unread(&self) -> Option<&'static str> {
         self.untyped_url_unread
+    }
+    fn extension_entry(&self, entry: &serde_json::Map<String, serde_json::Value>) -> bool {
+        self.extension_key.is_some_and(|k| {
+            !entry.contains_key("command")
+                && !entry.contains_key("url")
+                && (entry.contains_key(k)
+                    || entry.get("source").and_then(|v| v.as_str()) == Some("extension"))
+        })
     }
     fn render_for(
         &self,

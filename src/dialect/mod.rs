@@ -231,6 +231,10 @@ pub struct GrantSpec {
     pub values: Vec<String>,
     /// Strings already in the array that cover the server (then nothing is added).
     pub covering: Vec<String>,
+    /// The prefix of narrower grants for the same server (`@server/` before a tool's name):
+    /// one the user wrote (not recorded as mcpconf's) counts as the grant, so mcpconf never
+    /// widens what the user narrowed (`@server/tool` is not replaced by `@server`).
+    pub narrower: Option<String>,
     /// Whether to create the array when the file has none (otherwise no grant is needed).
     pub create_array: bool,
     /// A project's list of servers turned off (`disable` on a target), not a grant.
@@ -344,6 +348,13 @@ pub trait Dialect: Sync {
     fn client_managed(&self) -> ClientManaged {
         UNCHECKED
     }
+    /// Settings the client documents in an entry that the manifest does not carry and that a
+    /// user sets by hand (opencode's `timeout` and `oauth`): mcpconf keeps them in the file as
+    /// written, as it keeps the client's own keys (outside the ownership proof, byte for byte
+    /// through an update, adopted with the entry), though they are the user's, not the client's.
+    fn user_keys(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// The client's own "off" form of an entry, if it has one (`None`: `enabled = false`
     /// cannot be expressed for this client).
     fn off_form(&self) -> Option<OffForm> {
@@ -390,6 +401,12 @@ pub trait Dialect: Sync {
     /// reports it.
     fn untyped_url_unread(&self) -> Option<&'static str> {
         None
+    }
+    /// Whether an entry configures a server the client gets from one of its extensions (a Zed
+    /// extension's `settings`) instead of launching one: not an entry mcpconf writes, so
+    /// `import` skips it, saying so.
+    fn extension_entry(&self, _entry: &serde_json::Map<String, serde_json::Value>) -> bool {
+        false
     }
     /// Whether `auto_approve` means something for this client: it has grants
     /// ([`Dialect::grants`]) or a trust field ([`Dialect::trust_form`]).
@@ -499,6 +516,16 @@ pub trait Dialect: Sync {
     /// written there too show twice in it (Copilot CLI reads Claude Code's `.mcp.json`).
     fn also_reads(&self) -> &'static [(&'static str, &'static str)] {
         &[]
+    }
+    /// An entry of this client's file in the common shape import reads (`command`, `args`,
+    /// `env`, `url`, `headers`, `type`, `cwd`): the inverse of the rendering's reshaping, for a
+    /// client that moves keys (Grok CLI's nested `transport`). Most clients' entries already are.
+    fn common_entry(
+        &self,
+        _name: &str,
+        entry: &serde_json::Map<String, serde_json::Value>,
+    ) -> serde_json::Map<String, serde_json::Value> {
+        entry.clone()
     }
     /// The name the client itself files a server under, when it rewrites names (Mistral
     /// Vibe's `normalize_name`): two entries with the same key collide in the client.
@@ -611,6 +638,19 @@ pub fn client_keys(client: &str) -> &'static [&'static str] {
     lookup(client).map_or(&[], |d| d.client_managed().keys)
 }
 
+/// Every key mcpconf keeps in an entry of `d` as the file holds it, outside the manifest: the
+/// client's own ([`Dialect::client_managed`]) and the user's settings it documents
+/// ([`Dialect::user_keys`]).
+pub fn kept_keys(d: &dyn Dialect) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = d.client_managed().keys.to_vec();
+    for k in d.user_keys() {
+        if !out.contains(k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
 /// What a client does to an entry when it saves its file: its own keys and the defaults it
 /// writes out ([`Dialect::defaults`]), for every comparison of entries (ledger, `--adopt`,
 /// `[[legacy]]`, lint).
@@ -641,11 +681,10 @@ pub fn entry_client_state(
             d.defaults().iter().any(|(dk, dv)| *dk == k && *dv == json)
         })
     };
-    d.client_managed()
-        .keys
-        .iter()
+    kept_keys(d)
+        .into_iter()
         .filter(|k| {
-            let is_off = off == Some(**k);
+            let is_off = off == Some(*k);
             if is_off && enabled_declared {
                 return false;
             }

@@ -49,6 +49,10 @@ pub static OPENCODE: Opencode = Opencode {
             source: "https://github.com/anomalyco/opencode/blob/dev/packages/app/src/components/settings-v2/connectors.tsx",
             checked: "anomalyco/opencode f2e14f0 (the app's connector switch writes `enabled` into the entry); opencode 1.18.33",
         },
+        // Documented (`McpLocal` / `McpRemote`: `timeout` in milliseconds, `oauth` an object
+        // or `false`), set by users by hand, and not in the manifest: its unit and meaning
+        // differ between clients (Goose's seconds), so mcpconf keeps them as written.
+        user_keys: &["timeout", "oauth"],
         off: Some(ENABLED_FALSE),
         // The first release that reads a local server's `cwd` (its config schema is strict,
         // so older ones reject the whole file): written only for a target whose
@@ -92,6 +96,8 @@ pub static KILO: Opencode = Opencode {
             source: "https://kilo.ai/docs/automate/mcp/using-in-kilo-code",
             checked: "Kilo Code docs (Kilo-Org/kilocode 0001496): the settings switch and the CLI's `/mcps` write `enabled`; approvals go to the top-level `permission`, outside the entry",
         },
+        // opencode's shape, the same documented settings (`timeout`, `oauth`) kept as written.
+        user_keys: &["timeout", "oauth"],
         off: Some(ENABLED_FALSE),
         // Kilo loads `kilo.jsonc`, `kilo.json`, `opencode.jsonc` and `opencode.json` from the
         // project root and from its `.kilo`, `.kilocode` and `.opencode` directories
@@ -156,6 +162,9 @@ impl Dialect for Opencode {
     }
     fn off_form(&self) -> Option<OffForm> {
         self.spell.off
+    }
+    fn user_keys(&self) -> &'static [&'static str] {
+        self.spell.user_keys
     }
     fn known_fields(&self) -> &'static [&'static str] {
         &[

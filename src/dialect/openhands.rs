@@ -59,4 +59,5 @@ pub static OPENHANDS: Reshaped = Reshaped {
     home_only: false,
     precheck: no_precheck,
     reshape: type_as_transport,
+    unshape: super::reshaped::transport_as_type,
 };

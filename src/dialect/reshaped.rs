@@ -26,6 +26,9 @@ pub struct Reshaped {
     pub home_only: bool,
     /// A refusal the shared rules do not make (Warp's `{{…}}` templates), checked first.
     pub precheck: fn(&Server) -> Result<(), RenderError>,
+    /// The inverse of `reshape`, for import: an entry of the client's file (the server's name
+    /// given) with its keys back in the common places.
+    pub unshape: fn(&str, Map<String, Value>) -> Map<String, Value>,
 }
 
 /// No refusal beyond the shared rules.
@@ -110,6 +113,9 @@ impl Dialect for Reshaped {
     fn also_reads(&self) -> &'static [(&'static str, &'static str)] {
         self.inner.also_reads()
     }
+    fn common_entry(&self, name: &str, entry: &Map<String, Value>) -> Map<String, Value> {
+        (self.unshape)(name, entry.clone())
+    }
 }
 
 /// The entry with its key `from` renamed to `to`, in the same place.
@@ -128,6 +134,15 @@ pub fn rename(m: Map<String, Value>, from: &str, to: &str) -> Map<String, Value>
 /// The entry with its `type` key renamed to `transport`, in the same place.
 pub fn type_as_transport(_: &Server, m: Map<String, Value>) -> Map<String, Value> {
     rename(m, "type", "transport")
+}
+
+/// The inverse of [`type_as_transport`]: a `transport` name read as `type` (an entry that
+/// also has a `type` is left as it is, for the warning about fields import drops).
+pub fn transport_as_type(_: &str, m: Map<String, Value>) -> Map<String, Value> {
+    if m.contains_key("type") || !m.get("transport").is_some_and(Value::is_string) {
+        return m;
+    }
+    rename(m, "transport", "type")
 }
 
 #[cfg(test)]

@@ -38,4 +38,5 @@ pub static ROVO_DEV: Reshaped = Reshaped {
     home_only: false,
     precheck: no_precheck,
     reshape: type_as_transport,
+    unshape: super::reshaped::transport_as_type,
 };

@@ -56,7 +56,16 @@ pub static WARP: Reshaped = Reshaped {
     home_only: false,
     precheck: no_templates,
     reshape: working_directory,
+    unshape: cwd_of_working_directory,
 };
+
+/// The inverse of [`working_directory`]: `working_directory` read as `cwd`.
+fn cwd_of_working_directory(_: &str, m: Map<String, Value>) -> Map<String, Value> {
+    if m.contains_key("cwd") {
+        return m;
+    }
+    super::reshaped::rename(m, "working_directory", "cwd")
+}
 
 /// `cwd` written as `working_directory`.
 fn working_directory(_: &Server, m: Map<String, Value>) -> Map<String, Value> {

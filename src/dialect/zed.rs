@@ -32,6 +32,13 @@ pub static ZED: McpServers = McpServers {
         checked: "Zed (zed-industries/zed main, 2026-12-05): `ContextServerSettingsContent::set_enabled`, used by the agent panel's server toggle",
     },
     off: Some(ENABLED_FALSE),
+    // `ContextServerSettingsContent::Extension { enabled, settings }`: a server an installed
+    // extension provides, configured here.
+    extension_key: Some("settings"),
+    // Zed's settings migration of 2025-06 (`m_2025_06_16`) wrote `"source": "custom"` into
+    // every custom server's entry; the entry means the same without it (a `command` or `url`
+    // tells a custom server from an extension's).
+    defaults: &[("source", "\"custom\"")],
     source: "https://github.com/zed-industries/zed/blob/main/crates/settings_content/src/project.rs (`ContextServerSettingsContent`, `ContextServerCommand`)",
     checked: "zed main (2026-12-05)",
     ..BASE

@@ -135,6 +135,7 @@ fn push_list(spec: &mut Spec, d: &'static dyn Dialect, array: &[String], names: 
                 array: array.to_vec(),
                 values: vec![name.clone()],
                 covering: Vec::new(),
+                narrower: None,
                 create_array: true,
                 disable: true,
             },

@@ -16,6 +16,9 @@ use crate::redact::{classify, credential_name};
 use crate::server::RemoteKind;
 use crate::template::{Grammar, Part, Template};
 
+mod adopt;
+mod agent;
+
 /// A manifest text and what the operator must know about it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Imported {
@@ -25,6 +28,9 @@ pub struct Imported {
     pub warnings: Vec<String>,
     /// How many servers were imported.
     pub servers: usize,
+    /// How many entries the file held (of those asked for with `only`): the ones not among
+    /// [`Imported::servers`] were skipped or left out, each with a warning.
+    pub entries: usize,
     /// The variables import made up to replace literal secrets (each named in a warning), in
     /// the order they were made; references the entries already held are not among them.
     pub replaced: Vec<String>,
@@ -48,6 +54,11 @@ struct Notes {
     inline_vars: Vec<(String, String)>,
     /// [`TargetSpec::as_client`].
     as_client: bool,
+    /// The values import changed on purpose, each said where it happened (kept in memory
+    /// only): server, the text the file holds (a literal secret, a reference in a foreign
+    /// spelling, an env name dropped) and the variable made for it (or `""`). The fields that
+    /// hold either differ from what `apply` writes for a reason already given.
+    changed: Vec<(String, String, String)>,
 }
 
 impl Notes {
@@ -79,6 +90,19 @@ impl Notes {
             self.replaced.push(var.to_string());
         }
     }
+
+    /// In server `server`'s entry, `original` was changed on purpose into `var` (see
+    /// [`Notes::changed`]).
+    fn changed(&mut self, server: &str, original: &str, var: &str) {
+        let one = (
+            server.to_string(),
+            as_written(original).into_owned(),
+            var.to_string(),
+        );
+        if !self.changed.contains(&one) {
+            self.changed.push(one);
+        }
+    }
 }
 
 /// Where the target points.
@@ -100,15 +124,17 @@ pub struct TargetSpec<'a> {
 
 /// Translate the entries of a container (`servers`: name → entry) into a manifest.
 pub fn import(servers: &Map<String, Value>, target: &TargetSpec<'_>, owner: &str) -> Imported {
-    import_file(servers, None, target, owner)
+    import_in(&Value::Null, servers, target, owner)
 }
 
-/// [`import`], with the file's list of client-prompted inputs (VS Code's top-level `inputs`,
-/// [`Dialect::inputs_array`]): each input an imported server uses (`${input:ID}`, kept as
-/// such) becomes an `[inputs.ID]` table.
-pub fn import_file(
+/// [`import`] with the whole file the entries are in (`file`; `Null` when not needed), for
+/// clients whose files say more about a server beside its entry: a Kiro agent's `tools` and
+/// `allowedTools` grants are read as the servers' pins and the target's `auto_approve`; VS
+/// Code's top-level `inputs` ([`Dialect::inputs_array`]): each input an imported server uses
+/// (`${input:ID}`, kept as such) becomes an `[inputs.ID]` table.
+pub fn import_in(
+    file: &Value,
     servers: &Map<String, Value>,
-    inputs: Option<&Value>,
     target: &TargetSpec<'_>,
     owner: &str,
 ) -> Imported {
@@ -145,15 +171,26 @@ pub fn import_file(
             ));
             continue;
         };
-        let Some(obj) = yaml_client_entry(target.dialect.id(), name, obj, &mut notes) else {
+        let obj = target.dialect.common_entry(name, obj);
+        let Some(obj) = yaml_client_entry(target.dialect.id(), name, &obj, &mut notes) else {
             continue;
         };
+        if target.dialect.extension_entry(&obj) {
+            notes.say(format!(
+                "server `{name}` is skipped: an extension of {} provides it (the entry holds only its settings), so there is no launch entry to manage",
+                target.dialect.id()
+            ));
+            continue;
+        }
         if let Some(why) = unread_untyped(name, &obj, target.dialect) {
             notes.say(why);
             continue;
         }
         match server_table(name, &obj, target.dialect, &mut notes) {
-            Some(t) => {
+            Some(mut t) => {
+                if adopt::switched_off(entry, target.dialect) {
+                    t["enabled"] = value(false);
+                }
                 table.insert(name, Item::Table(t));
                 count += 1;
             }
@@ -168,6 +205,9 @@ pub fn import_file(
     if let Some(p) = target.path {
         t["path"] = value(p);
     }
+    if !target.dialect.grant_arrays().is_empty() {
+        agent::read_grants(file, &mut table, &mut t, &mut notes);
+    }
     let mut targets = toml_edit::ArrayOfTables::new();
     targets.push(t);
     // What import prints must plan: a server the manifest refuses, or the client's dialect
@@ -175,8 +215,10 @@ pub fn import_file(
     // (A probe only starts what the file says: nothing is written back, so only what the
     // manifest itself refuses is left out.)
     let writes = (!target.as_client).then_some(target.dialect);
+    let inputs = target.dialect.inputs_array().and_then(|a| file.get(a));
     let declared = input_tables(&table, inputs, &mut notes);
     count -= keep_what_plans(owner, &mut table, &declared, &targets, writes, &mut notes);
+    adopt::adoption_notes(owner, servers, &table, &targets, target.dialect, &mut notes);
     let used = inputs_used(&table);
     let mut kept = Table::new();
     kept.set_implicit(true);
@@ -197,6 +239,10 @@ pub fn import_file(
         replaced: notes.replaced,
         respelled: notes.respelled,
         servers: count,
+        entries: servers
+            .keys()
+            .filter(|n| target.only.is_empty() || target.only.contains(n))
+            .count(),
     }
 }
 
@@ -362,9 +408,7 @@ fn yaml_client_entry(
         "goose" => {
             let ty = e.get("type").and_then(Value::as_str).unwrap_or("");
             if !matches!(ty, "stdio" | "streamable_http") {
-                notes.say(format!(
-                    "server `{name}` is skipped: it is a Goose `{ty}` extension, not an MCP server entry"
-                ));
+                notes.say(goose_skip(name, ty));
                 return None;
             }
             out.remove("type");
@@ -440,6 +484,23 @@ fn yaml_client_entry(
     Some(out)
 }
 
+/// Why a Goose extension that is not `stdio` or `streamable_http` is not imported, truthfully
+/// for its type: an `sse` extension is an MCP server Goose no longer starts (its
+/// `extensions::get_warnings` says "SSE is unsupported, migrate to streamable_http"); the
+/// others (`builtin`, `platform`, `frontend`, `inline_python`) are Goose's own, not MCP server
+/// entries.
+fn goose_skip(name: &str, ty: &str) -> String {
+    match ty {
+        "sse" => format!(
+            "server `{name}` is skipped: it is a Goose `sse` extension, which Goose no longer starts (it reports SSE as unsupported); if the server also speaks streamable HTTP, change the entry to `type: streamable_http` and import again"
+        ),
+        "" => format!("server `{name}` is skipped: its Goose extension has no `type`"),
+        _ => format!(
+            "server `{name}` is skipped: it is a Goose `{ty}` extension (Goose's own), not an MCP server entry"
+        ),
+    }
+}
+
 /// [`neutral`] of a field's value, with a note when the value spells a reference in a form its
 /// client does not expand (`${VAR}` in a Cursor file: Claude Code's spelling): the operator
 /// meant that reference, so import reads it as one, and `apply` writes the client's own form.
@@ -484,6 +545,7 @@ fn read_field(server: &str, field: &str, s: &str, dialect: &str, notes: &mut Not
         if !notes.respelled.iter().any(|r| r == server) {
             notes.respelled.push(server.to_string());
         }
+        notes.changed(server, s, "");
     }
     neutral(s, dialect)
 }
@@ -711,8 +773,23 @@ fn valid_var(name: &str) -> bool {
         && c.all(|ch| ch == '_' || ch.is_ascii_alphanumeric())
 }
 
+/// The variable named after `parts` (a server, a field), each said once: a part that already
+/// begins with what comes before it (header `CONTEXT7_API_KEY` of server `context7`) stands
+/// for both, and one the name so far already ends with adds nothing.
 fn var_name(parts: &[&str]) -> String {
-    crate::text::env_var_name(&parts.join("_"))
+    let mut kept: Vec<&str> = Vec::new();
+    for p in parts {
+        let norm = crate::text::env_var_name(p);
+        let head = crate::text::env_var_name(&kept.join("_"));
+        if kept.is_empty() {
+            kept.push(p);
+        } else if norm == head || norm.starts_with(&format!("{head}_")) {
+            kept = vec![p];
+        } else if !head.ends_with(&format!("_{norm}")) {
+            kept.push(p);
+        }
+    }
+    crate::text::env_var_name(&kept.join("_"))
 }
 
 /// A value read into the manifest's form as the detector sees text in a file: `$${` is the
@@ -778,6 +855,7 @@ fn protect_text(server: &str, key: &str, v: String, is_header: bool, notes: &mut
         if is_header { "header" } else { "env" }
     ));
     notes.replaced(&var);
+    notes.changed(server, &v, &var);
     let scheme = v
         .split_once(' ')
         .filter(|(s, _)| ["bearer", "basic", "token"].contains(&s.to_ascii_lowercase().as_str()))
@@ -806,12 +884,14 @@ fn protect_inline_text(server: &str, field: &str, v: String, notes: &mut Notes) 
     }
     let mut out = v.clone();
     let mut replace = |out: &mut String, range: std::ops::Range<usize>, parts: &[&str]| {
-        let var = notes.var_for(&out[range.clone()], parts);
+        let original = out[range.clone()].to_string();
+        let var = notes.var_for(&original, parts);
         out.replace_range(range, &format!("${{{var}}}"));
         notes.say(format!(
             "server `{server}`: the literal secret in `{field}` was replaced by `${{{var}}}`; set {var} in the environment before applying"
         ));
         notes.replaced(&var);
+        notes.changed(server, &original, &var);
     };
     // Every credential inside the string, found by the one reading every output shares
     // (`redact::spans`: tokens, credential pairs and options, URL passwords and query values,
@@ -856,6 +936,7 @@ fn string_map(
                             "server `{server}`: an {} entry whose name has the shape of a credential was dropped (its name is not shown); move the credential into a value read from the environment",
                             if is_header { "header" } else { "env" }
                         ));
+                        notes.changed(server, k, "");
                         return None;
                     }
                     let field = format!("{}.{k}", if is_header { "headers" } else { "env" });
@@ -909,6 +990,7 @@ fn protected_strings(
                         "server `{server}`: the literal secret after the option `{flag}` in `{field}` was replaced by `${{{var}}}`; set {var} in the environment before applying"
                     ));
                     notes.replaced(&var);
+                    notes.changed(server, &s, &var);
                     format!("${{{var}}}")
                 }
                 _ => protect_inline(server, field, s, notes),
@@ -943,12 +1025,10 @@ fn server_table(
 ) -> Option<Table> {
     let id = dialect.id();
     let mut t = Table::new();
-    let mut used: Vec<&str> = vec!["type"];
     let ty = e.get("type").and_then(Value::as_str).unwrap_or("");
     // opencode's shape (Kilo's too): the command line as one array, `environment` for env.
     let argv_shape = e.get("command").is_some_and(Value::is_array) || e.contains_key("environment");
     let (command, args, mut env) = if argv_shape {
-        used.extend(["command", "environment"]);
         let cmd = protected_strings(name, "command", e.get("command"), id, notes);
         let (c, rest) = match cmd.split_first() {
             Some((c, rest)) => (Some(c.clone()), rest.to_vec()),
@@ -960,12 +1040,6 @@ fn server_table(
             string_map(name, e.get("environment"), id, false, notes),
         )
     } else {
-        // `env` beside a URL means nothing to the server (it is no process): dropped with a
-        // warning below, never silently.
-        used.extend(["command", "args"]);
-        if e.contains_key("command") {
-            used.push("env");
-        }
         (
             e.get("command").and_then(Value::as_str).map(|s| {
                 let read = read_field(name, "command", s, id, notes);
@@ -979,7 +1053,6 @@ fn server_table(
         for v in strings(e.get("env_vars"), id) {
             env.push((v.clone(), format!("${{{v}}}")));
         }
-        used.push("env_vars");
     }
     let url_key = ["url", "serverUrl", "httpUrl"]
         .into_iter()
@@ -996,17 +1069,14 @@ fn server_table(
             let read = read_field(name, "cwd", cwd, id, notes);
             t["cwd"] = value(protect_inline(name, "cwd", read, notes));
         }
-        used.push("cwd");
         if let Some(f) = e.get("envFile").and_then(Value::as_str) {
             let read = read_field(name, "env_file", f, id, notes);
             t["env_file"] = value(protect_inline(name, "env_file", read, notes));
-            used.push("envFile");
         }
     } else if let Some(k) = url_key {
         let url = e.get(k).and_then(Value::as_str).unwrap_or_default();
         let read = read_field(name, "url", url, id, notes);
         t["url"] = value(protect_inline(name, "url", read, notes));
-        used.push(k);
         let mut headers = string_map(
             name,
             e.get(if id == "codex" {
@@ -1018,7 +1088,6 @@ fn server_table(
             true,
             notes,
         );
-        used.extend(["headers", "http_headers"]);
         if id == "codex" {
             if let Some(b) = e.get("bearer_token_env_var").and_then(Value::as_str) {
                 headers.insert(0, ("Authorization".into(), format!("Bearer ${{{b}}}")));
@@ -1030,7 +1099,6 @@ fn server_table(
                     }
                 }
             }
-            used.extend(["bearer_token_env_var", "env_http_headers"]);
         }
         if !headers.is_empty() {
             t["headers"] = value(inline(&headers));
@@ -1056,43 +1124,6 @@ fn server_table(
         if !tools.is_empty() && tools != ["*"] {
             t["tools"] = value(array(&tools));
         }
-        used.push(k);
-    }
-    // Keys the client writes into its entries itself (approvals, switches) stay in the file,
-    // outside the manifest and outside the ownership proof: `--adopt` takes the entry with them.
-    let client_keys = crate::dialect::client_keys(id);
-    // A member that only spells out a default (`"disabled": false`, `null`, Goose's
-    // `timeout: 300`) is what the entry means without it: neither kept nor dropped.
-    let has_command = e.contains_key("command");
-    let (kept, dropped): (Vec<&String>, Vec<&String>) = e
-        .iter()
-        .filter(|(k, v)| {
-            !used.contains(&k.as_str())
-                && !crate::ledger::is_default(k, v, has_command, dialect.defaults())
-        })
-        .map(|(k, _)| k)
-        .partition(|k| client_keys.contains(&k.as_str()));
-    if !kept.is_empty() {
-        notes.say(format!(
-            "server `{name}`: {} {} what {id} keeps in its entries itself; left in the file, outside the manifest (`apply --adopt` takes the entry with {})",
-            kept.iter()
-                .map(|k| format!("`{k}`"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            if kept.len() == 1 { "is" } else { "are" },
-            if kept.len() == 1 { "it" } else { "them" }
-        ));
-    }
-    if !dropped.is_empty() {
-        notes.say(format!(
-            "server `{name}`: {} not part of the manifest and dropped{ADOPT_REFUSED}",
-            dropped
-                .iter()
-                .map(|k| format!("`{k}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-                + if dropped.len() == 1 { " is" } else { " are" }
-        ));
     }
     Some(t)
 }

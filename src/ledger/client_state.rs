@@ -53,11 +53,25 @@ pub fn respelled(v: &Value, respell: &[(&str, &str, &str)]) -> Value {
     Value::Object(out)
 }
 
-/// Fields every client reads as absent when empty.
-const EMPTY_DEFAULTS: &[&str] = &["args", "env", "headers", "autoApprove", "alwaysAllow"];
+/// Fields every client reads as absent when empty: the arguments, the environment and the
+/// headers under each client's name for them (opencode's `environment`, Goose's `envs`,
+/// Codex's `http_headers`, `env_http_headers`, `env_vars`), and the approval lists.
+const EMPTY_DEFAULTS: &[&str] = &[
+    "args",
+    "env",
+    "headers",
+    "autoApprove",
+    "alwaysAllow",
+    "environment",
+    "envs",
+    "http_headers",
+    "env_http_headers",
+    "env_vars",
+];
 
 /// Whether member `key` = `x` of an entry says only what its client assumes when the member
-/// is absent: `null`; an empty `args` / `env` / `headers` / `autoApprove` / `alwaysAllow`;
+/// is absent: `null`; an empty `args` / `env` / `headers` / `autoApprove` / `alwaysAllow` (or
+/// the environment and headers under another client's name for them);
 /// `disabled: false`, `enabled: true`; `type` (or `transport`) `"stdio"` beside a `command`;
 /// or one of the client's own `defaults`.
 pub fn is_default(key: &str, x: &Value, has_command: bool, defaults: &[(&str, &str)]) -> bool {

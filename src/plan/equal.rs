@@ -16,13 +16,17 @@ pub fn normalized(v: &Value) -> Value {
 /// out when it saves its file (Goose's `env_keys: []`, …), and with the fields it reads under
 /// another name spelled its own way first (Windsurf's `url` as `serverUrl`, Gemini's `httpUrl`
 /// as `type: "http"` and `url`).
-fn normalized_for(v: &Value, facts: crate::ledger::ClientFacts<'_>) -> Value {
-    let v = crate::ledger::without_defaults(
+pub fn normalized_for(v: &Value, facts: crate::ledger::ClientFacts<'_>) -> Value {
+    let mut out = crate::ledger::without_defaults(
         &crate::ledger::respelled(v, facts.respell),
         facts.defaults,
         None,
     );
-    if facts.bare_refs { braced(&v) } else { v }
+    // Grok CLI nests the launch under `transport`: the defaults there are the entry's.
+    if let Some(t) = out.get_mut("transport").filter(|t| t.is_object()) {
+        *t = crate::ledger::without_defaults(t, facts.defaults, None);
+    }
+    if facts.bare_refs { braced(&out) } else { out }
 }
 
 /// Every string of an entry with `$VAR` spelled `${VAR}`, for a client that reads both alike.
@@ -50,29 +54,58 @@ pub fn eq_but_client_keys(
     client: &[String],
     facts: crate::ledger::ClientFacts<'_>,
 ) -> Option<Vec<String>> {
-    if semantic_eq_for(a, b, facts) {
-        return Some(Vec::new());
+    adoption(a, b, client, facts).ok()
+}
+
+/// What `apply --adopt` makes of an entry `found` in a file where the manifest wants `wanted`
+/// (`client`: the keys the client, or its user, keeps in the entry outside the manifest; `facts`:
+/// the client's defaults and spellings): `Ok` with the kept keys whose values differ (the entry
+/// is adopted as it is), or `Err` with the top-level fields, in the client's own spelling, where
+/// the two differ once those keys and the defaults are set aside (a conflict). The one
+/// comparison `plan` and `import`'s warnings share, so import never promises what plan refuses.
+pub fn adoption(
+    found: &Value,
+    wanted: &Value,
+    client: &[String],
+    facts: crate::ledger::ClientFacts<'_>,
+) -> Result<Vec<String>, Vec<String>> {
+    if semantic_eq_for(found, wanted, facts) {
+        return Ok(Vec::new());
     }
-    let (Some(x), Some(y)) = (a.as_object(), b.as_object()) else {
-        return None;
+    let (Some(x), Some(y)) = (found.as_object(), wanted.as_object()) else {
+        return Err(vec!["(the whole entry)".to_string()]);
     };
     let strip = |m: &serde_json::Map<String, Value>| {
-        Value::Object(
+        let kept = Value::Object(
             m.iter()
                 .filter(|(k, _)| !client.contains(k))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
-        )
+        );
+        normalized_for(&kept, facts)
     };
-    if !semantic_eq_for(&strip(x), &strip(y), facts) {
-        return None;
+    let (p, q) = (strip(x), strip(y));
+    if p == q {
+        // The kept keys that differ once defaults are set aside (`enabled: true` is none).
+        let (nx, ny) = (normalized_for(found, facts), normalized_for(wanted, facts));
+        return Ok(client
+            .iter()
+            .filter(|k| nx.get(k.as_str()) != ny.get(k.as_str()))
+            .cloned()
+            .collect());
     }
-    let differ: Vec<String> = client
-        .iter()
-        .filter(|k| x.get(k.as_str()) != y.get(k.as_str()))
+    let (Some(p), Some(q)) = (p.as_object(), q.as_object()) else {
+        return Err(vec!["(the whole entry)".to_string()]);
+    };
+    let mut keys: Vec<String> = p
+        .keys()
+        .chain(q.keys())
+        .filter(|k| p.get(k.as_str()) != q.get(k.as_str()))
         .cloned()
         .collect();
-    Some(differ)
+    keys.sort();
+    keys.dedup();
+    Err(keys)
 }
 
 /// The first field (dotted path) where two entries differ once defaults are removed.
@@ -112,6 +145,25 @@ pub fn first_difference(a: &Value, b: &Value) -> Option<String> {
         }
     }
     walk(&normalized(a), &normalized(b), &mut Vec::new())
+}
+
+/// ` (it differs in `FIELD`)` for an entry the manifest wants in `client`'s file, found
+/// otherwise: the first field [`adoption`] names (never a key the client keeps, nor its value).
+pub(super) fn conflict_hint(
+    found: &Value,
+    wanted: &Value,
+    client_state: &[String],
+    client: &str,
+) -> String {
+    match adoption(
+        found,
+        wanted,
+        client_state,
+        crate::dialect::client_facts(client),
+    ) {
+        Err(fields) if !fields.is_empty() => format!(" (it differs in `{}`)", fields[0]),
+        _ => difference_hint(found, wanted),
+    }
 }
 
 /// ` (it differs in `FIELD`)`: names the field, never its value.

@@ -25,7 +25,9 @@ mod marks;
 mod present;
 mod staged;
 mod takeover;
-pub use equal::{eq_but_client_keys, first_difference, normalized, semantic_eq_for};
+pub use equal::{
+    adoption, eq_but_client_keys, first_difference, normalized, normalized_for, semantic_eq_for,
+};
 use present::plan_present;
 
 /// An entry the manifest wants in a file.

@@ -34,6 +34,11 @@ const OWNER: &str = "corpus";
 struct Outcome {
     servers: usize,
     lint_detected: bool,
+    /// The client itself starts no server from any entry of the file (Roo Code's and Amazon
+    /// Q's `url` without `type`): not a file the client accepts, so outside the count.
+    client_rejects: bool,
+    /// MCP entries import left out, each with its reason in `refusals`.
+    left_out: usize,
     applied: bool,
     planned: bool,
     /// Why a step was refused or differed (`step: code: message`).
@@ -124,13 +129,14 @@ fn target(dir: &str, file: &Path) -> (&'static dyn Dialect, &'static Scope, Opti
     } else {
         d.scope(scope).unwrap()
     };
-    // Continue's project block files: any `.continue/mcpServers/*.yaml`.
-    let path = (id == "continue" && scope == "project").then(|| {
-        format!(
-            ".continue/mcpServers/{}",
-            file.file_name().unwrap().to_string_lossy()
-        )
-    });
+    // Multi-file clients, one file each: Continue's project block files (any
+    // `.continue/mcpServers/*.yaml`) and Kiro's agent files (`.kiro/agents/*.json`).
+    let name = file.file_name().unwrap().to_string_lossy();
+    let path = match id {
+        "continue" if scope == "project" => Some(format!(".continue/mcpServers/{name}")),
+        "kiro-agent" => Some(format!(".kiro/agents/{name}")),
+        _ => None,
+    };
     (d, sc, path)
 }
 
@@ -139,12 +145,13 @@ fn servers_of(
     sc: &Scope,
     c: &Ctx,
     bytes: &[u8],
-) -> serde_json::Map<String, Value> {
-    let doc = mcpconf::document::Doc::parse(bytes, d.syntax()).expect("a corpus file parses");
-    match doc.get(&d.container(sc.name, c)) {
+) -> Result<serde_json::Map<String, Value>, String> {
+    let doc = mcpconf::document::Doc::parse(bytes, d.syntax())
+        .map_err(|e| format!("{}: {}", e.code, e.message))?;
+    Ok(match doc.get(&d.container(sc.name, c)) {
         Some(Value::Object(m)) => m,
         _ => serde_json::Map::new(),
-    }
+    })
 }
 
 /// Step 1: `lint` the file, the client told from its path.
@@ -193,17 +200,22 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
 
     lint_step(&src, &placed, &secrets, &mut o);
 
-    // 2. import.
-    let servers = servers_of(d, sc, &c, &bytes);
-    // The file's client-prompted inputs (VS Code's `inputs`), which its servers may use.
-    let inputs = d.inputs_array().and_then(|a| {
-        mcpconf::document::Doc::parse(&bytes, d.syntax())
-            .ok()?
-            .get(&[a.to_string()])
-    });
-    let imported = mcpconf::import::import_file(
+    // 2. import. A file the client reads but mcpconf refuses to read (a duplicate key) counts
+    // as one with servers that did not round-trip.
+    let servers = match servers_of(d, sc, &c, &bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            o.servers = 1;
+            o.refusals.push(format!("read: {e}"));
+            return o;
+        }
+    };
+    let whole = mcpconf::document::Doc::parse(&bytes, d.syntax())
+        .map(|doc| doc.root())
+        .unwrap_or_default();
+    let imported = mcpconf::import::import_in(
+        &whole,
         &servers,
-        inputs.as_ref(),
         &mcpconf::import::TargetSpec {
             dialect: d,
             scope: sc.name,
@@ -221,9 +233,47 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
         &mut o,
     );
     o.servers = imported.servers;
-    if imported.servers == 0 {
+    let rejected = servers
+        .values()
+        .filter_map(Value::as_object)
+        .filter(|e| {
+            d.untyped_url_unread().is_some()
+                && e.contains_key("url")
+                && !e.contains_key("type")
+                && !e.contains_key("command")
+        })
+        .count();
+    if imported.servers == 0 && rejected > 0 && rejected == servers.len() {
+        o.client_rejects = true;
+        o.refusals.push(format!(
+            "the client itself starts no server from its {rejected} entries: {}",
+            imported.warnings.join(" | ")
+        ));
         return o;
     }
+    if imported.servers == 0 {
+        // Entries import could not read or manage (not a client's own non-server entries, such
+        // as Goose's builtins): a file with servers that did not round-trip, not one without.
+        let unread: Vec<&String> = imported
+            .warnings
+            .iter()
+            .filter(|w| w.contains(" is left out: ") || w.contains("neither a command nor a URL"))
+            .collect();
+        if !unread.is_empty() {
+            o.servers = unread.len();
+            o.refusals.push(format!(
+                "import: no server of {} entries: {}",
+                servers.len(),
+                imported.warnings.join(" | ")
+            ));
+        }
+        return o;
+    }
+    o.left_out = imported
+        .warnings
+        .iter()
+        .filter(|w| w.contains(" is left out: "))
+        .count();
     if imported.servers < servers.len() {
         o.refusals.push(format!(
             "import: left out {} of {} entries: {}",
@@ -258,6 +308,12 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
     // 3. apply into an empty client file, and read the entries back.
     let empty = settings(&scratch.join("empty"));
     let ce = ctx(&empty.root, &empty.home);
+    if d.multi_file() {
+        // Agent files are never created: an empty agent stands for the empty client file.
+        let f = d.path(sc, path.as_deref(), &ce);
+        fs::create_dir_all(f.parent().unwrap()).unwrap();
+        fs::write(&f, "{}\n").unwrap();
+    }
     let applied = engine::apply(
         &empty,
         ApplyOptions::new(OWNER, Mode::Apply { adopt: false }).manifest(&manifest),
@@ -269,11 +325,9 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
         }
     } else {
         let written = fs::read(d.path(sc, path.as_deref(), &ce)).unwrap();
-        let back = servers_of(d, sc, &ce, &written);
+        let back = servers_of(d, sc, &ce, &written).expect("mcpconf's own file parses");
         let facts = dialect::client_facts(d.id());
-        let keys: Vec<String> = d
-            .client_managed()
-            .keys
+        let keys: Vec<String> = dialect::kept_keys(d)
             .iter()
             .map(|k| k.to_string())
             .collect();
@@ -358,8 +412,16 @@ fn the_configs_people_really_have() {
         .iter()
         .filter_map(|(f, r)| r.as_ref().ok().map(|o| (f, o)))
         .collect();
-    let with_servers: Vec<&(&String, &Outcome)> =
-        ok.iter().filter(|(_, o)| o.servers > 0).collect();
+    let with_servers: Vec<&(&String, &Outcome)> = ok
+        .iter()
+        .filter(|(_, o)| o.servers > 0 && !o.client_rejects)
+        .collect();
+    let rejected = ok.iter().filter(|(_, o)| o.client_rejects).count();
+    let left_out: usize = with_servers.iter().map(|(_, o)| o.left_out).sum();
+    let whole = with_servers
+        .iter()
+        .filter(|(_, o)| o.applied && o.planned && o.left_out == 0)
+        .count();
     let both = with_servers
         .iter()
         .filter(|(_, o)| o.applied && o.planned)
@@ -373,10 +435,19 @@ fn the_configs_people_really_have() {
         ("files", files.len()),
         ("client formats", formats.len()),
         ("files with servers", with_servers.len()),
-        ("files without servers", ok.len() - with_servers.len()),
+        ("files the client itself rejects (not counted)", rejected),
+        (
+            "files without servers",
+            ok.len() - with_servers.len() - rejected,
+        ),
         ("applied into an empty file and read back equal", applied),
         ("planned clean (or adopt) against their source", planned),
         ("round trips both ways", both),
+        ("… of them with every MCP entry carried", whole),
+        (
+            "MCP entries import left out, each with its reason",
+            left_out,
+        ),
         ("files whose literal secrets lint found", secret_files),
         ("panics", panics.len()),
         ("fake credentials printed", leaked),

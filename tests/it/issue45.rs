@@ -338,3 +338,271 @@ fn an_untyped_url_entry_a_client_starts_nothing_from_is_left_out_with_the_reason
     );
     assert!(import(&e, "cursor").manifest.contains("[servers.bare]"));
 }
+
+/// Every action of an `apply --adopt` (JSON report) of the file at index 0, as `op server`.
+fn ops(doc: &Value) -> Vec<String> {
+    doc["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|f| f["actions"].as_array().cloned().unwrap_or_default())
+        .map(|a| {
+            format!(
+                "{} {}",
+                a["op"].as_str().unwrap_or(""),
+                a["server"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+/// Kiro agents: the agent's `tools` grants are part of what import reads. `@server/tool` pins
+/// the server's tools, `@server` / `@server/*` / `*` grants it whole, a server granted nothing
+/// is pinned to no tool; adopting the import leaves the agent file byte for byte (no grant is
+/// widened). And a manifest that wants the whole server never widens a narrower grant the user
+/// wrote, in `tools` or (with `auto_approve`) in `allowedTools`.
+#[test]
+fn kiro_agent_grants_are_imported_and_never_widened() {
+    let agent = r#"{
+  "name": "db",
+  "mcpServers": {
+    "fetch": {"command": "mcp-server-fetch"},
+    "postgres": {"command": "npx", "args": ["-y", "pg"]},
+    "memory": {"command": "npx", "args": ["-y", "mem"]},
+    "git": {"command": "uvx", "args": ["mcp-server-git"]},
+    "unused": {"command": "npx", "args": ["-y", "unused"]}
+  },
+  "tools": ["read", "@fetch/fetch", "@postgres/query", "@memory/read_graph", "@memory/search_nodes", "@git/*"],
+  "allowedTools": ["@postgres/query", "@git"]
+}
+"#;
+    let file = ".kiro/agents/db.json";
+    let e = Env::new();
+    e.write(file, agent);
+    let imported = import(&e, "kiro-agent");
+    let m = &imported.manifest;
+    for (server, pin) in [
+        ("fetch", "tools = [\"fetch\"]"),
+        ("postgres", "tools = [\"query\"]"),
+        ("memory", "tools = [\"read_graph\", \"search_nodes\"]"),
+        ("unused", "tools = []"),
+    ] {
+        let at = m.find(&format!("[servers.{server}]")).unwrap();
+        let rest = &m[at..];
+        let end = rest[1..].find("\n[").map_or(rest.len(), |i| i + 1);
+        assert!(rest[..end].contains(pin), "{server}: {m}");
+    }
+    let git = &m[m.find("[servers.git]").unwrap()..];
+    assert!(
+        !git[..git[1..].find("\n[").unwrap_or(git.len() - 1)].contains("tools"),
+        "{m}"
+    );
+    // Some servers are approved only in part: no `auto_approve`, and a warning says so.
+    assert!(!m.contains("auto_approve"), "{m}");
+    assert!(
+        imported.stderr.contains("`allowedTools` approves `query`"),
+        "{}",
+        imported.stderr
+    );
+    e.manifest(m);
+    let (exit, doc) = e.json(&["apply", "--yes", "--adopt"]);
+    assert_eq!(exit, 0, "{doc}");
+    assert!(ops(&doc).iter().all(|o| o.starts_with("adopt ")), "{doc}");
+    assert_eq!(e.text(file), agent, "adopting widens no grant");
+    assert_eq!(e.run(&["plan", "--check"]).status.code(), Some(0));
+
+    // A hand-written manifest wanting the whole server, with auto-approval: the user's
+    // narrower grants stand for ours.
+    let e = Env::new();
+    let narrow = r#"{"mcpServers": {}, "tools": ["@fetch/fetch"], "allowedTools": ["@fetch/fetch"]}
+"#;
+    e.write(file, narrow);
+    e.manifest(
+        "owner = \"team\"\n[servers.fetch]\ncommand = \"mcp-server-fetch\"\n[[targets]]\nclient = \"kiro-agent\"\nauto_approve = true\n",
+    );
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    let v: Value = serde_json::from_str(&e.text(file)).unwrap();
+    assert_eq!(v["tools"], serde_json::json!(["@fetch/fetch"]), "{v}");
+    assert_eq!(
+        v["allowedTools"],
+        serde_json::json!(["@fetch/fetch"]),
+        "{v}"
+    );
+    assert!(v["mcpServers"]["fetch"].is_object(), "{v}");
+    // Every server wholly approved: `auto_approve = true`.
+    let e = Env::new();
+    e.write(
+        file,
+        r#"{"mcpServers": {"a": {"command": "a"}, "b": {"command": "b"}}, "tools": ["*"], "allowedTools": ["@a", "@b/*"]}
+"#,
+    );
+    let imported = import(&e, "kiro-agent");
+    assert!(
+        imported.manifest.contains("auto_approve = true"),
+        "{}",
+        imported.manifest
+    );
+    assert!(
+        !imported.manifest.contains("tools ="),
+        "{}",
+        imported.manifest
+    );
+}
+
+/// What import says about each entry is what `plan --adopt` then does, for every dialect: an
+/// entry import says will be refused is a conflict, one it says adopts (with the client's own
+/// keys, or the user's settings mcpconf keeps) is adopted. opencode's `enabled: false` beside an
+/// empty `environment`, its documented `timeout` and `oauth` (kept byte for byte through an
+/// update), Zed's `source: "custom"`, Crush's `disabled: true` (the manifest's `enabled =
+/// false`), and a field no client knows (refused, and said so).
+#[test]
+fn import_warnings_say_what_plan_does() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "opencode",
+            "opencode.json",
+            r#"{"mcp": {
+  "off": {"type": "local", "command": ["node", "x.js"], "environment": {}, "enabled": false},
+  "slow": {"type": "local", "command": ["uvx", "y"], "enabled": true, "timeout": 10000},
+  "remote": {"type": "remote", "url": "https://mcp.example.com/mcp", "oauth": {}},
+  "odd": {"type": "local", "command": ["z"], "frobnicate": 1}
+}}
+"#,
+        ),
+        (
+            "zed",
+            ".zed/settings.json",
+            r#"{"context_servers": {
+  "pg": {"source": "custom", "command": "npx", "args": ["-y", "pg"], "env": {}},
+  "docs": {"source": "custom", "url": "https://mcp.example.com/mcp"},
+  "odd": {"command": "z", "frobnicate": 1}
+}}
+"#,
+        ),
+        (
+            "crush",
+            ".crush.json",
+            r#"{"mcp": {
+  "fs": {"type": "stdio", "command": "npx", "args": ["-y", "fs"], "disabled": true},
+  "odd": {"type": "stdio", "command": "z", "frobnicate": 1}
+}}
+"#,
+        ),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            r#"{"mcpServers": {
+  "ok": {"command": "npx", "args": ["-y", "ok"], "env": {}},
+  "odd": {"command": "z", "frobnicate": 1}
+}}
+"#,
+        ),
+    ];
+    for (client, file, content) in cases {
+        let e = Env::new();
+        e.write(file, content);
+        let imported = import(&e, client);
+        e.manifest(&imported.manifest);
+        let (_, doc) = e.json(&["plan", "--adopt"]);
+        let ops = ops(&doc);
+        let names: Vec<String> = serde_json::from_str::<Value>(content)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .values()
+            .next()
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        for n in &names {
+            let refused = imported.stderr.lines().any(|l| {
+                l.contains(&format!("server `{n}`"))
+                    && l.ends_with("adopting this entry as it is will be refused as a conflict")
+            });
+            let op = if refused { "conflict" } else { "adopt" };
+            assert!(
+                ops.contains(&format!("{op} {n}")),
+                "{client} {n}: import says {op}\n{}\n{doc}",
+                imported.stderr
+            );
+            assert_eq!(refused, n == "odd", "{client} {n}: {}", imported.stderr);
+        }
+    }
+    // opencode's `timeout` stays as the user wrote it through an update.
+    let e = Env::new();
+    e.write(
+        "opencode.json",
+        "{\"mcp\": {\"slow\": {\"type\": \"local\", \"command\": [\"uvx\", \"y\"], \"timeout\": 10000}}}\n",
+    );
+    let imported = import(&e, "opencode");
+    assert!(
+        imported
+            .stderr
+            .contains("`timeout` is opencode's own setting"),
+        "{}",
+        imported.stderr
+    );
+    e.manifest(&imported.manifest);
+    assert_eq!(e.run(&["apply", "--yes", "--adopt"]).status.code(), Some(0));
+    e.manifest(
+        &imported
+            .manifest
+            .replace(
+                "command = \"uvx\"",
+                "command = \"uvx\"\nargs = [\"y\", \"--fast\"]",
+            )
+            .replace("args = [\"y\"]\n", ""),
+    );
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 0, "{doc}");
+    let v: Value = serde_json::from_str(&e.text("opencode.json")).unwrap();
+    assert_eq!(v["mcp"]["slow"]["timeout"], 10000, "{v}");
+    assert_eq!(
+        v["mcp"]["slow"]["command"],
+        serde_json::json!(["uvx", "y", "--fast"]),
+        "{v}"
+    );
+}
+
+/// Smaller: a secret's variable does not repeat the server's name its header already holds;
+/// Goose's `sse` extensions are skipped with the truth (Goose no longer starts them); a file
+/// of entries that are all skipped counts its entries, not its warnings.
+#[test]
+fn variable_names_goose_sse_and_skipped_counts() {
+    let goose = "extensions:\n  context7:\n    enabled: true\n    name: context7\n    type: streamable_http\n    uri: https://mcp.context7.com/mcp\n    headers:\n      CONTEXT7_API_KEY: ctx7sk-c0rpusFAKE-0123456789abcdef0123\n    timeout: 300\n  old:\n    enabled: true\n    name: old\n    type: sse\n    uri: http://localhost:8000/sse\n";
+    let e = Env::new();
+    e.write("../home/.config/goose/config.yaml", goose);
+    let imported = import(&e, "goose");
+    assert!(
+        imported.manifest.contains("${CONTEXT7_API_KEY}"),
+        "{}",
+        imported.manifest
+    );
+    assert!(
+        !imported.manifest.contains("CONTEXT7_CONTEXT7"),
+        "{}",
+        imported.manifest
+    );
+    assert!(
+        imported
+            .stderr
+            .contains("Goose `sse` extension, which Goose no longer starts"),
+        "{}",
+        imported.stderr
+    );
+    let e = Env::new();
+    e.write(
+        ".zed/settings.json",
+        r#"{"context_servers": {"a": {"settings": {"x": 1}}, "b": {"source": "extension", "settings": {}}}}"#,
+    );
+    let out = e.run(&["import", "--client", "zed"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("(2 entries skipped, see the warnings)"),
+        "{stderr}"
+    );
+}

@@ -411,7 +411,7 @@ impl Present<'_> {
             self.shown,
             w.server,
             owner_of(self.input),
-            difference_hint(v, &w.value)
+            super::super::equal::conflict_hint(v, &w.value, &w.client_state, w.client)
         );
         self.refuse(&spot.path, Op::Conflict, &w.server, message);
     }

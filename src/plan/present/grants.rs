@@ -86,7 +86,15 @@ impl Present<'_> {
             x.as_str().is_some_and(|x| {
                 // A legacy grant that goes below covers nothing.
                 let goes = doomed.goes(None, x) && !g.spec.values.iter().any(|v| v == x);
-                g.spec.covering.iter().any(|c| c == x) && !goes
+                // The user's narrower grant is the grant: never widened.
+                let narrower = g.spec.narrower.as_deref().is_some_and(|p| {
+                    x.starts_with(p)
+                        && self
+                            .index
+                            .record(&grant_pointer(&g.spec.array, x))
+                            .is_none()
+                });
+                (g.spec.covering.iter().any(|c| c == x) || narrower) && !goes
             })
         });
         for v in &g.spec.values {
