@@ -18,6 +18,7 @@
 //! assert!(Template::parse("${1X}").is_err());
 //! ```
 
+pub use crate::text::valid_input_id;
 use std::fmt;
 
 use crate::diag::Code;
@@ -387,16 +388,6 @@ impl Template {
         }
         Ok(out)
     }
-}
-
-/// Whether `id` is an input id mcpconf writes in `${input:ID}` and `[inputs.ID]`: 1-64
-/// characters from `A-Z a-z 0-9 _ . -` (the ids VS Code's docs and users' files use).
-pub fn valid_input_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 64
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
 fn valid_var(name: &str) -> bool {

@@ -11,6 +11,7 @@
 //! enforce is not an error but a note the plan prints for that target.
 
 pub mod admin;
+pub use kept::{kept_keys, types_http};
 mod amazonq;
 mod amp;
 mod antigravity;
@@ -37,6 +38,7 @@ mod grok_cli;
 mod hermes;
 mod jetbrains;
 mod junie;
+mod kept;
 mod kimi;
 mod kiro;
 mod kiro_agent;
@@ -638,25 +640,13 @@ pub fn client_keys(client: &str) -> &'static [&'static str] {
     lookup(client).map_or(&[], |d| d.client_managed().keys)
 }
 
-/// Every key mcpconf keeps in an entry of `d` as the file holds it, outside the manifest: the
-/// client's own ([`Dialect::client_managed`]) and the user's settings it documents
-/// ([`Dialect::user_keys`]).
-pub fn kept_keys(d: &dyn Dialect) -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = d.client_managed().keys.to_vec();
-    for k in d.user_keys() {
-        if !out.contains(k) {
-            out.push(k);
-        }
-    }
-    out
-}
-
 /// What a client does to an entry when it saves its file: its own keys and the defaults it
 /// writes out ([`Dialect::defaults`]), for every comparison of entries (ledger, `--adopt`,
 /// `[[legacy]]`, lint).
 pub fn client_facts(client: &str) -> crate::ledger::ClientFacts<'static> {
     lookup(client).map_or_else(Default::default, |d| crate::ledger::ClientFacts {
-        keys: d.client_managed().keys,
+        keys: kept_keys(d),
+        untyped_http: !types_http(d),
         defaults: d.defaults(),
         respell: d.respell(),
         bare_refs: d.grammar().bare(),
@@ -682,7 +672,7 @@ pub fn entry_client_state(
         })
     };
     kept_keys(d)
-        .into_iter()
+        .iter()
         .filter(|k| {
             let is_off = off == Some(*k);
             if is_off && enabled_declared {

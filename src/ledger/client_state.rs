@@ -24,6 +24,11 @@ pub struct ClientFacts<'a> {
     /// Whether the client reads `$VAR` as `${VAR}` ([`crate::template::Grammar::bare`]): the
     /// two spellings are the same entry.
     pub bare_refs: bool,
+    /// Whether mcpconf marks no streamable HTTP entry of this client with a `type`
+    /// ([`crate::dialect::types_http`]): a `"type": "http"` (or another name of streamable
+    /// HTTP) beside a `url` then only spells what the entry's shape says, and compares as
+    /// absent.
+    pub untyped_http: bool,
 }
 
 /// An entry with the fields spelled another way (`respell`: other name, own name, a member

@@ -26,7 +26,34 @@ pub fn normalized_for(v: &Value, facts: crate::ledger::ClientFacts<'_>) -> Value
     if let Some(t) = out.get_mut("transport").filter(|t| t.is_object()) {
         *t = crate::ledger::without_defaults(t, facts.defaults, None);
     }
+    if facts.untyped_http {
+        untyped_http(&mut out);
+    }
     if facts.bare_refs { braced(&out) } else { out }
+}
+
+/// The names clients give streamable HTTP in `type`.
+const HTTP_NAMES: &[&str] = &[
+    "http",
+    "streamable-http",
+    "streamable_http",
+    "streamableHttp",
+    "streamable",
+];
+
+/// A remote entry without a `type` that names streamable HTTP (for a client that takes a `url`
+/// without `type` for it).
+fn untyped_http(v: &mut Value) {
+    if let Some(m) = v.as_object_mut()
+        && ["url", "serverUrl", "httpUrl"]
+            .iter()
+            .any(|k| m.contains_key(*k))
+        && m.get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| HTTP_NAMES.contains(&t))
+    {
+        m.remove("type");
+    }
 }
 
 /// Every string of an entry with `$VAR` spelled `${VAR}`, for a client that reads both alike.

@@ -300,7 +300,7 @@ fn reference_at(s: &str) -> Option<(usize, Option<usize>)> {
     if open == 2
         && let Some(rest) = s[2..].strip_prefix("input:")
         && let Some(end) = rest.find('}')
-        && crate::template::valid_input_id(&rest[..end])
+        && crate::text::valid_input_id(&rest[..end])
     {
         return Some((2 + 6 + end + 1, None));
     }

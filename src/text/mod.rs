@@ -291,6 +291,16 @@ pub fn env_var_name(text: &str) -> String {
     s
 }
 
+/// Whether `id` is an input id mcpconf writes in `${input:ID}` and `[inputs.ID]`: 1-64
+/// characters from `A-Z a-z 0-9 _ . -` (the ids VS Code's docs and users' files use).
+pub fn valid_input_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
