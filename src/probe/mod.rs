@@ -343,23 +343,7 @@ fn run_secrets(servers: &[&Server], opts: &Options, lookup: Lookup<'_>) -> Secre
 
 /// Every template of a server's declaration.
 fn templates(s: &Server) -> Vec<&crate::template::Template> {
-    match &s.transport {
-        Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-            env_file,
-        } => std::iter::once(command)
-            .chain(args)
-            .chain(env.iter().map(|(_, v)| v))
-            .chain(cwd)
-            .chain(env_file)
-            .collect(),
-        Transport::Remote { url, headers, .. } => std::iter::once(url)
-            .chain(headers.iter().map(|(_, v)| v))
-            .collect(),
-    }
+    s.fields().into_iter().map(|(_, t)| t).collect()
 }
 
 /// Probe one server. Never takes much longer than `opts.timeout`, and every process it started

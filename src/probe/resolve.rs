@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::FailureCode;
 use super::scrub::Secrets;
 use super::{Failure, Lookup, Options, fail};
-use crate::server::{Server, Transport};
+use crate::server::Server;
 use crate::template::{Part, Template, TemplateErrorKind};
 
 /// Substitute references; every substituted value becomes a secret to redact.
@@ -41,28 +41,11 @@ pub(super) fn resolve(
 /// Every reference of a server's declaration that is not set, with the field it is in (names
 /// only, never a value).
 pub(super) fn unset_references(server: &Server, lookup: Lookup<'_>) -> Vec<(String, String)> {
-    let mut fields: Vec<(&Template, String)> = Vec::new();
-    match &server.transport {
-        Transport::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-            env_file,
-        } => {
-            fields.extend(env.iter().map(|(k, v)| (v, format!("env.{k}"))));
-            fields.push((command, "command".into()));
-            fields.extend(args.iter().map(|a| (a, "args".to_string())));
-            fields.extend(cwd.iter().map(|c| (c, "cwd".to_string())));
-            fields.extend(env_file.iter().map(|c| (c, "env_file".to_string())));
-        }
-        Transport::Remote { url, headers, .. } => {
-            fields.push((url, "url".into()));
-            fields.extend(headers.iter().map(|(k, v)| (v, format!("headers.{k}"))));
-        }
-    }
+    // The environment first (what a message names first), then the rest in order.
+    let mut fields: Vec<(String, &Template)> = server.fields();
+    fields.sort_by_key(|(f, _)| !f.starts_with("env."));
     let mut out = Vec::new();
-    for (t, field) in fields {
+    for (field, t) in fields {
         for p in &t.parts {
             // An input only the client that prompts for it can fill in: never set here.
             let missing = match p {
