@@ -151,7 +151,7 @@ fn kept_note(name: &str, found: &Value, state: &[String], d: &dyn Dialect, notes
         .collect();
     let (user, client): (Vec<&String>, Vec<&String>) = present
         .into_iter()
-        .partition(|k| d.user_keys().contains(&k.as_str()));
+        .partition(|k| !d.client_managed().keys.contains(&k.as_str()));
     let id = d.id();
     let them = |n: usize| {
         if n == 1 {

@@ -188,7 +188,17 @@ pub(super) fn conflict_hint(
         client_state,
         crate::dialect::client_facts(client),
     ) {
-        Err(fields) if !fields.is_empty() => format!(" (it differs in `{}`)", fields[0]),
+        Err(fields) if !fields.is_empty() => {
+            // The member within the field where they part (`args.0`, `headers.Authorization`).
+            let f = &fields[0];
+            let within = match (found.get(f), wanted.get(f)) {
+                (Some(a), Some(b)) => first_difference(a, b)
+                    .filter(|p| p != "(the whole entry)")
+                    .map(|p| format!("{f}.{p}")),
+                _ => None,
+            };
+            format!(" (it differs in `{}`)", within.unwrap_or_else(|| f.clone()))
+        }
         _ => difference_hint(found, wanted),
     }
 }
