@@ -275,168 +275,38 @@ pub fn parse_with_profile(
     lock: Option<&lock::Lock>,
     chosen: Option<&str>,
 ) -> Result<Manifest, ManifestError> {
+    let doc = parse_toml(text)?;
+    let table = doc.as_table();
     let p = Parser {
         text,
         names,
         inputs: &[],
     };
-    let doc = Document::parse(text).map_err(|e| {
-        let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
-        let msg = e.message().trim().trim_end_matches('.').to_string();
-        ManifestError {
-            message: format!("invalid TOML: {msg}"),
-            line,
-            column,
-        }
-    })?;
-    let root = doc
-        .as_table()
-        .iter()
-        .map(|(k, _)| k.to_string())
-        .collect::<Vec<_>>();
-    let table = doc.as_table();
-    for key in &root {
+    for (key, _) in table.iter() {
         p.check_key(table.key(key), key, TOP_KEYS, "at the top level")?;
     }
-
-    let owner_item = table.get("owner").ok_or_else(|| {
-        p.err_at(
-            0,
-            "the manifest has no `owner`; add e.g. `owner = \"openab\"`",
-        )
-    })?;
-    let owner = p.string(owner_item, "owner")?;
-    if !valid_name(&owner, 64, false) {
-        return Err(p.err_item(
-            owner_item,
-            format!(
-                "owner `{owner}` is not valid: use 1-64 characters from a-z, 0-9, `.`, `_`, `-`, starting with a letter or digit"
-            ),
-        ));
-    }
-
-    let workspace = match table.get("workspace") {
-        None => None,
-        Some(item) => {
-            let w = p.string(item, "workspace")?;
-            if !valid_workspace(&w) {
-                return Err(p.err_item(item, workspace_rule(&w)));
-            }
-            Some(w)
-        }
-    };
-
+    let owner = p.owner(table)?;
+    let workspace = p.workspace(table)?;
     let inputs = match table.get("inputs") {
         Some(item) => p.inputs(item)?,
         None => Vec::new(),
     };
     let ids: Vec<String> = inputs.iter().map(|i| i.id.clone()).collect();
     let p = Parser { inputs: &ids, ..p };
-    let mut servers = Vec::new();
-    let mut registry = Vec::new();
-    if let Some(item) = table.get("servers") {
-        let t = item.as_table_like().ok_or_else(|| {
-            p.err_item(
-                item,
-                "`servers` must be a table of servers, e.g. `[servers.openab]`",
-            )
-        })?;
-        for (name, sitem) in t.iter() {
-            if !valid_server_name(name) {
-                return Err(p.err_item(sitem, server_name_error(name)));
-            }
-            match p.registry_server(name, sitem, lock)? {
-                Some((merged, r)) => {
-                    servers.push(p.server(name, &merged)?);
-                    registry.push(r);
-                }
-                None => servers.push(p.server(name, sitem)?),
-            }
-        }
-    }
-    if servers.is_empty() {
-        return Err(p.err_at(
-            0,
-            "the manifest declares no servers; add at least one `[servers.NAME]` table",
-        ));
-    }
-    // An input no server uses would be written nowhere: an error, like a target that selects
-    // nothing (every server counts, whatever profile is active).
-    if let Some(unused) = inputs
-        .iter()
-        .find(|i| !servers.iter().any(|s| s.inputs().any(|id| id == i.id)))
-    {
-        return Err(ManifestError {
-            message: format!(
-                "input `{}` is declared but no server uses it (as `${{input:{}}}`); remove `[inputs.{}]` or use it",
-                unused.id, unused.id, unused.id
-            ),
-            line: unused.at.0,
-            column: unused.at.1,
-        });
-    }
-
-    let mut targets = Vec::new();
-    if let Some(item) = table.get("targets") {
-        let arr = item.as_array_of_tables().ok_or_else(|| {
-            p.err_item(
-                item,
-                "`targets` must be an array of tables: write `[[targets]]`",
-            )
-        })?;
-        for t in arr.iter() {
-            targets.push(p.target(t, &servers)?);
-        }
-    }
-    if targets.is_empty() {
-        return Err(p.err_at(
-            0,
-            "the manifest declares no targets; add a `[[targets]]` table with a `client`",
-        ));
-    }
-
-    let mut legacy = Vec::new();
-    if let Some(item) = table.get("legacy") {
-        let arr = item.as_array_of_tables().ok_or_else(|| {
-            p.err_item(
-                item,
-                "`legacy` must be an array of tables: write `[[legacy]]`",
-            )
-        })?;
-        for t in arr.iter() {
-            legacy.push(p.legacy(t)?);
-        }
-    }
-
+    let (servers, registry) = p.servers(table, lock)?;
+    check_inputs_used(&inputs, &servers)?;
+    let targets = p.targets(table, &servers)?;
+    let legacy = p.legacy_list(table)?;
     let lint = match table.get("lint") {
         Some(item) => p.lint(item)?,
         None => LintSettings::default(),
     };
-
-    let mut hasher = Sha256::new();
-    hasher.update(text.as_bytes());
-    if let Some(lock) = lock.filter(|_| !registry.is_empty()) {
-        // What the registry servers resolved to is part of what a saved plan was made from.
-        let used = lock::Lock {
-            servers: registry
-                .iter()
-                .filter_map(|r| lock.get(&r.server).cloned())
-                .collect(),
-        };
-        hasher.update(b"\0mcpconf.lock\0");
-        hasher.update(used.render().as_bytes());
-    }
     let policy = match table.get("policy") {
         Some(item) => Some(p.policy(item, &servers)?),
         None => None,
     };
     let (profiles, profile) = p.profiles(table, &servers, chosen)?;
-    if let Some(active) = &profile {
-        // A plan made for one profile is not applied for another.
-        hasher.update(b"\0profile\0");
-        hasher.update(active.as_bytes());
-    }
-    let digest = format!("sha256:{}", hex(&hasher.finalize()));
+    let digest = digest(text, lock, &registry, profile.as_deref());
     let mut m = Manifest {
         owner,
         workspace,
@@ -453,6 +323,179 @@ pub fn parse_with_profile(
     };
     m.keep_active_profile();
     Ok(m)
+}
+
+/// The manifest's text as a span-preserving TOML document; a syntax error names its line and
+/// column.
+fn parse_toml(text: &str) -> Result<Document<&str>, ManifestError> {
+    Document::parse(text).map_err(|e| {
+        let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+        let msg = e.message().trim().trim_end_matches('.').to_string();
+        ManifestError {
+            message: format!("invalid TOML: {msg}"),
+            line,
+            column,
+        }
+    })
+}
+
+/// An input no server uses would be written nowhere: an error, like a target that selects
+/// nothing (every server counts, whatever profile is active).
+fn check_inputs_used(inputs: &[Input], servers: &[Server]) -> Result<(), ManifestError> {
+    let Some(unused) = inputs
+        .iter()
+        .find(|i| !servers.iter().any(|s| s.inputs().any(|id| id == i.id)))
+    else {
+        return Ok(());
+    };
+    Err(ManifestError {
+        message: format!(
+            "input `{}` is declared but no server uses it (as `${{input:{}}}`); remove `[inputs.{}]` or use it",
+            unused.id, unused.id, unused.id
+        ),
+        line: unused.at.0,
+        column: unused.at.1,
+    })
+}
+
+/// [`Manifest::digest`]: the manifest's bytes, the lock records its registry servers resolved
+/// from (part of what a saved plan was made from), and the active profile (a plan made for one
+/// profile is not applied for another).
+fn digest(
+    text: &str,
+    lock: Option<&lock::Lock>,
+    registry: &[RegistryRef],
+    profile: Option<&str>,
+) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(text.as_bytes());
+    if let Some(lock) = lock.filter(|_| !registry.is_empty()) {
+        let used = lock::Lock {
+            servers: registry
+                .iter()
+                .filter_map(|r| lock.get(&r.server).cloned())
+                .collect(),
+        };
+        hasher.update(b"\0mcpconf.lock\0");
+        hasher.update(used.render().as_bytes());
+    }
+    if let Some(active) = profile {
+        hasher.update(b"\0profile\0");
+        hasher.update(active.as_bytes());
+    }
+    format!("sha256:{}", hex(&hasher.finalize()))
+}
+
+/// The top level's sections, each in the order [`parse_with_profile`] reads them (which decides
+/// which error a manifest with several is told first).
+impl Parser<'_> {
+    fn owner(&self, table: &toml_edit::Table) -> Result<String, ManifestError> {
+        let item = table.get("owner").ok_or_else(|| {
+            self.err_at(
+                0,
+                "the manifest has no `owner`; add e.g. `owner = \"openab\"`",
+            )
+        })?;
+        let owner = self.string(item, "owner")?;
+        if !valid_name(&owner, 64, false) {
+            return Err(self.err_item(
+                item,
+                format!(
+                    "owner `{owner}` is not valid: use 1-64 characters from a-z, 0-9, `.`, `_`, `-`, starting with a letter or digit"
+                ),
+            ));
+        }
+        Ok(owner)
+    }
+
+    fn workspace(&self, table: &toml_edit::Table) -> Result<Option<String>, ManifestError> {
+        let Some(item) = table.get("workspace") else {
+            return Ok(None);
+        };
+        let w = self.string(item, "workspace")?;
+        if !valid_workspace(&w) {
+            return Err(self.err_item(item, workspace_rule(&w)));
+        }
+        Ok(Some(w))
+    }
+
+    /// `[servers.NAME]`, a registry server resolved from the lock; at least one.
+    fn servers(
+        &self,
+        table: &toml_edit::Table,
+        lock: Option<&lock::Lock>,
+    ) -> Result<(Vec<Server>, Vec<RegistryRef>), ManifestError> {
+        let mut servers = Vec::new();
+        let mut registry = Vec::new();
+        if let Some(item) = table.get("servers") {
+            let t = item.as_table_like().ok_or_else(|| {
+                self.err_item(
+                    item,
+                    "`servers` must be a table of servers, e.g. `[servers.openab]`",
+                )
+            })?;
+            for (name, sitem) in t.iter() {
+                if !valid_server_name(name) {
+                    return Err(self.err_item(sitem, server_name_error(name)));
+                }
+                match self.registry_server(name, sitem, lock)? {
+                    Some((merged, r)) => {
+                        servers.push(self.server(name, &merged)?);
+                        registry.push(r);
+                    }
+                    None => servers.push(self.server(name, sitem)?),
+                }
+            }
+        }
+        if servers.is_empty() {
+            return Err(self.err_at(
+                0,
+                "the manifest declares no servers; add at least one `[servers.NAME]` table",
+            ));
+        }
+        Ok((servers, registry))
+    }
+
+    /// `[[targets]]`; at least one.
+    fn targets(
+        &self,
+        table: &toml_edit::Table,
+        servers: &[Server],
+    ) -> Result<Vec<Target>, ManifestError> {
+        let mut targets = Vec::new();
+        if let Some(item) = table.get("targets") {
+            let arr = item.as_array_of_tables().ok_or_else(|| {
+                self.err_item(
+                    item,
+                    "`targets` must be an array of tables: write `[[targets]]`",
+                )
+            })?;
+            for t in arr.iter() {
+                targets.push(self.target(t, servers)?);
+            }
+        }
+        if targets.is_empty() {
+            return Err(self.err_at(
+                0,
+                "the manifest declares no targets; add a `[[targets]]` table with a `client`",
+            ));
+        }
+        Ok(targets)
+    }
+
+    /// `[[legacy]]`, if any.
+    fn legacy_list(&self, table: &toml_edit::Table) -> Result<Vec<Legacy>, ManifestError> {
+        let Some(item) = table.get("legacy") else {
+            return Ok(Vec::new());
+        };
+        let arr = item.as_array_of_tables().ok_or_else(|| {
+            self.err_item(
+                item,
+                "`legacy` must be an array of tables: write `[[legacy]]`",
+            )
+        })?;
+        arr.iter().map(|t| self.legacy(t)).collect()
+    }
 }
 
 impl Manifest {

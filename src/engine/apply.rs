@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use super::targets::{ctx, specs};
 use super::{
-    CLIENT_LOCK_STALE, ErrorEntry, Exit, Mode, Read, Report, Settings, Spec, apply_ops_direct,
-    fs_entry, fs_report, goes_on, journal, journal_all, ledger_path, load_claimed, lock_path, plan,
-    plan_all, plan_spec, read_current, save_ledger,
+    CLIENT_LOCK_STALE, ErrorEntry, Exit, Mode, Planning, Read, Report, Settings, Spec,
+    apply_ops_direct, fs_entry, fs_report, goes_on, journal, journal_all, ledger_path,
+    load_claimed, lock_path, plan, plan_all, read_current, save_ledger,
 };
 use crate::diag::Code;
 use crate::fsio::{self, Expect};
@@ -753,18 +753,16 @@ impl Writes<'_> {
             replace: &self.settings.replace,
             restores: &self.restores,
         };
-        let replanned = plan_spec(
-            &self.specs[i],
-            &again,
-            self.owner,
-            self.ws,
-            self.legacy,
-            &self.ledger,
-            &foreign,
-            self.mode,
-            None,
-            tk,
-        );
+        let planning = Planning {
+            owner: self.owner,
+            ws: self.ws,
+            legacy: self.legacy,
+            ledger: &self.ledger,
+            foreign: &foreign,
+            mode: self.mode,
+            take_over: tk,
+        };
+        let replanned = planning.plan(&self.specs[i], &again, None);
         if replanned.status == Status::Refused {
             self.plans[i] = replanned;
             self.io_error = Some(ErrorEntry {

@@ -537,56 +537,62 @@ fn read_current(spec: &Spec) -> Read {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn plan_spec(
-    spec: &Spec,
-    read: &Read,
-    owner: &str,
-    ws: &str,
-    legacy: &[Legacy],
-    ledger: &Ledger,
-    foreign: &Ledger,
+/// What planning a file needs besides the file: the run's owner and workspace, the manifest's
+/// legacy shapes, the ledger, the other owners' marks, the mode and `--take-over`.
+#[derive(Clone, Copy)]
+struct Planning<'a> {
+    owner: &'a str,
+    ws: &'a str,
+    legacy: &'a [Legacy],
+    ledger: &'a Ledger,
+    foreign: &'a Ledger,
     mode: Mode,
-    inherited: Option<Vec<String>>,
-    tk: TakeOver<'_>,
-) -> FilePlan {
-    let input = FileInput {
-        owner: owner.to_string(),
-        workspace: ws.to_string(),
-        path: spec.path.clone(),
-        key: spec.key.clone(),
-        client: spec.client,
-        syntax: spec.syntax,
-        current: read.current.clone(),
-        create: spec.create,
-        wants: spec.wants.clone(),
-        containers: spec.containers.clone(),
-        legacy: legacy.to_vec(),
-        records: ledger.for_file(ws, &spec.key).cloned().collect(),
-        others: ledger.others(ws, &spec.key).cloned().collect(),
-        foreign: foreign.in_file(&spec.key).to_vec(),
-        inherited,
-        notes: spec.notes.clone(),
-        grants: spec.grants.clone(),
-        grant_arrays: spec.grant_arrays.clone(),
-        take_over: match mode {
-            Mode::Apply { .. } => tk.names.to_vec(),
-            Mode::Prune => Vec::new(),
-        },
-        replace: match mode {
-            Mode::Apply { .. } => tk.replace.to_vec(),
-            Mode::Prune => Vec::new(),
-        },
-        restores: tk
-            .restores
-            .copies
-            .iter()
-            .filter(|c| c.workspace == ws && c.file == spec.key)
-            .cloned()
-            .collect(),
-    };
-    let adopt = matches!(mode, Mode::Apply { adopt: true });
-    plan::plan_file(&input, plan::Options { adopt })
+    take_over: TakeOver<'a>,
+}
+
+impl Planning<'_> {
+    /// The plan of the file of `spec` as `read` (`inherited`: the entries other files give an
+    /// agent file, when known).
+    fn plan(&self, spec: &Spec, read: &Read, inherited: Option<Vec<String>>) -> FilePlan {
+        let (ws, mode, tk) = (self.ws, self.mode, self.take_over);
+        let input = FileInput {
+            owner: self.owner.to_string(),
+            workspace: ws.to_string(),
+            path: spec.path.clone(),
+            key: spec.key.clone(),
+            client: spec.client,
+            syntax: spec.syntax,
+            current: read.current.clone(),
+            create: spec.create,
+            wants: spec.wants.clone(),
+            containers: spec.containers.clone(),
+            legacy: self.legacy.to_vec(),
+            records: self.ledger.for_file(ws, &spec.key).cloned().collect(),
+            others: self.ledger.others(ws, &spec.key).cloned().collect(),
+            foreign: self.foreign.in_file(&spec.key).to_vec(),
+            inherited,
+            notes: spec.notes.clone(),
+            grants: spec.grants.clone(),
+            grant_arrays: spec.grant_arrays.clone(),
+            take_over: match mode {
+                Mode::Apply { .. } => tk.names.to_vec(),
+                Mode::Prune => Vec::new(),
+            },
+            replace: match mode {
+                Mode::Apply { .. } => tk.replace.to_vec(),
+                Mode::Prune => Vec::new(),
+            },
+            restores: tk
+                .restores
+                .copies
+                .iter()
+                .filter(|c| c.workspace == ws && c.file == spec.key)
+                .cloned()
+                .collect(),
+        };
+        let adopt = matches!(mode, Mode::Apply { adopt: true });
+        plan::plan_file(&input, plan::Options { adopt })
+    }
 }
 
 /// What planning needs for `apply --take-over`: the names to take over and the restore copies.
@@ -619,6 +625,15 @@ fn plan_all(
         .map(|s| leave_unread(read_current(s), s, ledger, ws, mode))
         .collect();
     let foreign = &foreign_marks(settings, owner);
+    let planning = Planning {
+        owner,
+        ws,
+        legacy,
+        ledger,
+        foreign,
+        mode,
+        take_over: tk,
+    };
     let inheriting =
         |s: &Spec| dialect::lookup(s.client).is_some_and(|d| !d.inherited_settings().is_empty());
     // Files that inherit other files' entries (agent files) are planned after those files, so
@@ -626,10 +641,7 @@ fn plan_all(
     let mut plans: Vec<Option<FilePlan>> = specs
         .iter()
         .zip(&reads)
-        .map(|(s, r)| {
-            (!inheriting(s))
-                .then(|| plan_spec(s, r, owner, ws, legacy, ledger, foreign, mode, None, tk))
-        })
+        .map(|(s, r)| (!inheriting(s)).then(|| planning.plan(s, r, None)))
         .collect();
     // What the inherited files hold depends only on the client: read once per client, not
     // once per agent file.
@@ -645,9 +657,7 @@ fn plan_all(
                     v
                 }
             };
-            plans[i] = Some(plan_spec(
-                &specs[i], &reads[i], owner, ws, legacy, ledger, foreign, mode, visible, tk,
-            ));
+            plans[i] = Some(planning.plan(&specs[i], &reads[i], visible));
         }
     }
     let plans = plans.into_iter().flatten().collect();

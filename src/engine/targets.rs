@@ -77,19 +77,14 @@ pub(super) fn specs(
                 vec![(pattern.clone(), None)]
             };
             for (path, skip) in paths {
-                add_target_file(
-                    &ctx,
-                    &mut resolver,
-                    m,
-                    t,
-                    d,
+                let file = TargetFile {
+                    target: t,
+                    dialect: d,
                     scope,
                     path,
                     skip,
-                    mode,
-                    &mut by_key,
-                    &mut order,
-                );
+                };
+                add_target_file(&ctx, &mut resolver, m, file, mode, &mut by_key, &mut order);
             }
         }
     }
@@ -379,21 +374,33 @@ fn record_problem(
     None
 }
 
+/// One file a manifest target names: the target, its client and scope, the file's path (one
+/// of a glob's matches for a multi-file target) and why it is skipped, if it is.
+struct TargetFile<'a> {
+    target: &'a manifest::Target,
+    dialect: &'static dyn Dialect,
+    scope: &'a dialect::Scope,
+    path: PathBuf,
+    skip: Option<String>,
+}
+
 /// Add one target file's wants to the spec of its (resolved) file.
-#[allow(clippy::too_many_arguments)]
 fn add_target_file(
     ctx: &Ctx,
     resolver: &mut fsio::Resolver,
     m: &Manifest,
-    t: &manifest::Target,
-    d: &'static dyn Dialect,
-    scope: &dialect::Scope,
-    path: PathBuf,
-    skip: Option<String>,
+    file: TargetFile,
     mode: Mode,
     by_key: &mut BTreeMap<String, Spec>,
     order: &mut Vec<String>,
 ) {
+    let TargetFile {
+        target: t,
+        dialect: d,
+        scope,
+        path,
+        skip,
+    } = file;
     let (real, mut refusal) = match resolver.resolve(&path) {
         Ok(r) => (r, None),
         Err(e) => (path.clone(), Some(PlanError::file(e.code, e.message))),

@@ -90,22 +90,50 @@ impl Parser<'_> {
 
     /// `|` / `>` with optional chomping and indentation indicators; the lines below it.
     pub(crate) fn block_scalar(&self, at: usize, parent: usize) -> R<(Node, usize)> {
-        let b = self.b;
         let li = self.line_of(at);
-        let l = self.lines[li];
-        let folded = b[at] == b'>';
+        let head = self.block_header(at, self.lines[li].end);
+        self.finish_line(head.end)?;
+        let body = self.block_body(li, parent, head.explicit);
+        let lines = self.block_lines(li, &body)?;
+        let mut value = if head.folded {
+            fold(&lines)
+        } else {
+            literal(&lines)
+        };
+        // Trailing blank lines after the content (for keep chomping).
+        let trailing = body.next.saturating_sub(body.last.unwrap_or(li) + 1);
+        head.chomp.apply(&mut value, body.last.is_some(), trailing);
+        let end = match body.last {
+            Some(last) => self.lines[last].end,
+            None => head.end,
+        };
+        Ok((
+            Node {
+                kind: Kind::Scalar(Value::String(value)),
+                start: at,
+                end,
+                flow: false,
+            },
+            head.end,
+        ))
+    }
+
+    /// The header of the block scalar at `at` (`|` or `>`), whose line ends at `line_end`.
+    #[inline]
+    fn block_header(&self, at: usize, line_end: usize) -> BlockHeader {
+        let b = self.b;
         let mut k = at + 1;
-        let mut chomp = 0i8; // -1 strip, 0 clip, 1 keep
+        let mut chomp = Chomp::Clip;
         let mut explicit = None;
         for _ in 0..2 {
-            if k < l.end {
+            if k < line_end {
                 match b[k] {
-                    b'-' if chomp == 0 => {
-                        chomp = -1;
+                    b'-' if chomp == Chomp::Clip => {
+                        chomp = Chomp::Strip;
                         k += 1;
                     }
-                    b'+' if chomp == 0 => {
-                        chomp = 1;
+                    b'+' if chomp == Chomp::Clip => {
+                        chomp = Chomp::Keep;
                         k += 1;
                     }
                     c @ b'1'..=b'9' if explicit.is_none() => {
@@ -116,12 +144,22 @@ impl Parser<'_> {
                 }
             }
         }
-        let header_end = k;
-        self.finish_line(header_end)?;
-        // Content lines: every following line that is blank or indented deeper than the parent.
+        BlockHeader {
+            folded: b[at] == b'>',
+            chomp,
+            explicit,
+            end: k,
+        }
+    }
+
+    /// The lines of the block scalar whose header is on line `li`, under a parent indented
+    /// `parent`: every following line that is blank or indented deeper than the parent (and
+    /// at least as deep as the first content line).
+    #[inline]
+    fn block_body(&self, li: usize, parent: usize, explicit: Option<usize>) -> BlockBody {
         let mut content_indent = explicit.map(|e| parent + e);
         let mut i = li + 1;
-        let mut last_content = None;
+        let mut last = None;
         while i < self.lines.len() {
             let x = self.lines[i];
             let blank = self.text[x.start..x.end].trim_matches(' ').is_empty();
@@ -136,16 +174,26 @@ impl Parser<'_> {
             if x.indent < ci {
                 break;
             }
-            last_content = Some(i);
+            last = Some(i);
             i += 1;
         }
-        let ci = content_indent.unwrap_or(parent + 1);
-        let last = last_content.unwrap_or(li);
+        BlockBody {
+            indent: content_indent.unwrap_or(parent + 1),
+            last,
+            next: i,
+        }
+    }
+
+    /// The content lines of a block scalar whose header is on line `li`, without their
+    /// indentation (a blank line shorter than it: empty); an error for a line indented less.
+    #[inline]
+    fn block_lines(&self, li: usize, body: &BlockBody) -> R<Vec<&str>> {
+        let Some(last) = body.last else {
+            return Ok(Vec::new());
+        };
+        let ci = body.indent;
         let mut lines: Vec<&str> = Vec::new();
-        for x in &self.lines[li + 1..=last.max(li)] {
-            if last_content.is_none() {
-                break;
-            }
+        for x in &self.lines[li + 1..=last] {
             let s = &self.text[x.start..x.end];
             if s.len() < ci && s.trim_matches(' ').is_empty() {
                 lines.push("");
@@ -159,92 +207,7 @@ impl Parser<'_> {
                 lines.push(&s[ci..]);
             }
         }
-        // Trailing blank lines after the content (for keep chomping).
-        let mut trailing = 0;
-        let mut j = last + 1;
-        while j < i && j < self.lines.len() {
-            trailing += 1;
-            j += 1;
-        }
-        let mut value = String::new();
-        if folded {
-            let mut prev_more = false;
-            let mut first = true;
-            let mut pending_breaks = 0usize;
-            for s in &lines {
-                if s.is_empty() {
-                    pending_breaks += 1;
-                    continue;
-                }
-                let more = s.starts_with([' ', '\t']);
-                if !first {
-                    let breaks = if more || prev_more {
-                        pending_breaks + 1
-                    } else {
-                        pending_breaks
-                    };
-                    if breaks == 0 {
-                        value.push(' ');
-                    }
-                    for _ in 0..breaks {
-                        value.push('\n');
-                    }
-                } else {
-                    for _ in 0..pending_breaks {
-                        value.push('\n');
-                    }
-                }
-                pending_breaks = 0;
-                value.push_str(s);
-                prev_more = more;
-                first = false;
-            }
-            if !first {
-                value.push('\n');
-            }
-        } else {
-            for s in &lines {
-                value.push_str(s);
-                value.push('\n');
-            }
-        }
-        match chomp {
-            -1 => {
-                while value.ends_with('\n') {
-                    value.pop();
-                }
-            }
-            0 => {
-                while value.ends_with("\n\n") {
-                    value.pop();
-                }
-                if last_content.is_none() {
-                    value.clear();
-                }
-            }
-            _ => {
-                if last_content.is_none() {
-                    value.clear();
-                }
-                for _ in 0..trailing {
-                    value.push('\n');
-                }
-            }
-        }
-        let end = if last_content.is_some() {
-            self.lines[last].end
-        } else {
-            header_end
-        };
-        Ok((
-            Node {
-                kind: Kind::Scalar(Value::String(value)),
-                start: at,
-                end,
-                flow: false,
-            },
-            header_end,
-        ))
+        Ok(lines)
     }
 
     fn skip_flow_space(&self, mut k: usize) -> R<usize> {
@@ -435,6 +398,122 @@ impl Parser<'_> {
             }
         }
     }
+}
+
+/// A block scalar's header: `|` or `>`, then its chomping and indentation indicators.
+struct BlockHeader {
+    /// `>`: the lines fold.
+    folded: bool,
+    chomp: Chomp,
+    /// The indentation indicator: how much deeper than the parent the content is.
+    explicit: Option<usize>,
+    /// Where the indicators end.
+    end: usize,
+}
+
+/// A block scalar's chomping indicator: what becomes of its final line breaks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Chomp {
+    /// `-`: none is kept.
+    Strip,
+    /// No indicator: one is kept.
+    Clip,
+    /// `+`: all are kept, with the blank lines after the content.
+    Keep,
+}
+
+impl Chomp {
+    /// Chomps `value`, the content's lines joined (`content`: whether there is any;
+    /// `trailing`: how many blank lines follow it).
+    #[inline]
+    fn apply(self, value: &mut String, content: bool, trailing: usize) {
+        match self {
+            Chomp::Strip => {
+                while value.ends_with('\n') {
+                    value.pop();
+                }
+            }
+            Chomp::Clip => {
+                while value.ends_with("\n\n") {
+                    value.pop();
+                }
+                if !content {
+                    value.clear();
+                }
+            }
+            Chomp::Keep => {
+                if !content {
+                    value.clear();
+                }
+                for _ in 0..trailing {
+                    value.push('\n');
+                }
+            }
+        }
+    }
+}
+
+/// Where a block scalar's lines are (indexes of the parser's `lines`).
+struct BlockBody {
+    /// The content's indentation.
+    indent: usize,
+    /// The last content line, if any.
+    last: Option<usize>,
+    /// The line after the scalar and the blank lines that follow it.
+    next: usize,
+}
+
+/// A literal (`|`) block scalar's value: each line and a line break.
+#[inline]
+fn literal(lines: &[&str]) -> String {
+    let mut value = String::new();
+    for s in lines {
+        value.push_str(s);
+        value.push('\n');
+    }
+    value
+}
+
+/// A folded (`>`) block scalar's value: lines join with a space, an empty line is a line
+/// break, and a more-indented line keeps its line breaks.
+#[inline]
+fn fold(lines: &[&str]) -> String {
+    let mut value = String::new();
+    let mut prev_more = false;
+    let mut first = true;
+    let mut pending_breaks = 0usize;
+    for s in lines {
+        if s.is_empty() {
+            pending_breaks += 1;
+            continue;
+        }
+        let more = s.starts_with([' ', '\t']);
+        if !first {
+            let breaks = if more || prev_more {
+                pending_breaks + 1
+            } else {
+                pending_breaks
+            };
+            if breaks == 0 {
+                value.push(' ');
+            }
+            for _ in 0..breaks {
+                value.push('\n');
+            }
+        } else {
+            for _ in 0..pending_breaks {
+                value.push('\n');
+            }
+        }
+        pending_breaks = 0;
+        value.push_str(s);
+        prev_more = more;
+        first = false;
+    }
+    if !first {
+        value.push('\n');
+    }
+    value
 }
 
 /// The value of a plain scalar (YAML 1.2 core schema; what cannot be a JSON number stays a

@@ -472,6 +472,51 @@ impl Split {
     }
 }
 
+/// The lines an edit reads again (relative offsets): from the child before the first one the
+/// splices touch (a removal may leave lines, comments, that now follow it) to the end of the
+/// last one touched, and their text after the splices.
+struct Region {
+    /// Where the region begins: a child's line, or the header's end.
+    from: usize,
+    /// Where the last child touched begins.
+    last: usize,
+    /// Where the region ends: the next child's line, or the part's end.
+    to: usize,
+    /// The region's text after the splices.
+    text: String,
+}
+
+/// A region's new text read with the header (see `Split::reread`).
+struct Reread<'t> {
+    /// The header and the region's new text.
+    text: &'t str,
+    /// The new children read in it (offsets in `text`), in order.
+    kids: &'t [Entry],
+    /// How much of the region comes before its first child: comment lines, which join the
+    /// header.
+    lead: usize,
+}
+
+/// The splices, relative to the part and in order; `None` when one reaches the header or
+/// past the part.
+fn relative<'t>(
+    part: &Part,
+    header: usize,
+    splices: &'t [Edit],
+) -> Option<Vec<(usize, usize, &'t str)>> {
+    let start = part.start;
+    let mut sorted: Vec<(usize, usize, &str)> = splices
+        .iter()
+        .map(|(s, e, t)| Some((s.checked_sub(start)?, e.checked_sub(start)?, t.as_str())))
+        .collect::<Option<_>>()?;
+    sorted.sort_by_key(|s| (s.0, s.1));
+    let first = sorted.first()?.0;
+    if first < header || sorted.iter().any(|&(s, e, _)| s > e || e > part.len()) {
+        return None;
+    }
+    Some(sorted)
+}
+
 impl Split {
     /// The edit of the part by `splices` (offsets in the whole text, non-overlapping) that
     /// change only the child `name`, which must then read as `want` (`None`: gone): proven
@@ -486,108 +531,155 @@ impl Split {
         name: &str,
         want: Option<&Value>,
     ) -> Option<(Edit, Split)> {
-        let start = part.start;
-        let header = self.header as usize;
-        let mut sorted: Vec<(usize, usize, &str)> = splices
-            .iter()
-            .map(|(s, e, t)| Some((s.checked_sub(start)?, e.checked_sub(start)?, t.as_str())))
-            .collect::<Option<_>>()?;
-        sorted.sort_by_key(|s| (s.0, s.1));
-        let first = sorted.first()?.0;
-        if first < header || sorted.iter().any(|&(s, e, _)| s > e || e > part.len()) {
-            return None;
-        }
-        // The child before the first one touched is read again: a removal may leave lines
-        // (comments) that now follow it.
-        let rs = self.before(part, self.kid_of(part, first));
-        let b = sorted
-            .iter()
-            .map(|&(s, e, _)| self.kid_of(part, if e > s { e - 1 } else { s }))
-            .max()?;
-        let re = self.region_end(part, b);
-        let last = self.last(part);
-        let named = self.find(part, name);
-        match (named, want) {
-            (Some(i), _) if i < rs || i > b => return None,
-            (None, None) => return None,
-            _ => {}
-        }
-        let mut region = String::with_capacity(re - rs + 64);
-        let mut at = rs;
-        for &(s, e, t) in &sorted {
-            if s < at {
-                return None;
-            }
-            region.push_str(&part.get(at, s)?);
-            region.push_str(t);
-            at = e;
-        }
-        region.push_str(&part.get(at, re)?);
-        // What follows must still begin a line.
-        let follows = re < part.len() || part.src.byte(part.end - 1) == Some(b'\n');
-        if follows && !region.is_empty() && !region.ends_with('\n') {
-            return None;
-        }
-        let head = part.get(0, header)?;
-        // Lines of only comments (what a removed first child leaves) join the header.
-        let (text, e) = if region.lines().all(|l| blank(l.as_bytes())) {
-            (String::new(), None)
-        } else {
-            let mut text = String::with_capacity(header + region.len());
-            text.push_str(&head);
-            text.push_str(&region);
-            let mut es = read(&text)?;
-            if es.len() != 1 {
-                return None;
-            }
-            let e = es.pop()?;
-            (text, Some(e))
-        };
-        let new: &[Entry] = match &e {
+        let sorted = relative(part, self.header as usize, splices)?;
+        let region = self.region(part, &sorted, name, want)?;
+        let (text, e) = self.reread(part, &region.text)?;
+        let kids: &[Entry] = match &e {
             None => &[],
             Some(e) => match &e.value.kind {
                 Kind::Map(es) if !e.value.flow && e.key == self.key => es,
                 _ => return None,
             },
         };
+        let new = Reread {
+            text: &text,
+            kids,
+            lead: self.lead(part, &region, &text, kids)?,
+        };
+        let old = self.others_kept(part, &region, &new, name, want)?;
+        let split = self.edited(part, &region, &new, old)?;
+        let start = part.start;
+        Some(((start + region.from, start + region.to, region.text), split))
+    }
+
+    /// The region the sorted `splices` touch, with its text after them; `None` when the child
+    /// `name` is outside it, when neither is there nor wanted, or when the new text would not
+    /// end its line before what follows.
+    fn region(
+        &self,
+        part: &Part,
+        sorted: &[(usize, usize, &str)],
+        name: &str,
+        want: Option<&Value>,
+    ) -> Option<Region> {
+        let from = self.before(part, self.kid_of(part, sorted.first()?.0));
+        let last = sorted
+            .iter()
+            .map(|&(s, e, _)| self.kid_of(part, if e > s { e - 1 } else { s }))
+            .max()?;
+        let to = self.region_end(part, last);
+        match (self.find(part, name), want) {
+            (Some(i), _) if i < from || i > last => return None,
+            (None, None) => return None,
+            _ => {}
+        }
+        let mut text = String::with_capacity(to - from + 64);
+        let mut at = from;
+        for &(s, e, t) in sorted {
+            if s < at {
+                return None;
+            }
+            text.push_str(&part.get(at, s)?);
+            text.push_str(t);
+            at = e;
+        }
+        text.push_str(&part.get(at, to)?);
+        // What follows must still begin a line.
+        let follows = to < part.len() || part.src.byte(part.end - 1) == Some(b'\n');
+        if follows && !text.is_empty() && !text.ends_with('\n') {
+            return None;
+        }
+        Some(Region {
+            from,
+            last,
+            to,
+            text,
+        })
+    }
+
+    /// The header and a region's new text, read as one entry (`None` for the entry when the
+    /// region is only comment lines, what a removed first child leaves: they join the header).
+    fn reread(&self, part: &Part, region: &str) -> Option<(String, Option<Entry>)> {
+        let head = part.get(0, self.header as usize)?;
+        if region.lines().all(|l| blank(l.as_bytes())) {
+            return Some((String::new(), None));
+        }
+        let mut text = String::with_capacity(head.len() + region.len());
+        text.push_str(&head);
+        text.push_str(region);
+        let mut es = read(&text)?;
+        if es.len() != 1 {
+            return None;
+        }
+        let e = es.pop()?;
+        Some((text, Some(e)))
+    }
+
+    /// How much of the region comes before its first new child (see `Reread::lead`);
+    /// `None` when the new children are not split the same way: none left, text before them
+    /// that does not follow the header, a header grown too big, a child not at the children's
+    /// indentation, a line at their indentation that does not begin one, or one that begins
+    /// with what cannot begin a key. `read_in` is the text the children were read in.
+    fn lead(&self, part: &Part, region: &Region, read_in: &str, kids: &[Entry]) -> Option<usize> {
+        let header = self.header as usize;
         let indent = self.indent as usize;
-        let lead = new.first().map_or(region.len(), |k| k.line_start - header);
-        if (new.is_empty() && rs == header && b == last)
-            || (lead > 0 && rs > header)
+        let text = &region.text;
+        let lead = kids.first().map_or(text.len(), |k| k.line_start - header);
+        if (kids.is_empty() && region.from == header && region.last == self.last(part))
+            || (lead > 0 && region.from > header)
             || header + lead > HEADER
-            || new.iter().any(|k| k.key_at != k.line_start + indent)
+            || kids.iter().any(|k| k.key_at != k.line_start + indent)
         {
             return None;
         }
         // Every line of the new children at their indentation begins one of them.
-        let kid_lines: Vec<usize> = lines(region.as_bytes())
-            .map(|(a, _)| a)
-            .filter(|&a| {
-                let l = &region.as_bytes()[a..];
-                l.len() > indent
-                    && l[..indent].iter().all(|&c| c == b' ')
-                    && !matches!(l[indent], b' ' | b'\n' | b'\r' | b'#')
-            })
-            .collect();
+        let kid_lines = lines(text.as_bytes()).map(|(a, _)| a).filter(|&a| {
+            let l = &text.as_bytes()[a..];
+            l.len() > indent
+                && l[..indent].iter().all(|&c| c == b' ')
+                && !matches!(l[indent], b' ' | b'\n' | b'\r' | b'#')
+        });
         if !kid_lines
-            .iter()
-            .map(|&a| a + header)
-            .eq(new.iter().map(|k| k.line_start))
-            || new
-                .iter()
-                .any(|k| text.as_bytes().get(k.key_at).is_none_or(|&c| not_a_key(c)))
+            .map(|a| a + header)
+            .eq(kids.iter().map(|k| k.line_start))
+            || kids.iter().any(|k| {
+                read_in
+                    .as_bytes()
+                    .get(k.key_at)
+                    .is_none_or(|&c| not_a_key(c))
+            })
         {
             return None;
         }
-        // The children read as the old ones (same bytes, same order) and the wanted one.
+        Some(lead)
+    }
+
+    /// Whether the new children read as the old ones (same bytes, same order) and the wanted
+    /// one: how many old children the region held, or `None`.
+    fn others_kept(
+        &self,
+        part: &Part,
+        region: &Region,
+        new: &Reread,
+        name: &str,
+        want: Option<&Value>,
+    ) -> Option<usize> {
+        let start = part.start;
         let mut old_starts = Vec::new();
-        part.src.line_starts(start + rs, start + re, |x| {
-            if self.kid_line(part, x - start) {
-                old_starts.push(x - start);
-            }
-            None::<()>
-        });
-        let (old_text, old) = read_batch(part, header, indent, (rs, re), &old_starts)?;
+        part.src
+            .line_starts(start + region.from, start + region.to, |x| {
+                if self.kid_line(part, x - start) {
+                    old_starts.push(x - start);
+                }
+                None::<()>
+            });
+        let (old_text, old) = read_batch(
+            part,
+            self.header as usize,
+            self.indent as usize,
+            (region.from, region.to),
+            &old_starts,
+        )?;
         let Kind::Map(old) = &old.value.kind else {
             return None;
         };
@@ -598,20 +690,25 @@ impl Split {
             .collect::<Option<_>>()?;
         let mut kept = Vec::new();
         let mut got = 0;
-        for k in new {
+        for k in new.kids {
             if k.key == name {
                 got += 1;
                 if want != Some(&to_value(&k.value)) {
                     return None;
                 }
             } else {
-                kept.push(text.get(k.line_start..k.end)?);
+                kept.push(new.text.get(k.line_start..k.end)?);
             }
         }
-        if kept != olds || got != usize::from(want.is_some()) {
-            return None;
-        }
-        let delta = region.len() as isize - (re - rs) as isize;
+        (kept == olds && got == usize::from(want.is_some())).then_some(old.len())
+    }
+
+    /// The split of the part after the edit: what is known of the children before the
+    /// region stays, what follows it moves, and the new children are found where they begin.
+    fn edited(&self, part: &Part, region: &Region, new: &Reread, old: usize) -> Option<Split> {
+        let header = self.header as usize;
+        let (rs, re) = (region.from, region.to);
+        let delta = region.text.len() as isize - (re - rs) as isize;
         let moved = |x: usize| {
             if x >= re {
                 x.checked_add_signed(delta)
@@ -620,13 +717,11 @@ impl Split {
             }
         };
         small(part.len().checked_add_signed(delta)?)?;
-        // What is known of the children before the edit stays; the new children are found
-        // where they begin.
         let mut found = super::parts::carry_found(&self.found, rs..re, moved)?;
         let mut first_seq = None;
-        for k in new {
+        for k in new.kids {
             let at = rs + k.line_start - header;
-            first_seq = first_seq.or(seq_of(&text, k).map(|f| (at, f)));
+            first_seq = first_seq.or(seq_of(new.text, k).map(|f| (at, f)));
             found.insert(k.key.clone(), Some(at));
         }
         let seq = match self.seq.get() {
@@ -643,15 +738,14 @@ impl Split {
         for (at, t) in self.trees.iter().filter(|&(at, _)| at < rs) {
             trees.get_or(at, || t.clone());
         }
-        let split = Split {
+        Some(Split {
             key: self.key.clone(),
-            header: small(header + lead)?,
-            count: (self.count + new.len()).checked_sub(old.len())?,
+            header: small(header + new.lead)?,
+            count: (self.count + new.kids.len()).checked_sub(old)?,
             trees,
             found: Mutex::new(found),
             seq,
             ..*self
-        };
-        Some(((start + rs, start + re, region), split))
+        })
     }
 }
