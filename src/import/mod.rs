@@ -171,7 +171,16 @@ pub fn import_in(
             ));
             continue;
         };
-        let obj = target.dialect.common_entry(name, obj);
+        // The client's canonical reading first (Zed's legacy `command` object), then the
+        // common shape of a reshaped client.
+        let canonical = target
+            .dialect
+            .canonical()
+            .map(|f| f(entry))
+            .and_then(|v| v.as_object().cloned());
+        let obj = target
+            .dialect
+            .common_entry(name, canonical.as_ref().unwrap_or(obj));
         let Some(obj) = yaml_client_entry(target.dialect.id(), name, &obj, &mut notes) else {
             continue;
         };

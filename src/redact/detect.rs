@@ -46,9 +46,9 @@ static STARTS: [bool; 256] = {
 };
 
 /// Whether a header, env or option name looks like it carries a credential: it holds one of
-/// [`CREDENTIAL_WORDS`] (any case, inside a longer word too: `APIKEY`, `OAUTH`, `PASSWORD`),
+/// the credential words (any case, inside a longer word too: `APIKEY`, `OAUTH`, `PASSWORD`),
 /// except inside a word of the name that is an ordinary word which merely contains one
-/// ([`PLAIN_WORDS`]: `GIT_AUTHOR_NAME`, `TOKENIZERS_PARALLELISM`, `KEYBOARD_LAYOUT`).
+/// (the plain words: `GIT_AUTHOR_NAME`, `TOKENIZERS_PARALLELISM`, `KEYBOARD_LAYOUT`).
 pub fn credential_name(name: &str) -> bool {
     let n = name.as_bytes();
     // Compare only where a word's first letter is (one table lookup per byte instead of a
