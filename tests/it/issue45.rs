@@ -329,6 +329,22 @@ fn an_untyped_url_entry_a_client_starts_nothing_from_is_left_out_with_the_reason
             "{client}: {}",
             imported.manifest
         );
+        // Lint reports it (`untyped-url`), with the source that says so; not the typed one.
+        e.manifest(&imported.manifest);
+        let path = e.path(file);
+        let (_, doc) = e.json(&["lint", path.to_str().unwrap()]);
+        let found: Vec<&Value> = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "untyped-url")
+            .collect();
+        assert_eq!(found.len(), 1, "{client}: {doc}");
+        let msg = found[0]["message"].as_str().unwrap();
+        assert!(
+            msg.contains("server `bare`") && msg.contains("source: https://github.com/"),
+            "{client}: {msg}"
+        );
     }
     // A client that reads an untyped `url` (Cursor: streamable HTTP or SSE) imports it.
     let e = Env::new();
