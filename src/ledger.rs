@@ -29,8 +29,8 @@ mod client_state;
 mod restore;
 mod store;
 pub use client_state::{
-    ClientFacts, entry_proof, is_default, member_at, respelled, short_digest, with_nested_state,
-    without, without_defaults,
+    ClientFacts, entry_proof, is_default, member_at, respelled, short_digest, unread,
+    with_nested_state, without, without_defaults,
 };
 pub use restore::{RestoreCopy, Restores, load_restores, restore_path, save_restores};
 pub use store::{

@@ -28,6 +28,7 @@ pub static GROK_CLI: Reshaped = Reshaped {
         },
         var_places: Places::Nowhere,
         known_fields: &["name", "transport", "command", "args"],
+        canonical: Some(lifted_transport),
         source: "https://github.com/superagent-ai/grok-cli src/mcp/config.ts (v0.0.34: `.grok/settings.json` `mcpServers`)",
         checked: "grok-cli 0.0.34 (checked 2026-12-05 against superagent-ai/grok-cli fb97af8: v1.x, npm `grok-dev`, reads only `~/.grok/user-settings.json` `mcp.servers`, an array of `{id, label, enabled, transport, …}`: not this dialect)",
         ..BASE
@@ -44,6 +45,28 @@ fn nested_transport(server: &Server, m: Map<String, Value>) -> Map<String, Value
     out.insert("name".into(), Value::String(server.name.clone()));
     out.insert("transport".into(), Value::Object(m));
     out
+}
+
+/// Grok CLI's reading of an entry in either shape it takes (the nested `transport` mcpconf
+/// writes, the legacy flat `{name, command, args, env}`): the keys of `transport` lifted to the
+/// top, where they win over the same keys outside it, as Grok CLI reads only `transport` when
+/// there is one. `name` stays: both shapes carry it. Plan and import compare through it.
+fn lifted_transport(v: &Value) -> Value {
+    match v.as_object() {
+        Some(m) if m.get("transport").is_some_and(Value::is_object) => {
+            let mut out = Map::new();
+            let nested = m.get("transport").and_then(Value::as_object);
+            for (k, x) in m {
+                if k == "transport" {
+                    out.extend(nested.cloned().unwrap_or_default());
+                } else if !nested.is_some_and(|t| t.contains_key(k)) {
+                    out.insert(k.clone(), x.clone());
+                }
+            }
+            Value::Object(out)
+        }
+        _ => v.clone(),
+    }
 }
 
 /// The inverse of [`nested_transport`]: the keys of `transport` (`type`, `command`, `args`,
@@ -98,5 +121,15 @@ mod tests {
         let flat = flat_transport("x", both);
         assert_eq!(flat["command"], "new");
         assert_eq!(flat["name"], "other");
+    }
+
+    #[test]
+    fn both_shapes_read_the_same() {
+        let nested = serde_json::json!({"name": "git", "transport": {"type": "stdio", "command": "uvx", "args": ["g"]}});
+        let legacy = serde_json::json!({"name": "git", "command": "uvx", "args": ["g"]});
+        let facts = crate::dialect::client_facts("grok-cli");
+        assert!(crate::plan::semantic_eq_for(&nested, &legacy, facts));
+        let other = serde_json::json!({"name": "git", "command": "uvx", "args": ["h"]});
+        assert!(!crate::plan::semantic_eq_for(&nested, &other, facts));
     }
 }

@@ -39,7 +39,13 @@ const IDENTITY: &[&str] = &[
 struct Kept {
     keys: Vec<&'static str>,
     types_http: bool,
+    /// Every top-level field the client reads ([`reads`]).
+    reads: Vec<&'static str>,
 }
+
+/// Fields read in every client that has them: its switches (whether the entry runs at all)
+/// and its transport marker.
+const ALWAYS_READ: &[&str] = &["type", "disabled", "enabled"];
 
 fn cache() -> &'static HashMap<&'static str, Kept> {
     static CACHE: OnceLock<HashMap<&'static str, Kept>> = OnceLock::new();
@@ -53,6 +59,24 @@ pub fn kept_keys(d: &dyn Dialect) -> &'static [&'static str] {
         Some(k) => &k.keys,
         None => d.client_managed().keys,
     }
+}
+
+/// Every top-level field `d`'s client reads in an entry: those it documents
+/// ([`Dialect::known_fields`]), those mcpconf writes for it (its renderings' keys), its own
+/// and its user's kept keys, its other spellings and defaults, and in any case the fields that
+/// say what runs (its program, arguments, environment, working directory, address, headers,
+/// transport, switches). `None` for a dialect outside the table (every field counts).
+pub fn reads(d: &dyn Dialect) -> Option<&'static [&'static str]> {
+    cache().get(d.id()).map(|k| k.reads.as_slice())
+}
+
+/// The top-level keys of an entry `found` in `d`'s file that its client does not read there
+/// ([`crate::ledger::unread`]: a field outside what the client reads, a launch's field beside a URL
+/// without a command, headers beside a command without a URL): the user's, kept as written
+/// outside the manifest and the ownership proof. `lint` still reports an unknown one
+/// (`unknown-field`).
+pub fn unread_keys(d: &dyn Dialect, found: &serde_json::Value) -> Vec<String> {
+    crate::ledger::unread(found, super::client_facts(d.id()))
 }
 
 /// Whether mcpconf marks a streamable HTTP entry of `d` with a `type` (`false`: the client
@@ -90,7 +114,33 @@ fn read_off(d: &dyn Dialect) -> Kept {
             keys.push(k);
         }
     }
-    Kept { keys, types_http }
+    let mut reads: Vec<&'static str> = Vec::new();
+    let mut add = |k: &'static str| {
+        let head = k.split('.').next().unwrap_or(k);
+        if !reads.contains(&head) {
+            reads.push(head);
+        }
+    };
+    let own = d.known_fields().iter().chain(IDENTITY).chain(ALWAYS_READ);
+    own.chain(&keys).copied().for_each(&mut add);
+    for (from, to, _) in d.respell() {
+        add(from);
+        add(to);
+    }
+    d.defaults().iter().for_each(|(k, _)| add(k));
+    for w in written {
+        // Once per dialect and key, for the life of the process (the table is built once).
+        let k: &'static str = match IDENTITY.iter().chain(d.known_fields()).find(|k| **k == w) {
+            Some(k) => k,
+            None => Box::leak(w.into_boxed_str()),
+        };
+        add(k);
+    }
+    Kept {
+        keys,
+        types_http,
+        reads,
+    }
 }
 
 /// The top-level keys of every rendering of `d`: each shape of server (local with arguments,

@@ -260,6 +260,9 @@ pub struct McpServers {
     pub disable: Option<super::ProjectDisable>,
     /// What the client expands where it expands references ([`super::Dialect::grammar`]).
     pub grammar: crate::template::Grammar,
+    /// The client's canonical reading of an entry it reads in more than one shape
+    /// ([`super::Dialect::canonical`]).
+    pub canonical: Option<fn(&serde_json::Value) -> serde_json::Value>,
     /// Where these facts were read (the client's own code or docs).
     pub source: &'static str,
     /// The client release (or docs revision) they were checked against.
@@ -319,6 +322,7 @@ pub const BASE: McpServers = McpServers {
     respell: &[],
     disable: None,
     grammar: crate::template::Grammar::Plain,
+    canonical: None,
     source: "",
     checked: "",
 };
@@ -662,6 +666,9 @@ impl Dialect for McpServers {
     }
     fn untyped_url_unread(&self) -> Option<&'static str> {
         self.untyped_url_unread
+    }
+    fn canonical(&self) -> Option<fn(&serde_json::Value) -> serde_json::Value> {
+        self.canonical
     }
     fn extension_entry(&self, entry: &serde_json::Map<String, serde_json::Value>) -> bool {
         self.extension_key.is_some_and(|k| {

@@ -11,7 +11,7 @@
 //! enforce is not an error but a note the plan prints for that target.
 
 pub mod admin;
-pub use kept::{kept_keys, types_http};
+pub use kept::{kept_keys, types_http, unread_keys};
 mod amazonq;
 mod amp;
 mod antigravity;
@@ -519,6 +519,15 @@ pub trait Dialect: Sync {
     fn also_reads(&self) -> &'static [(&'static str, &'static str)] {
         &[]
     }
+    /// The client's canonical reading of an entry, when it reads the same entry in more than
+    /// one shape (Zed migrates its legacy `command: {path, args, env}` object in memory on
+    /// every load; Grok CLI reads its legacy flat entry as well as the nested `transport`
+    /// mcpconf writes): an entry in either shape, in the one shape both compare in. Plan,
+    /// `--adopt` and import compare through it, so the other spelling of the same entry is
+    /// the same entry (adopted as it is, never rewritten for its spelling alone).
+    fn canonical(&self) -> Option<fn(&serde_json::Value) -> serde_json::Value> {
+        None
+    }
     /// An entry of this client's file in the common shape import reads (`command`, `args`,
     /// `env`, `url`, `headers`, `type`, `cwd`): the inverse of the rendering's reshaping, for a
     /// client that moves keys (Grok CLI's nested `transport`). Most clients' entries already are.
@@ -650,6 +659,8 @@ pub fn client_facts(client: &str) -> crate::ledger::ClientFacts<'static> {
         defaults: d.defaults(),
         respell: d.respell(),
         bare_refs: d.grammar().bare(),
+        canon: d.canonical(),
+        reads: kept::reads(d),
     })
 }
 

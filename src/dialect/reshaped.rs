@@ -113,6 +113,9 @@ impl Dialect for Reshaped {
     fn also_reads(&self) -> &'static [(&'static str, &'static str)] {
         self.inner.also_reads()
     }
+    fn canonical(&self) -> Option<fn(&Value) -> Value> {
+        self.inner.canonical
+    }
     fn common_entry(&self, name: &str, entry: &Map<String, Value>) -> Map<String, Value> {
         (self.unshape)(name, entry.clone())
     }

@@ -47,7 +47,13 @@ pub(super) fn adoption_notes(
             continue;
         };
         crate::dialect::with_trust(dialect, auto_approve, &mut r.value);
-        let state = crate::dialect::entry_client_state(dialect, &r.value, s.enabled.is_some());
+        let mut state = crate::dialect::entry_client_state(dialect, &r.value, s.enabled.is_some());
+        // The fields the client does not read in this entry: the user's, as plan keeps them.
+        for k in crate::dialect::unread_keys(dialect, found) {
+            if r.value.get(&k).is_none() && !state.contains(&k) {
+                state.push(k);
+            }
+        }
         note_one(name, found, &r.value, &state, dialect, notes);
     }
 }
@@ -149,6 +155,9 @@ fn kept_note(name: &str, found: &Value, state: &[String], d: &dyn Dialect, notes
                 .is_some_and(|v| !crate::ledger::is_default(k, v, has_command, d.defaults()))
         })
         .collect();
+    let unread = crate::dialect::unread_keys(d, found);
+    let (unread, present): (Vec<&String>, Vec<&String>) =
+        present.into_iter().partition(|k| unread.contains(k));
     let (user, client): (Vec<&String>, Vec<&String>) = present
         .into_iter()
         .partition(|k| !d.client_managed().keys.contains(&k.as_str()));
@@ -165,6 +174,13 @@ fn kept_note(name: &str, found: &Value, state: &[String], d: &dyn Dialect, notes
         notes.say(format!(
             "server `{name}`: {} {is} what {id} keeps in its entries itself; left in the file, outside the manifest (`apply --adopt` takes the entry with {it})",
             listed(&client)
+        ));
+    }
+    if !unread.is_empty() {
+        let (is, it) = them(unread.len());
+        notes.say(format!(
+            "server `{name}`: {} {is} not read by {id} in this entry (nothing there uses {it}; `lint` reports a field {id} does not know as `unknown-field`); left in the file as written, outside the manifest (`apply --adopt` takes the entry with {it}, and an update keeps {it})",
+            listed(&unread)
         ));
     }
     if !user.is_empty() {

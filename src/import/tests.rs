@@ -1,4 +1,6 @@
 //! The import tests (moved out of `import/mod.rs` unchanged).
+use super::refs::{neutral, read_field};
+use super::secrets::{protect, protect_inline};
 use super::*;
 
 #[test]

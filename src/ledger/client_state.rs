@@ -29,6 +29,46 @@ pub struct ClientFacts<'a> {
     /// HTTP) beside a `url` then only spells what the entry's shape says, and compares as
     /// absent.
     pub untyped_http: bool,
+    /// The client's canonical reading of an entry, when it reads one entry in more than one
+    /// shape (Zed's legacy `command: {path, args, env}` object, Grok CLI's flat entry beside
+    /// its nested `transport`): both spellings compare in the one it gives.
+    pub canon: Option<fn(&Value) -> Value>,
+    /// Every top-level field the client reads in an entry (those it documents, those mcpconf
+    /// writes for it, and the fields that say what runs in any client's spelling); `None`:
+    /// not known, every field counts. A field outside it has no effect in the client: it is
+    /// the user's, kept as written outside the manifest and the proof ([`unread`]).
+    pub reads: Option<&'a [&'a str]>,
+}
+
+/// The launch's fields (arguments, environment, working directory, env file): nothing reads
+/// them in an entry with a URL and no command, which starts no process.
+const LAUNCH_ONLY: &[&str] = &["args", "env", "cwd", "envFile"];
+
+/// The URL's fields: nothing reads headers in an entry with a command and no URL.
+const REMOTE_ONLY: &[&str] = &["headers"];
+
+/// The top-level keys of an entry `v` that its client does not read there, sorted: a field
+/// outside [`ClientFacts::reads`], a launch field beside a URL where there is no command, and
+/// headers beside a command where there is no URL. They change nothing the client does, so
+/// they are the user's: kept in the file as written, outside the manifest and the proof.
+pub fn unread(v: &Value, facts: ClientFacts<'_>) -> Vec<String> {
+    let Some(m) = v.as_object() else {
+        return Vec::new();
+    };
+    let has = |keys: &[&str]| keys.iter().any(|k| m.contains_key(*k));
+    let command = has(&["command", "cmd"]);
+    let url = has(&["url", "uri", "serverUrl", "httpUrl"]);
+    let mut out: Vec<String> = m
+        .keys()
+        .filter(|k| {
+            facts.reads.is_some_and(|r| !r.contains(&k.as_str()))
+                || (url && !command && LAUNCH_ONLY.contains(&k.as_str()))
+                || (command && !url && REMOTE_ONLY.contains(&k.as_str()))
+        })
+        .cloned()
+        .collect();
+    out.sort();
+    out
 }
 
 /// An entry with the fields spelled another way (`respell`: other name, own name, a member
@@ -140,6 +180,13 @@ impl Record {
         let own: Vec<&str> = self.client_state.iter().map(String::as_str).collect();
         if !own.is_empty() && proves(&without(v, &own)) {
             return Ownership::Intact;
+        }
+        // Fields the client does not read, added or changed since: the user's, outside the
+        // proof (the entry without them is judged; it has none left, so this ends).
+        let unread = unread(v, facts);
+        if !unread.is_empty() {
+            let keys: Vec<&str> = unread.iter().map(String::as_str).collect();
+            return self.ownership_in(Some(&without(v, &keys)), facts);
         }
         // The client's own save: defaults written out for members mcpconf did not write.
         let canon = without_defaults(v, facts.defaults, self.members.as_ref());

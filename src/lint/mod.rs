@@ -129,6 +129,11 @@ pub static RULES: &[RuleInfo] = &[
         "a field this client does not know"
     ),
     rule!(
+        "untyped-url",
+        Warning,
+        "a `url` entry without `type` in a client that starts no server from one"
+    ),
+    rule!(
         "placeholder-syntax",
         Warning,
         "an environment reference in a syntax this client does not expand"

@@ -15,17 +15,18 @@ pub fn normalized(v: &Value) -> Value {
 /// [`normalized`] for one client (`facts`, its dialect's): also without the defaults it writes
 /// out when it saves its file (Goose's `env_keys: []`, …), and with the fields it reads under
 /// another name spelled its own way first (Windsurf's `url` as `serverUrl`, Gemini's `httpUrl`
-/// as `type: "http"` and `url`).
+/// as `type: "http"` and `url`), and an entry in another shape the client reads in its
+/// canonical one ([`crate::ledger::ClientFacts::canon`]).
 pub fn normalized_for(v: &Value, facts: crate::ledger::ClientFacts<'_>) -> Value {
+    // An entry in another shape the client reads (Zed's legacy `command` object, Grok CLI's
+    // flat entry or its nested `transport`) in the one shape it gives both.
+    let canonical = facts.canon.map(|f| f(v));
+    let v = canonical.as_ref().unwrap_or(v);
     let mut out = crate::ledger::without_defaults(
         &crate::ledger::respelled(v, facts.respell),
         facts.defaults,
         None,
     );
-    // Grok CLI nests the launch under `transport`: the defaults there are the entry's.
-    if let Some(t) = out.get_mut("transport").filter(|t| t.is_object()) {
-        *t = crate::ledger::without_defaults(t, facts.defaults, None);
-    }
     if facts.untyped_http {
         untyped_http(&mut out);
     }

@@ -202,7 +202,8 @@ proptest! {
 
     /// Every dialect (issue 40): an entry the client re-saved with its own defaults written
     /// out, or with its own keys (switches, approvals, trust) set, is still the entry mcpconf
-    /// wrote; any other single change of a field — one mcpconf wrote, or a new one with a
+    /// wrote, and so is one with a field added that the client does not read; any other
+    /// single change of a field — one mcpconf wrote, or a new one the client reads with a
     /// value that is no default — is drift.
     #[test]
     fn a_clients_own_save_never_drifts_and_any_other_change_does(
@@ -249,7 +250,17 @@ proptest! {
         if !facts.keys.contains(&key.as_str()) && written.get(&key).is_none() {
             let mut v = saved.clone();
             v[key.as_str()] = value.clone();
-            prop_assert!(!intact(&v), "{}: adding `{key}` is drift: {v}", d.id());
+            // A field the client reads is drift; one it does not read changes nothing it
+            // does, so it is the user's (outside the proof, as its own keys are).
+            let read = facts.reads.is_none_or(|r| r.contains(&key.as_str()));
+            prop_assert_eq!(!intact(&v), read, "{}: adding `{}`: {}", d.id(), key, v);
+        }
+        // A field the client reads that mcpconf did not write (its working directory), added:
+        // drift in every client.
+        if written.get("cwd").is_none() {
+            let mut v = saved.clone();
+            v["cwd"] = value.clone();
+            prop_assert!(!intact(&v), "{}: adding `cwd` is drift: {v}", d.id());
         }
     }
 }

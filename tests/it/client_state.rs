@@ -78,22 +78,23 @@ fn applied_with_client_key(client: &str, key: &str) -> (Env, std::path::PathBuf,
     (e, path, text, member)
 }
 
-/// A member nobody but a user would add, in the client's syntax.
+/// A member nobody but a user would add, in the client's syntax: an env file, which
+/// says what runs in every client (a field a client does not read would be the user's).
 fn add_foreign_key(text: &str, client: &str) -> String {
     if client == "codex" {
         return text.replacen(
             &format!("[mcp_servers.{NAME}]\n"),
-            &format!("[mcp_servers.{NAME}]\nzz_user = 1\n"),
+            &format!("[mcp_servers.{NAME}]\nenvFile = \"/zz\"\n"),
             1,
         );
     }
     if client == "goose" || client == "hermes" {
         let i = text.find(NAME).unwrap();
         let at = i + text[i..].find('\n').unwrap() + 1;
-        return format!("{}    zz_user: 1\n{}", &text[..at], &text[at..]);
+        return format!("{}    envFile: /zz\n{}", &text[..at], &text[at..]);
     }
     let head = format!("\"{NAME}\": {{");
-    text.replacen(&head, &format!("{head}\"zz_user\": 1,"), 1)
+    text.replacen(&head, &format!("{head}\"envFile\": \"/zz\","), 1)
 }
 
 fn target_path(e: &Env) -> std::path::PathBuf {
@@ -175,11 +176,11 @@ fn every_client_key_keeps_the_entry_ours_and_every_other_edit_is_drift() {
             assert_eq!(code, 3, "{ctx}: {doc:#}");
             let msg = doc["errors"][0]["message"].as_str().unwrap();
             assert_eq!(doc["errors"][0]["code"], "drift", "{ctx}: {doc:#}");
-            assert!(msg.contains("`zz_user` was added"), "{ctx}: {msg}");
+            assert!(msg.contains("`envFile` was added"), "{ctx}: {msg}");
             let (code, doc) = e.json(&["prune", "--yes"]);
             assert_eq!(code, 3, "{ctx}: {doc:#}");
             let msg = doc["errors"][0]["message"].as_str().unwrap();
-            assert!(msg.contains("`zz_user` was added"), "{ctx}: {msg}");
+            assert!(msg.contains("`envFile` was added"), "{ctx}: {msg}");
 
             // Undone: prune removes the entry together with the client's key.
             std::fs::write(&path, &now).unwrap();

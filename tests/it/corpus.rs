@@ -6,8 +6,9 @@
 //!    found as a `literal-secret`, none of them in a message;
 //! 2. `import` it: no fake credential in the manifest or the warnings;
 //! 3. `apply` the import into an empty client file, and read the entries back: each equal to the
-//!    source entry in the client's own terms (defaults, client-managed keys and spellings aside;
-//!    a literal secret read back as the reference import made of it);
+//!    source entry in the client's own terms (defaults, the keys the client or its user keeps,
+//!    fields the client does not read, and its other spellings aside; a literal secret read back
+//!    as the reference import made of it);
 //! 4. `plan --adopt` the import against a copy of the source: nothing to change, or adopt only.
 //!
 //! The counts are written into `docs/corpus.md` (between its markers; `MCPCONF_BLESS=1`
@@ -290,8 +291,10 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
             return o;
         }
     };
-    // Servers whose entry import changed on purpose: a literal secret made a reference, a
-    // reference respelled, a field dropped with a warning.
+    // Servers whose entry import changed on purpose, and nothing else: a literal secret made
+    // a reference (adopted once the variable holds the value, contract §5), a reference
+    // respelled (taken over). A field import drops is no excuse: it must be one the client
+    // keeps, or one it does not read, or the file does not round-trip.
     let changed: Vec<&str> = manifest
         .servers
         .iter()
@@ -299,8 +302,7 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
         .filter(|n| {
             imported.respelled.iter().any(|r| r == n)
                 || imported.warnings.iter().any(|w| {
-                    w.starts_with(&format!("server `{n}`"))
-                        && (w.contains("literal secret") || w.contains("dropped"))
+                    w.starts_with(&format!("server `{n}`")) && w.contains("literal secret")
                 })
         })
         .collect();
@@ -327,10 +329,6 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
         let written = fs::read(d.path(sc, path.as_deref(), &ce)).unwrap();
         let back = servers_of(d, sc, &ce, &written).expect("mcpconf's own file parses");
         let facts = dialect::client_facts(d.id());
-        let keys: Vec<String> = dialect::kept_keys(d)
-            .iter()
-            .map(|k| k.to_string())
-            .collect();
         o.applied = true;
         for s in &manifest.servers {
             let (Some(a), Some(b)) = (servers.get(&s.name), back.get(&s.name)) else {
@@ -338,6 +336,12 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
                 o.refusals.push(format!("read-back: `{}` missing", s.name));
                 continue;
             };
+            // The keys the client keeps, and those of the source entry it does not read.
+            let mut keys: Vec<String> = dialect::kept_keys(d)
+                .iter()
+                .map(|k| k.to_string())
+                .collect();
+            keys.extend(dialect::unread_keys(d, a));
             let same = mcpconf::plan::eq_but_client_keys(a, b, &keys, facts).is_some();
             if !same && !changed.contains(&s.name.as_str()) {
                 o.applied = false;

@@ -329,6 +329,22 @@ fn an_untyped_url_entry_a_client_starts_nothing_from_is_left_out_with_the_reason
             "{client}: {}",
             imported.manifest
         );
+        // Lint reports it (`untyped-url`), with the source that says so; not the typed one.
+        e.manifest(&imported.manifest);
+        let path = e.path(file);
+        let (_, doc) = e.json(&["lint", path.to_str().unwrap()]);
+        let found: Vec<&Value> = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "untyped-url")
+            .collect();
+        assert_eq!(found.len(), 1, "{client}: {doc}");
+        let msg = found[0]["message"].as_str().unwrap();
+        assert!(
+            msg.contains("server `bare`") && msg.contains("source: https://github.com/"),
+            "{client}: {msg}"
+        );
     }
     // A client that reads an untyped `url` (Cursor: streamable HTTP or SSE) imports it.
     let e = Env::new();
@@ -455,7 +471,9 @@ fn kiro_agent_grants_are_imported_and_never_widened() {
 /// keys, or the user's settings mcpconf keeps) is adopted. opencode's `enabled: false` beside an
 /// empty `environment`, its documented `timeout` and `oauth` (kept byte for byte through an
 /// update), Zed's `source: "custom"`, Crush's `disabled: true` (the manifest's `enabled =
-/// false`), and a field no client knows (refused, and said so).
+/// false`), a field the client does not read (the user's, adopted with the entry), and another
+/// client's name for the environment (`envs`: a field that says what runs is never set aside,
+/// so refused, and said so).
 #[test]
 fn import_warnings_say_what_plan_does() {
     let cases: &[(&str, &str, &str)] = &[
@@ -466,7 +484,8 @@ fn import_warnings_say_what_plan_does() {
   "off": {"type": "local", "command": ["node", "x.js"], "environment": {}, "enabled": false},
   "slow": {"type": "local", "command": ["uvx", "y"], "enabled": true, "timeout": 10000},
   "remote": {"type": "remote", "url": "https://mcp.example.com/mcp", "oauth": {}},
-  "odd": {"type": "local", "command": ["z"], "frobnicate": 1}
+  "odd": {"type": "local", "command": ["z"], "envs": {"A": "1"}},
+  "extra": {"type": "local", "command": ["w"], "frobnicate": 1}
 }}
 "#,
         ),
@@ -476,7 +495,8 @@ fn import_warnings_say_what_plan_does() {
             r#"{"context_servers": {
   "pg": {"source": "custom", "command": "npx", "args": ["-y", "pg"], "env": {}},
   "docs": {"source": "custom", "url": "https://mcp.example.com/mcp"},
-  "odd": {"command": "z", "frobnicate": 1}
+  "odd": {"command": "z", "envs": {"A": "1"}},
+  "extra": {"command": "w", "frobnicate": 1}
 }}
 "#,
         ),
@@ -485,7 +505,8 @@ fn import_warnings_say_what_plan_does() {
             ".crush.json",
             r#"{"mcp": {
   "fs": {"type": "stdio", "command": "npx", "args": ["-y", "fs"], "disabled": true},
-  "odd": {"type": "stdio", "command": "z", "frobnicate": 1}
+  "odd": {"type": "stdio", "command": "z", "envs": {"A": "1"}},
+  "extra": {"type": "stdio", "command": "w", "frobnicate": 1}
 }}
 "#,
         ),
@@ -494,7 +515,8 @@ fn import_warnings_say_what_plan_does() {
             ".cursor/mcp.json",
             r#"{"mcpServers": {
   "ok": {"command": "npx", "args": ["-y", "ok"], "env": {}},
-  "odd": {"command": "z", "frobnicate": 1}
+  "odd": {"command": "z", "envs": {"A": "1"}},
+  "extra": {"command": "w", "frobnicate": 1}
 }}
 "#,
         ),
@@ -531,6 +553,14 @@ fn import_warnings_say_what_plan_does() {
             );
             assert_eq!(refused, n == "odd", "{client} {n}: {}", imported.stderr);
         }
+        // A field the client does not read is the user's: adopted with the entry, said so.
+        assert!(
+            imported.stderr.contains(&format!(
+                "server `extra`: `frobnicate` is not read by {client}"
+            )),
+            "{client}: {}",
+            imported.stderr
+        );
     }
     // opencode's `timeout` stays as the user wrote it through an update.
     let e = Env::new();
@@ -605,4 +635,121 @@ fn variable_names_goose_sse_and_skipped_counts() {
         stderr.contains("(2 entries skipped, see the warnings)"),
         "{stderr}"
     );
+}
+
+/// Class 3, the other spellings a client reads: Zed's legacy `command: {path, args, env}`
+/// object (migrated in memory on every load) and Grok CLI's legacy flat entry beside the nested
+/// `transport` mcpconf writes are the same entries: imported, adopted as they are (the file
+/// left byte for byte), planned clean after, and written back in the spelling mcpconf writes.
+#[test]
+fn an_older_spelling_a_client_reads_is_the_same_entry() {
+    let (imported, written) = round_trip(
+        "zed",
+        ".zed/settings.json",
+        r#"{"context_servers": {
+  "ctx": {"command": {"path": "/opt/ctx", "args": ["run"], "env": {"LEVEL": "1"}}, "settings": {"x": true}},
+  "new": {"command": "npx", "args": ["-y", "srv"]}
+}}
+"#,
+    );
+    assert!(
+        imported.manifest.contains("command = \"/opt/ctx\"")
+            && imported.manifest.contains("args = [\"run\"]"),
+        "{}",
+        imported.manifest
+    );
+    assert_eq!(written["context_servers"]["ctx"]["command"], "/opt/ctx");
+    assert_eq!(written["context_servers"]["ctx"]["env"]["LEVEL"], "1");
+
+    let (imported, written) = round_trip(
+        "grok-cli",
+        ".grok/settings.json",
+        r#"{"mcpServers": {
+  "git": {"name": "git", "command": "uvx", "args": ["mcp-server-git"], "env": {"A": "b"}},
+  "fs": {"name": "fs", "transport": {"type": "stdio", "command": "npx", "args": ["fs"]}}
+}}
+"#,
+    );
+    assert!(!imported.stderr.contains("refused"), "{}", imported.stderr);
+    assert_eq!(
+        written["mcpServers"]["git"]["transport"]["command"], "uvx",
+        "{written}"
+    );
+
+    // Another value in the old spelling is still a conflict, named.
+    let e = Env::new();
+    e.write(
+        ".grok/settings.json",
+        r#"{"mcpServers": {"git": {"name": "git", "command": "uvx", "args": ["other"]}}}"#,
+    );
+    e.manifest(
+        "owner = \"team\"\n[servers.git]\ncommand = \"uvx\"\nargs = [\"mcp-server-git\"]\n\n[[targets]]\nclient = \"grok-cli\"\n",
+    );
+    let (exit, doc) = e.json(&["apply", "--yes", "--adopt"]);
+    assert_eq!(exit, 3, "{doc}");
+    assert!(ops(&doc).contains(&"conflict git".to_string()), "{doc}");
+}
+
+/// Class 4, fields a client does not read: a field it does not document (Cursor's
+/// `alwaysAllow`, Cline's) and a launch's `env` beside a `url` (no process is started) change
+/// nothing the client does, so they are the user's: imported with a warning that says so,
+/// adopted as they are, kept byte for byte by an update, outside the proof (added later, no
+/// drift); lint still reports the unknown field. A field that says what runs is never set
+/// aside.
+#[test]
+fn fields_a_client_does_not_read_are_the_users() {
+    let content = r#"{"mcpServers": {
+  "fetch": {"command": "uvx", "args": ["mcp-server-fetch"], "alwaysAllow": ["fetch"]},
+  "sse-local": {"url": "http://localhost:3000/sse", "env": {"API_KEY": "value"}}
+}}
+"#;
+    let (imported, _) = round_trip("cursor", ".cursor/mcp.json", content);
+    for (server, field) in [("fetch", "alwaysAllow"), ("sse-local", "env")] {
+        assert!(
+            imported.stderr.contains(&format!(
+                "server `{server}`: `{field}` is not read by cursor"
+            )),
+            "{}",
+            imported.stderr
+        );
+    }
+    let e = Env::new();
+    e.write(".cursor/mcp.json", content);
+    let manifest = import(&e, "cursor").manifest;
+    e.manifest(&manifest);
+    assert_eq!(e.run(&["apply", "--yes", "--adopt"]).status.code(), Some(0));
+    // Lint still names the field Cursor does not know.
+    let file = e.path(".cursor/mcp.json");
+    let (_, doc) = e.json(&["lint", file.to_str().unwrap()]);
+    assert!(doc.to_string().contains("unknown-field"), "{doc}");
+    // Another unread field added later: still ours, no drift.
+    e.write(
+        ".cursor/mcp.json",
+        content.replace("\"alwaysAllow\"", "\"note\": \"mine\", \"alwaysAllow\""),
+    );
+    let out = e.run(&["plan", "--check"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // An update keeps them byte for byte.
+    e.manifest(&manifest.replace("mcp-server-fetch", "mcp-server-fetch2"));
+    assert_eq!(e.run(&["apply", "--yes"]).status.code(), Some(0));
+    let now = e.text(".cursor/mcp.json");
+    assert!(
+        now.contains("\"note\": \"mine\"")
+            && now.contains("\"alwaysAllow\"")
+            && now.contains("mcp-server-fetch2"),
+        "{now}"
+    );
+    // A working directory says what runs: added to an owned entry, it is drift.
+    e.write(
+        ".cursor/mcp.json",
+        now.replace("\"note\"", "\"cwd\": \"/srv\", \"note\""),
+    );
+    let (exit, doc) = e.json(&["apply", "--yes"]);
+    assert_eq!(exit, 3, "{doc}");
+    assert!(ops(&doc).contains(&"drift fetch".to_string()), "{doc}");
 }

@@ -122,6 +122,7 @@ const RULES: &[&str] = &[
     "literal-secret",
     "secret-file-mode",
     "unknown-field",
+    "untyped-url",
     "placeholder-syntax",
     "dangling-grant",
     "stale-legacy",
@@ -392,7 +393,7 @@ fn sarif_has_the_structure_code_scanning_needs() {
     let driver = &run["tool"]["driver"];
     assert_eq!(driver["name"], "mcpconf");
     let rules = driver["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), 18);
+    assert_eq!(rules.len(), 19);
     let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
     for r in rules {
         assert!(!r["shortDescription"]["text"].as_str().unwrap().is_empty());

@@ -1,5 +1,5 @@
-//! Rules on one server entry (`unknown-field`, `literal-secret`, `placeholder-syntax`,
-//! `stale-legacy`, `not-an-object`) and on a Kiro agent file's own fields.
+//! Rules on one server entry (`unknown-field`, `untyped-url`, `literal-secret`,
+//! `placeholder-syntax`, `stale-legacy`, `not-an-object`) and on a Kiro agent file's own fields.
 
 use serde_json::{Map, Value};
 
@@ -96,6 +96,7 @@ impl Run<'_> {
         };
         self.assess_strings(value, scratch);
         self.unknown_fields(&at, d, entry);
+        self.untyped_url(&at, d, entry);
         self.literal_secrets(&at, d, &scratch.strings);
         self.placeholder_syntax(&at, d, entry, scratch);
         // unpinned-package, windows-npx
@@ -148,6 +149,32 @@ impl Run<'_> {
                 ),
             );
         }
+    }
+
+    /// `untyped-url`: a remote entry without its transport marker in a client that starts no
+    /// server from one ([`Dialect::untyped_url_unread`]: Roo Code rejects it, Amazon Q takes it
+    /// for a local command), so the entry does nothing there; the source that says so is in
+    /// the message.
+    fn untyped_url(&mut self, at: &EntryAt, d: &dyn Dialect, entry: &Map<String, Value>) {
+        let Some(source) = d.untyped_url_unread() else {
+            return;
+        };
+        if !entry.contains_key("url") || entry.contains_key("type") || entry.contains_key("command")
+        {
+            return;
+        }
+        let mut p = at.path.to_vec();
+        p.push("url".into());
+        let id = d.id();
+        self.push(
+            "untyped-url",
+            at.file,
+            at.src.locate(&p),
+            format!(
+                "server `{}` has a `url` but no `type`: {id} starts no server from such an entry (it rejects it or takes it for a local command), so it does nothing; add the `type` {id} wants for the server's transport (see `mcpconf clients {id}`; source: {source})",
+                at.name
+            ),
+        );
     }
 
     /// `literal-secret`. What a diff masks, lint reports: a value hidden only by its

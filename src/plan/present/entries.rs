@@ -12,6 +12,20 @@ struct Spot<'w> {
     co_owners: Vec<String>,
 }
 
+/// `w` with the keys of the entry `found` that its client does not read added to its client
+/// state (those the manifest's entry holds aside), or `w` as it is (`found` has none).
+fn unread_state(w: &Want, found: &Value) -> Want {
+    let extra: Vec<String> = crate::dialect::lookup(w.client)
+        .map(|d| crate::dialect::unread_keys(d, found))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|k| w.value.get(k).is_none() && !w.client_state.contains(k))
+        .collect();
+    let mut x = w.clone();
+    x.client_state.extend(extra);
+    x
+}
+
 impl Present<'_> {
     pub(super) fn wanted_entry(&mut self, w: &Want, collided: &HashSet<String>) {
         let input = self.input;
@@ -27,6 +41,17 @@ impl Present<'_> {
         let mut path = w.container.clone();
         path.push(w.server.clone());
         let current = self.doc.get(&path);
+        // The fields of the entry found that its client does not read there (and the manifest
+        // does not declare) are the user's, as the client's own keys are: outside the
+        // comparison and the proof, kept by an update.
+        let with_unread;
+        let w = match current.as_ref().map(|v| unread_state(w, v)) {
+            Some(x) => {
+                with_unread = x;
+                &with_unread
+            }
+            None => w,
+        };
         // A take-over that did not land (a run killed after its intent): the entry is still the
         // one its copy holds, so it is the other party's, not a drifted one of ours.
         let record = self.index.record(&pointer).filter(|r| {
