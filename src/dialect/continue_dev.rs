@@ -90,6 +90,22 @@ impl Dialect for Continue {
     fn pin_support(&self) -> PinSupport {
         PinSupport::None
     }
+    /// Headers out of `requestOptions` (the rest of it stays), and no `type` but `sse`.
+    fn common_entry(&self, _name: &str, e: &Map<String, Value>) -> Map<String, Value> {
+        let mut out = e.clone();
+        if let Some(Value::Object(ro)) = out.remove("requestOptions") {
+            if let Some(h) = ro.get("headers") {
+                out.insert("headers".into(), h.clone());
+            }
+            if ro.keys().any(|k| k != "headers") {
+                out.insert("requestOptions".into(), Value::Object(ro));
+            }
+        }
+        if out.get("type").and_then(Value::as_str) != Some("sse") {
+            out.remove("type");
+        }
+        out
+    }
     fn client_managed(&self) -> ClientManaged {
         ClientManaged {
             keys: &[],

@@ -149,6 +149,21 @@ impl Dialect for Goose {
     fn pin_support(&self) -> PinSupport {
         PinSupport::Field("available_tools")
     }
+    /// Goose's own extensions (`builtin`, `platform`, `frontend`, `inline_python`) and the
+    /// `sse` ones it no longer starts are not servers mcpconf manages.
+    fn not_a_server(&self, name: &str, entry: &Map<String, Value>) -> Option<String> {
+        let ty = entry.get("type").and_then(Value::as_str).unwrap_or("");
+        (!matches!(ty, "stdio" | "streamable_http")).then(|| not_a_server_why(name, ty))
+    }
+    /// `cmd`, `envs`, `uri` and `available_tools` under their common names, without the
+    /// `type`; `env_keys` (variables Goose takes from its secret store or the environment, by
+    /// name) as `${NAME}` references in `env`, unless a header uses the name.
+    fn common_entry(&self, _name: &str, e: &Map<String, Value>) -> Map<String, Value> {
+        common_goose(e)
+    }
+    fn common_pin_key(&self) -> Option<&'static str> {
+        Some("tools")
+    }
     fn client_managed(&self) -> ClientManaged {
         // `enabled`: the extension toggle. `bundled`: set by Goose on the extensions its
         // desktop app ships (`ExtensionConfig::is_bundled`, read for its UI only).
@@ -329,4 +344,59 @@ impl Dialect for Goose {
             notes: Vec::new(),
         })
     }
+}
+
+/// Why a Goose extension that is not `stdio` or `streamable_http` is not imported, truthfully
+/// for its type: an `sse` extension is an MCP server Goose no longer starts (its
+/// `extensions::get_warnings` says "SSE is unsupported, migrate to streamable_http"); the
+/// others (`builtin`, `platform`, `frontend`, `inline_python`) are Goose's own, not MCP server
+/// entries.
+fn not_a_server_why(name: &str, ty: &str) -> String {
+    match ty {
+        "sse" => format!(
+            "server `{name}` is skipped: it is a Goose `sse` extension, which Goose no longer starts (it reports SSE as unsupported); if the server also speaks streamable HTTP, change the entry to `type: streamable_http` and import again"
+        ),
+        "" => format!("server `{name}` is skipped: its Goose extension has no `type`"),
+        _ => format!(
+            "server `{name}` is skipped: it is a Goose `{ty}` extension (Goose's own), not an MCP server entry"
+        ),
+    }
+}
+
+/// [`Dialect::common_entry`] of a Goose extension.
+fn common_goose(e: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = e.clone();
+    out.remove("type");
+    for (from, to) in [
+        ("cmd", "command"),
+        ("envs", "env"),
+        ("uri", "url"),
+        ("available_tools", "tools"),
+    ] {
+        if let Some(v) = out.remove(from) {
+            out.insert(to.to_string(), v);
+        }
+    }
+    if let Some(Value::Array(keys)) = out.remove("env_keys") {
+        let headers = out.contains_key("url");
+        let env = out
+            .entry("env")
+            .or_insert_with(|| Value::Object(Map::new()));
+        for k in keys.iter().filter_map(Value::as_str) {
+            let used_in_header = headers
+                && e.get("headers")
+                    .and_then(Value::as_object)
+                    .is_some_and(|h| {
+                        h.values()
+                            .any(|v| v.as_str().is_some_and(|v| v.contains(k)))
+                    });
+            if let (Some(m), false) = (env.as_object_mut(), used_in_header) {
+                m.insert(k.to_string(), Value::String(format!("${{{k}}}")));
+            }
+        }
+        if env.as_object().is_some_and(Map::is_empty) {
+            out.remove("env");
+        }
+    }
+    out
 }

@@ -102,6 +102,25 @@ impl Dialect for Hermes {
     fn pin_support(&self) -> PinSupport {
         PinSupport::Field("tools.include")
     }
+    /// `transport: sse` as `type: sse`, and the pinned `tools.include` as `tools`.
+    fn common_entry(&self, _name: &str, e: &Map<String, Value>) -> Map<String, Value> {
+        let mut out = e.clone();
+        if out.get("transport").and_then(Value::as_str) == Some("sse") {
+            out.remove("transport");
+            out.insert("type".into(), "sse".into());
+        }
+        if let Some(include) = e
+            .get("tools")
+            .and_then(Value::as_object)
+            .and_then(|t| t.get("include"))
+        {
+            out.insert("tools".into(), include.clone());
+        }
+        out
+    }
+    fn common_pin_key(&self) -> Option<&'static str> {
+        Some("tools")
+    }
     /// `hermes tools disable SERVER:TOOL` edits `tools.exclude` (or `tools.include`) and keeps
     /// the key when it empties (`tools: {exclude: []}`); `hermes mcp add` / `configure` write
     /// `tools.include` and `enabled`. The runtime reads a missing `enabled` as true. When the

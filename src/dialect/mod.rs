@@ -410,6 +410,29 @@ pub trait Dialect: Sync {
     fn extension_entry(&self, _entry: &serde_json::Map<String, serde_json::Value>) -> bool {
         false
     }
+    /// Why an entry of this client's file is not an MCP server mcpconf manages (Goose's own
+    /// `builtin`/`platform` extensions, a server a Zed extension provides), for `import` to
+    /// say; `None` for a server entry.
+    fn not_a_server(
+        &self,
+        name: &str,
+        entry: &serde_json::Map<String, serde_json::Value>,
+    ) -> Option<String> {
+        self.extension_entry(entry).then(|| {
+            format!(
+                "server `{name}` is skipped: an extension of {} provides it (the entry holds only its settings), so there is no launch entry to manage",
+                self.id()
+            )
+        })
+    }
+    /// Where the tool pin stands in an entry in the common shape ([`Dialect::common_entry`]):
+    /// the pin field of the current release, unless the common shape moves it (`tools`).
+    fn common_pin_key(&self) -> Option<&'static str> {
+        match self.pin_support_latest() {
+            PinSupport::Field(f) => Some(f),
+            _ => None,
+        }
+    }
     /// Whether `auto_approve` means something for this client: it has grants
     /// ([`Dialect::grants`]) or a trust field ([`Dialect::trust_form`]).
     fn supports_auto_approve(&self) -> bool {

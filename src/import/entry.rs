@@ -203,14 +203,7 @@ pub(super) fn server_table(
         return None;
     }
     // The pin field from the dialects' table (the current release's).
-    let pin_key = match id {
-        // Normalised by `yaml_client_entry`.
-        "goose" | "hermes" => Some("tools"),
-        _ => match crate::dialect::lookup(id).map(|d| d.pin_support_latest()) {
-            Some(crate::dialect::PinSupport::Field(f)) => Some(f),
-            _ => None,
-        },
-    };
+    let pin_key = dialect.common_pin_key();
     if let Some(k) = pin_key {
         let tools = strings(e.get(k), id);
         // `["*"]` is every tool (Copilot CLI's own form for no pin).

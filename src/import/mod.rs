@@ -28,7 +28,7 @@ mod shapes;
 
 use entry::server_table;
 use inputs::{input_tables, inputs_in, inputs_used};
-use shapes::{unread_untyped, yaml_client_entry};
+use shapes::{common_entry, unread_untyped};
 
 /// A manifest text and what the operator must know about it.
 #[derive(Debug, Clone, PartialEq)]
@@ -189,19 +189,14 @@ pub fn import_in(
             .canonical()
             .map(|f| f(entry))
             .and_then(|v| v.as_object().cloned());
-        let obj = target
-            .dialect
-            .common_entry(name, canonical.as_ref().unwrap_or(obj));
-        let Some(obj) = yaml_client_entry(target.dialect.id(), name, &obj, &mut notes) else {
+        let Some(obj) = common_entry(
+            target.dialect,
+            name,
+            canonical.as_ref().unwrap_or(obj),
+            &mut notes,
+        ) else {
             continue;
         };
-        if target.dialect.extension_entry(&obj) {
-            notes.say(format!(
-                "server `{name}` is skipped: an extension of {} provides it (the entry holds only its settings), so there is no launch entry to manage",
-                target.dialect.id()
-            ));
-            continue;
-        }
         if let Some(why) = unread_untyped(name, &obj, target.dialect) {
             notes.say(why);
             continue;

@@ -11,92 +11,39 @@ use crate::server::RemoteKind;
 /// not refused for them).
 pub(super) const WRITTEN_TOO: &[&str] = &["enabled", "name", "description", "timeout"];
 
-/// A Goose, Continue or Hermes entry in the common shape `server_table` reads (`command`,
-/// `args`, `env`, `url`, `headers`, `type`, `tools`); other clients' entries as they are.
-/// `None`: an entry that is not a server mcpconf manages (Goose's own extensions).
-pub(super) fn yaml_client_entry(
-    id: &str,
+/// An entry in the common shape `server_table` reads (`command`, `args`, `env`, `url`,
+/// `headers`, `type`, `tools`), as the client's dialect reads its own shape
+/// ([`Dialect::common_entry`]: Goose's `cmd`/`envs`/`uri`, Continue's `requestOptions`,
+/// Hermes' `transport` and `tools.include`, …). `None`: an entry that is not a server mcpconf
+/// manages ([`Dialect::not_a_server`]), said in `notes`.
+pub(super) fn common_entry(
+    d: &dyn Dialect,
     name: &str,
     e: &Map<String, Value>,
     notes: &mut Notes,
 ) -> Option<Map<String, Value>> {
-    let mut out = e.clone();
-    let rename = |out: &mut Map<String, Value>, from: &str, to: &str| {
-        if let Some(v) = out.remove(from) {
-            out.insert(to.to_string(), v);
-        }
-    };
-    match id {
-        "goose" => {
-            let ty = e.get("type").and_then(Value::as_str).unwrap_or("");
-            if !matches!(ty, "stdio" | "streamable_http") {
-                notes.say(goose_skip(name, ty));
-                return None;
-            }
-            out.remove("type");
-            rename(&mut out, "cmd", "command");
-            rename(&mut out, "envs", "env");
-            rename(&mut out, "uri", "url");
-            rename(&mut out, "available_tools", "tools");
-            // Variables Goose takes from its secret store or the environment, by name.
-            if let Some(Value::Array(keys)) = out.remove("env_keys") {
-                let headers = out.contains_key("url");
-                let env = out
-                    .entry("env")
-                    .or_insert_with(|| Value::Object(Map::new()));
-                for k in keys.iter().filter_map(Value::as_str) {
-                    let used_in_header = headers
-                        && e.get("headers")
-                            .and_then(Value::as_object)
-                            .is_some_and(|h| {
-                                h.values()
-                                    .any(|v| v.as_str().is_some_and(|v| v.contains(k)))
-                            });
-                    if let (Some(m), false) = (env.as_object_mut(), used_in_header) {
-                        m.insert(k.to_string(), Value::String(format!("${{{k}}}")));
-                    }
-                }
-                if env.as_object().is_some_and(Map::is_empty) {
-                    out.remove("env");
-                }
-            }
-        }
-        "continue" => {
-            if let Some(Value::Object(ro)) = out.remove("requestOptions") {
-                if let Some(h) = ro.get("headers") {
-                    out.insert("headers".into(), h.clone());
-                }
-                if ro.keys().any(|k| k != "headers") {
-                    out.insert("requestOptions".into(), Value::Object(ro));
-                }
-            }
-            if out.get("type").and_then(Value::as_str) != Some("sse") {
-                out.remove("type");
-            }
-        }
-        "hermes" => {
-            if out.get("transport").and_then(Value::as_str) == Some("sse") {
-                out.remove("transport");
-                out.insert("type".into(), "sse".into());
-            }
-            if let Some(include) = e
-                .get("tools")
-                .and_then(Value::as_object)
-                .and_then(|t| t.get("include"))
-            {
-                out.insert("tools".into(), include.clone());
-            }
-        }
-        _ => return Some(out),
+    if let Some(why) = d.not_a_server(name, e) {
+        notes.say(why);
+        return None;
     }
-    // What mcpconf writes itself goes, as long as it says what mcpconf would write; anything
-    // else stays, so the warning about dropped fields names it.
+    let mut out = d.common_entry(name, e);
+    if d.syntax() != crate::dialect::Syntax::Yaml {
+        return Some(out);
+    }
+    // What mcpconf writes itself into a YAML client's entries goes, as long as it says what
+    // mcpconf would write (a default the client writes, Goose's `timeout: 300`); anything else
+    // stays, so the warning about dropped fields names it.
     for k in WRITTEN_TOO {
         let same = match (*k, out.get(*k)) {
             ("enabled", Some(v)) => v == &Value::Bool(true),
             ("name", Some(v)) => v.as_str() == Some(name),
             ("description", Some(v)) => v.as_str() == Some(""),
-            ("timeout", Some(v)) => id == "goose" && v.as_u64() == Some(300),
+            ("timeout", Some(v)) => {
+                let json = v.to_string();
+                d.defaults()
+                    .iter()
+                    .any(|(dk, dv)| *dk == "timeout" && *dv == json)
+            }
             _ => false,
         };
         if same {
@@ -104,23 +51,6 @@ pub(super) fn yaml_client_entry(
         }
     }
     Some(out)
-}
-
-/// Why a Goose extension that is not `stdio` or `streamable_http` is not imported, truthfully
-/// for its type: an `sse` extension is an MCP server Goose no longer starts (its
-/// `extensions::get_warnings` says "SSE is unsupported, migrate to streamable_http"); the
-/// others (`builtin`, `platform`, `frontend`, `inline_python`) are Goose's own, not MCP server
-/// entries.
-pub(super) fn goose_skip(name: &str, ty: &str) -> String {
-    match ty {
-        "sse" => format!(
-            "server `{name}` is skipped: it is a Goose `sse` extension, which Goose no longer starts (it reports SSE as unsupported); if the server also speaks streamable HTTP, change the entry to `type: streamable_http` and import again"
-        ),
-        "" => format!("server `{name}` is skipped: its Goose extension has no `type`"),
-        _ => format!(
-            "server `{name}` is skipped: it is a Goose `{ty}` extension (Goose's own), not an MCP server entry"
-        ),
-    }
 }
 
 /// Why the client reads nothing from this entry, when it is a remote entry without `type` and
