@@ -505,10 +505,14 @@ fn read_current(spec: &Spec) -> Read {
         Ok(Some(r)) => {
             // The client's own stricter reading (Vibe's TOML 1.0), before the file is parsed.
             let strict = crate::dialect::lookup(spec.client).and_then(|d| d.refuse_file(&r.bytes));
+            let big = r.bytes.len() >= 1 << 20;
             let parsed = match strict {
                 Some(e) => Err(e),
                 None => Doc::parse_vec(r.bytes, spec.syntax),
             };
+            if big {
+                fsio::release_free_memory();
+            }
             let current = match parsed {
                 Ok(doc) => Current::Present { doc: Box::new(doc) },
                 Err(e) => {

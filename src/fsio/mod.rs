@@ -831,6 +831,19 @@ fn huge_pages(buf: &mut [std::mem::MaybeUninit<u8>]) {
 #[cfg(not(target_os = "linux"))]
 fn huge_pages(_buf: &mut [std::mem::MaybeUninit<u8>]) {}
 
+/// Give the pages of freed memory back to the system (glibc's `malloc_trim`): after a big
+/// file is parsed, what proving it took (a filter, the windows' trees) would otherwise stay
+/// resident in the heap for the rest of the run (docs/benchmarks.md, "Memory of an update of a
+/// big file"). Nothing elsewhere: mimalloc (the static binary) and other systems return memory
+/// on their own terms.
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `malloc_trim` only returns free pages of the allocator's heaps to the system.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Current [`Stamp`] of `path` (without following a final symlink), or `None` if it is missing.
 ///
 /// Used to detect a foreign writer between [`read`] and the rename in [`replace`].

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 use std::hash::BuildHasher;
 
-use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde_json::Value;
 use toml_edit::{Document, DocumentMut, Item};
 
@@ -21,8 +21,8 @@ pub(super) const STUB: &str = "__mcpconf_stub_";
 const BATCH: usize = if cfg!(any(test, fuzzing)) {
     48
 } else {
-    // `toml_edit` holds a window in about 35 times its size.
-    16 * 1024
+    // `toml_edit` holds a window in 35 to 90 times its size (more for tables of arrays).
+    4 * 1024
 };
 
 /// One table header's part of the text: from the comments and blank lines above the header
@@ -49,7 +49,7 @@ const FAR_DECOR: u32 = 0xff;
 
 /// The low 16 bits of a group, which a section keeps: tables of different groups cannot
 /// define the same key, and a collision only puts two groups in one window (proving a file
-/// reads its groups whole: their high 16 bits are kept from the scan, [`Layout::groups`]).
+/// reads the groups of a low half together, [`Layout::proves`]).
 fn low(group: u32) -> u32 {
     group & 0xffff
 }
@@ -102,23 +102,74 @@ pub(super) struct Layout {
     /// The key and `begin` of the sections whose own bits cannot hold them (a key past the
     /// 127th, more than 254 bytes of comments above a header), by header.
     far: FxHashMap<u32, (u32, u32)>,
-    /// The whole group of each section of a scanned text, until [`Layout::proves`] reads
-    /// them (empty otherwise).
-    groups: Vec<u16>,
+    /// While a text is scanned: a filter of the groups seen ([`Layout::saw`]).
+    seen: Vec<u64>,
+    /// The group of the last header scanned.
+    last: Option<u32>,
+    /// A bit for each low half of a group ([`low`]) whose tables may be spread between
+    /// others', from the scan until [`Layout::proves`] reads them (empty: none).
+    spread: Vec<u64>,
+}
+
+/// Bits of the scan's filter for each header it has room for: with three bits set in one word
+/// of it for each group, about one group in a hundred is taken for one seen before.
+const SEEN_BITS: usize = 12;
+
+/// A 64-bit mix of a group (splitmix64's finalizer).
+fn mix(g: u32) -> u64 {
+    let mut z = u64::from(g).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 impl Layout {
     /// Room for `n` more headers ([`Layout::push`]).
     pub(super) fn reserve(&mut self, n: usize) {
         self.sections.reserve_exact(n);
-        self.groups.reserve_exact(n);
+        self.seen = vec![0; (n * SEEN_BITS).div_ceil(64).max(1)];
     }
 
-    /// Add a header whose first two keys are `top` and `second`.
+    /// Add a header whose first two keys are `top` and `second`. The first header of a run of
+    /// its group's whose group the filter has seen marks its group's low half as spread: every
+    /// group whose tables are in more than one run is so marked, and a few others, which
+    /// [`Layout::proves`] reads as it does a spread group (together, in one window).
     pub(super) fn push(&mut self, top: &str, second: Option<&str>, begin: usize, header: usize) {
         let g = group(top, second);
-        self.groups.push((g >> 16) as u16);
+        if self.last != Some(g) {
+            self.last = Some(g);
+            if self.saw(g) {
+                self.mark(low(g));
+            }
+        }
         self.push_section(top, g, second.is_none(), begin, header);
+    }
+
+    /// Whether the filter has seen group `g` (or a few others' bits cover its), and add it: a
+    /// blocked Bloom filter, three bits in one word for each group.
+    fn saw(&mut self, g: u32) -> bool {
+        if self.seen.is_empty() {
+            self.seen = vec![0; 64];
+        }
+        let h = mix(g);
+        let word = ((u128::from(h) * self.seen.len() as u128) >> 64) as usize;
+        let mask = 1u64 << (h & 63) | 1u64 << (h >> 6 & 63) | 1u64 << (h >> 12 & 63);
+        let Some(w) = self.seen.get_mut(word) else {
+            return true;
+        };
+        let had = *w & mask == mask;
+        *w |= mask;
+        had
+    }
+
+    /// Mark the low half `lo` of a group as spread.
+    fn mark(&mut self, lo: u32) {
+        if self.spread.is_empty() {
+            self.spread = vec![0; (1 << 16) / 64];
+        }
+        if let Some(w) = self.spread.get_mut(lo as usize / 64) {
+            *w |= 1 << (lo % 64);
+        }
     }
 
     fn push_section(&mut self, top: &str, group: u32, ancestor: bool, begin: usize, header: usize) {
@@ -176,13 +227,11 @@ impl Layout {
         if self.overflow || u32::try_from(len).is_err() {
             return None;
         }
+        self.seen = Vec::new();
         if !self.sections.is_sorted_by_key(|s| s.header) {
-            let mut order: Vec<usize> = (0..self.sections.len()).collect();
-            order.sort_by_key(|&i| self.sections[i].header);
-            self.sections = order.iter().map(|&i| self.sections[i]).collect();
-            if self.groups.len() == order.len() {
-                self.groups = order.iter().map(|&i| self.groups[i]).collect();
-            }
+            self.sections.sort_by_key(|s| s.header);
+            // Runs found out of order say nothing: every group is read as a spread one.
+            self.spread = vec![u64::MAX; (1 << 16) / 64];
         }
         let mut at = 0;
         for s in &self.sections {
@@ -194,7 +243,6 @@ impl Layout {
         self.tail = tail;
         // A layout lives as long as its document: no room left over from its growth.
         self.sections.shrink_to_fit();
-        self.groups.shrink_to_fit();
         (at <= tail && tail <= len).then_some(self)
     }
 
@@ -241,10 +289,13 @@ impl Layout {
             None => return None,
         };
         // Only a scanned text is proven from its groups.
-        l.finish(tail, text.len()).map(|mut l| {
-            l.groups = Vec::new();
-            l
-        })
+        l.finish(tail, text.len()).map(Layout::scanned)
+    }
+
+    /// A scanned layout without what only [`Layout::proves`] reads (for a text proven before).
+    pub(super) fn scanned(mut self) -> Layout {
+        self.spread = Vec::new();
+        self
     }
 
     fn id(&self, key: &str) -> Option<u32> {
@@ -290,27 +341,24 @@ impl Layout {
     ///
     /// Each group goes to the batch open when it first appears, and each one-key table to
     /// every batch holding its key. Nothing is kept per table beyond the layout itself: the
-    /// batches are runs of tables, except for the groups whose tables are not all in one run
-    /// (rare; [`Layout::spread`]), which alone are looked up by group.
+    /// batches are runs of tables, except for the groups whose low half the scan marked as
+    /// spread (rare; [`Layout::push`]), which alone are looked up, by their low half: all the
+    /// groups of a marked half are read in one window, so a group in more than one run is.
     pub(super) fn proves(&mut self, text: &str) -> bool {
-        let high = std::mem::take(&mut self.groups);
+        let spread = std::mem::take(&mut self.spread);
         if self.sections.is_empty() {
             return super::edit::roundtrips(text) == Ok(true);
         }
-        if high.len() != self.sections.len() {
-            return false;
-        }
-        let b = self.batches(&|i: usize| u32::from(high[i]) << 16 | self.sections[i].group());
-        // The windows need no group: the groups' halves go before `toml_edit` reads one.
-        drop(high);
+        let b = self.batches(&spread);
+        drop(spread);
         let pre = &text[..self.preamble_end()];
         let count = b.starts.len();
         (0..count).all(|k| {
             let range = b.starts[k]..b.starts.get(k + 1).copied().unwrap_or(self.sections.len());
             let mut w = String::with_capacity(pre.len() + b.sizes[k]);
             w.push_str(pre);
-            let mut extra = b.extra[k].iter().copied().peekable();
-            let mut skip = b.skip[k].iter().copied().peekable();
+            let mut extra = b.extra(k).iter().copied().peekable();
+            let mut skip = b.skip(k).iter().copied().peekable();
             let mut push = |i: usize| w.push_str(&text[self.begin(&self.sections[i])..self.end(i)]);
             for i in range {
                 while let Some(e) = extra.next_if(|&e| (e as usize) < i) {
@@ -329,35 +377,8 @@ impl Layout {
         })
     }
 
-    /// The groups whose tables may not all be in one run of tables (a table of another group
-    /// between two of theirs), found with 16 bits per group rather than a copy of them: a run
-    /// whose group's bit another run set before is taken for one, which is exact for every
-    /// group spread and harmless for the few others (looked up by group, a group in one run
-    /// goes to the batch open when it first appears all the same).
-    fn spread(n: usize, groups: &impl Fn(usize) -> u32) -> FxHashSet<u32> {
-        let bits = (n * 16).next_power_of_two().max(64);
-        let mut seen = vec![0u64; bits / 64];
-        let mut spread = FxHashSet::default();
-        let mut last = None;
-        for g in (0..n).map(groups) {
-            if last == Some(g) {
-                continue;
-            }
-            last = Some(g);
-            // The top bits of a multiplicative hash of the group (itself a hash).
-            let bit = (u64::from(g).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                >> (64 - bits.trailing_zeros())) as usize;
-            let (word, mask) = (bit / 64, 1u64 << (bit % 64));
-            if seen[word] & mask != 0 {
-                spread.insert(g);
-            }
-            seen[word] |= mask;
-        }
-        spread
-    }
-
     /// The batches [`Layout::proves`] reads (see there).
-    fn batches(&self, groups: &impl Fn(usize) -> u32) -> Batches {
+    fn batches(&self, spread: &[u64]) -> Batches {
         let mut fixed = vec![0usize; self.keys.len()];
         for (i, s) in self.sections.iter().enumerate() {
             if s.ancestor() {
@@ -371,17 +392,22 @@ impl Layout {
             .max(self.preamble_end())
             .max(fixed.iter().copied().max().unwrap_or(0));
         drop(fixed);
-        let spread = Layout::spread(self.sections.len(), groups);
+        let marked = |g: u32| {
+            spread
+                .get(g as usize / 64)
+                .is_some_and(|w| w & 1 << (g % 64) != 0)
+        };
         let mut b = Batches {
             starts: Vec::new(),
             sizes: Vec::new(),
             spread: FxHashMap::default(),
             of_top: vec![Vec::new(); self.keys.len()],
-            extra: Vec::new(),
-            skip: Vec::new(),
+            lists: [Vec::new(), Vec::new()],
+            at: [Vec::new(), Vec::new()],
         };
         let mut last: Option<(u32, u32)> = None;
-        for (i, (s, g)) in self.sections.iter().zip((0..).map(groups)).enumerate() {
+        for (i, s) in self.sections.iter().enumerate() {
+            let g = s.group();
             let open = |b: &mut Batches| {
                 if b.sizes.last().is_none_or(|&n| n >= batch) {
                     b.starts.push(i);
@@ -389,7 +415,7 @@ impl Layout {
                 }
                 (b.sizes.len() - 1) as u32
             };
-            let k = if spread.contains(&g) {
+            let k = if marked(g) {
                 match b.spread.get(&g) {
                     Some(&k) => k,
                     None => {
@@ -412,33 +438,52 @@ impl Layout {
             }
         }
         // The tables a batch holds outside its run, and those in its run it does not, in
-        // document order.
-        b.extra = vec![Vec::new(); b.starts.len()];
-        b.skip = vec![Vec::new(); b.starts.len()];
+        // document order: counted, then placed, each batch's list a slice of one vector (a
+        // list of its own for each of thousands of batches would take more than the tables).
+        let n = b.starts.len();
+        let mut at = [vec![0u32; n + 1], vec![0u32; n + 1]];
+        self.placed(&b, |w, k, _| at[w][k + 1] += 1);
+        for a in &mut at {
+            for k in 0..n {
+                a[k + 1] += a[k];
+            }
+        }
+        let mut lists = [vec![0u32; at[0][n] as usize], vec![0u32; at[1][n] as usize]];
+        let mut next = at.clone();
+        self.placed(&b, |w, k, i| {
+            lists[w][next[w][k] as usize] = i;
+            next[w][k] += 1;
+        });
+        (b.lists, b.at) = (lists, at);
+        b.spread = FxHashMap::default();
+        b
+    }
+
+    /// Each table a batch holds outside its run (`f(EXTRA, batch, table)`), and each one in a
+    /// batch's run that the batch does not hold (`f(SKIP, …)`), in document order.
+    fn placed(&self, b: &Batches, mut f: impl FnMut(usize, usize, u32)) {
         let mut run = 0;
-        for (i, (s, g)) in self.sections.iter().zip((0..).map(groups)).enumerate() {
+        for (i, s) in self.sections.iter().enumerate() {
             while b.starts.get(run + 1).is_some_and(|&n| n <= i) {
                 run += 1;
             }
             let held: &[u32] = if s.ancestor() {
                 &b.of_top[self.key(s) as usize]
             } else {
-                match b.spread.get(&g) {
+                match b.spread.get(&s.group()) {
                     Some(k) => std::slice::from_ref(k),
                     None => &[],
                 }
             };
             for &k in held {
                 if k as usize != run {
-                    b.extra[k as usize].push(i as u32);
+                    f(EXTRA, k as usize, i as u32);
                 }
             }
             if !s.ancestor() && held.first().is_some_and(|&k| k as usize != run) {
-                b.skip[run].push(i as u32);
+                f(SKIP, run, i as u32);
             }
         }
-        b.spread = FxHashMap::default();
-        b
     }
 
     /// The value of `key` read from the text before the first header and `key`'s sections
@@ -712,7 +757,7 @@ impl Layout {
             sections.splice(from..to, gap);
         }
         self.sections = sections;
-        self.groups = Vec::new();
+        self.spread = Vec::new();
         let tail = at(w.tail, shift)?;
         self.finish(tail, whole_len)
     }
@@ -748,19 +793,41 @@ struct Batches {
     starts: Vec<usize>,
     /// About how much text each batch holds.
     sizes: Vec<usize>,
-    /// The batch of each group whose tables are not all in one run ([`Layout::spread`]),
+    /// The batch of each low half of a group marked as spread ([`Layout::push`]),
     /// while the batches are made.
     spread: FxHashMap<u32, u32>,
     /// The batches holding tables of each top-level key, in order.
     of_top: Vec<Vec<u32>>,
-    /// The tables each batch holds outside its run, in document order.
-    extra: Vec<Vec<u32>>,
-    /// The tables in each batch's run that are another batch's (of a spread group), in
-    /// document order.
-    skip: Vec<Vec<u32>>,
+    /// [`EXTRA`]: the tables each batch holds outside its run; [`SKIP`]: the tables in each
+    /// batch's run that are another batch's (of a spread group); each in document order,
+    /// batch `k`'s from `at[_][k]` to `at[_][k + 1]`.
+    lists: [Vec<u32>; 2],
+    at: [Vec<u32>; 2],
 }
 
+/// Which of [`Batches::lists`].
+const EXTRA: usize = 0;
+const SKIP: usize = 1;
+
 impl Batches {
+    fn list(&self, w: usize, k: usize) -> &[u32] {
+        let at = &self.at[w];
+        match (at.get(k), at.get(k + 1)) {
+            (Some(&a), Some(&z)) => self.lists[w].get(a as usize..z as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// The tables batch `k` holds outside its run.
+    fn extra(&self, k: usize) -> &[u32] {
+        self.list(EXTRA, k)
+    }
+
+    /// The tables in batch `k`'s run that it does not hold.
+    fn skip(&self, k: usize) -> &[u32] {
+        self.list(SKIP, k)
+    }
+
     /// Whether batch `k` holds table `i`, which lies in `k`'s run (`skipped`: it is in
     /// [`Batches::skip`]).
     fn holds(&self, l: &Layout, k: u32, i: usize, skipped: bool) -> bool {
@@ -813,7 +880,8 @@ mod tests {
         let (scanned, parsed) = both(&text);
         let (scanned, parsed) = (scanned.unwrap(), parsed.unwrap());
         assert_eq!(scanned.view(), parsed.view());
-        assert!(scanned.groups.is_empty() && parsed.groups.is_empty());
+        assert!(scanned.spread.is_empty() && parsed.spread.is_empty());
+        assert!(scanned.seen.is_empty() && parsed.seen.is_empty());
         // Keys 127..200, and the four long comments of keys under 127.
         assert_eq!(scanned.far.len(), 73 + 3);
         let v = scanned.view();

@@ -71,6 +71,8 @@ thread_local! {
     static WINDOWED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// How many edits were made in an entry's window (for the tests).
     static CHILD_WINDOWED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// How many times a document scanned its text again (for the tests).
+    static RESCANNED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// A parsed TOML document. Its clones share the bytes, the layout and the values read until
@@ -84,15 +86,36 @@ pub struct TomlDoc {
     joined: OnceLock<Arc<[u8]>>,
     bom: bool,
     crlf: bool,
-    /// Where the table headers are in the text (`None`: not known, the text is read whole).
-    layout: Option<Arc<Layout>>,
+    /// Where the table headers are in the text, shared by the document's clones (see
+    /// [`Slot`]).
+    layout: Arc<Mutex<Slot>>,
     /// The values of the top-level keys read so far (`None`: no such key).
     values: Arc<Mutex<Values>>,
     /// Whether every edit reads the whole text ([`TomlDoc::parse_whole`]).
     whole: bool,
 }
 
-/// Values of top-level keys, by key.
+/// Where a text's layout is. An edit takes the layout of the text it edits and makes it the new
+/// text's in place (a copy would be a second layout of the file's size / 70 or so); the clones
+/// that shared it, which keep the text as it was, scan that text again if they need it.
+#[derive(Debug)]
+enum Slot {
+    /// Not known: the text is read whole.
+    Whole,
+    Here(Arc<Layout>),
+    /// Given to an edit of a clone: the text is unchanged and proven, and is scanned again when
+    /// its layout is needed.
+    Lent,
+}
+
+impl Slot {
+    fn of(layout: Option<Layout>) -> Arc<Mutex<Slot>> {
+        Arc::new(Mutex::new(
+            layout.map_or(Slot::Whole, |l| Slot::Here(Arc::new(l))),
+        ))
+    }
+}
+
 /// The values read so far: of top-level keys, and of entries of top-level tables (read from
 /// their own tables, see [`Layout::child_value_of`]).
 #[derive(Debug, Default, Clone)]
@@ -161,7 +184,7 @@ impl TomlDoc {
             joined: OnceLock::new(),
             bom,
             crlf,
-            layout: layout.map(Arc::new),
+            layout: Slot::of(layout),
             values: Arc::new(Mutex::new(values)),
             whole,
         })
@@ -181,7 +204,7 @@ impl TomlDoc {
             joined: OnceLock::new(),
             bom: false,
             crlf: false,
-            layout: Some(Arc::new(Layout::default())),
+            layout: Slot::of(Some(Layout::default())),
             values: Arc::default(),
             whole: false,
         }
@@ -199,7 +222,7 @@ impl TomlDoc {
         if let Some(v) = values.tops.get(key) {
             return v.clone();
         }
-        let v = match &self.layout {
+        let v = match self.layout() {
             Some(l) => l.value_of(self.lf_text().src(), key),
             None => read_whole(&self.lf()).ok().and_then(|mut m| m.remove(key)),
         }
@@ -212,13 +235,16 @@ impl TomlDoc {
     /// (`Err`: read `key` whole instead: its value is known, or not a table read so).
     fn kid(&self, key: &str, child: &str) -> Result<Option<Arc<Value>>, ()> {
         let mut values = self.values.lock().unwrap_or_else(|p| p.into_inner());
-        let (Some(l), None) = (&self.layout, values.tops.get(key)) else {
+        if values.tops.contains_key(key) {
             return Err(());
-        };
+        }
         let id = (key.to_string(), child.to_string());
         if let Some(v) = values.kids.get(&id) {
             return Ok(v.clone());
         }
+        let Some(l) = self.layout() else {
+            return Err(());
+        };
         let v = l
             .child_value_of(self.lf_text().src(), key, child)?
             .map(Arc::new);
@@ -229,7 +255,7 @@ impl TomlDoc {
     /// [`TomlDoc::lookup`] for a caller that only needs the kind of the value: a top-level
     /// key's value is then read from its one-key tables, not from every table below it.
     pub fn shape(&self, path: &[String]) -> Option<Result<Value, &'static str>> {
-        if let ([key], Some(l)) = (path, &self.layout)
+        if let [key] = path
             && keyed_segment(key).is_none()
         {
             let known = self
@@ -238,7 +264,10 @@ impl TomlDoc {
                 .unwrap_or_else(|p| p.into_inner())
                 .tops
                 .contains_key(key);
-            if !known && let Ok(v) = l.shape_of(self.lf_text().src(), key) {
+            if !known
+                && let Some(l) = self.layout()
+                && let Ok(v) = l.shape_of(self.lf_text().src(), key)
+            {
                 return v.map(Ok);
             }
         }
@@ -340,6 +369,47 @@ impl TomlDoc {
         }
     }
 
+    /// The text's layout (`None`: it is read whole), scanned again if an edit of a clone took
+    /// it ([`Slot::Lent`]).
+    fn layout(&self) -> Option<Arc<Layout>> {
+        let mut slot = self.layout.lock().unwrap_or_else(|p| p.into_inner());
+        match &*slot {
+            Slot::Whole => None,
+            Slot::Here(l) => Some(l.clone()),
+            Slot::Lent => {
+                let l = self.rescan().map(Arc::new);
+                *slot = l.clone().map_or(Slot::Whole, Slot::Here);
+                l
+            }
+        }
+    }
+
+    /// The text's layout for an edit to make the new text's: taken from the clones that share
+    /// it (they scan their text again if they need it), copied only if one is reading it now.
+    fn take_layout(&self) -> Option<Layout> {
+        let mut slot = self.layout.lock().unwrap_or_else(|p| p.into_inner());
+        match std::mem::replace(&mut *slot, Slot::Lent) {
+            Slot::Whole => {
+                *slot = Slot::Whole;
+                None
+            }
+            Slot::Here(l) => Some(Arc::unwrap_or_clone(l)),
+            Slot::Lent => self.rescan(),
+        }
+    }
+
+    /// The layout of the text as it is now, scanned again (it was proven when read or made by
+    /// an edit, which proves its window).
+    fn rescan(&self) -> Option<Layout> {
+        #[cfg(test)]
+        RESCANNED.with(|w| w.set(w.get() + 1));
+        let lf = self.lf();
+        if lf.contains(STUB) {
+            return None;
+        }
+        scan::scan(&lf).map(Layout::scanned)
+    }
+
     fn edit(
         &mut self,
         container: &[String],
@@ -357,7 +427,8 @@ impl TomlDoc {
         let src = lf.src();
         // An edit of one entry of a top-level table is first made in that entry's window; what
         // it cannot prove there (a table given a header, a refusal) is made in the table's.
-        let child = match (&self.layout, container) {
+        let held = self.layout();
+        let child = match (&held, container) {
             (Some(layout), [c]) if keyed_segment(c).is_none() => layout
                 .child_window(src, c, name)
                 .and_then(
@@ -371,8 +442,9 @@ impl TomlDoc {
         let one = child.is_some();
         let (doc, now, runs) = match child {
             Some(done) => done,
-            None => self.edit_in_window(src, key, container, name, value)?,
+            None => self.edit_in_window(held.as_deref(), src, key, container, name, value)?,
         };
+        drop(held);
         #[cfg(test)]
         if one {
             CHILD_WINDOWED.with(|w| w.set(w.get() + 1));
@@ -389,8 +461,8 @@ impl TomlDoc {
                 1,
             )
         };
-        let (edits, layout) = match self.layout.take() {
-            Some(layout) => Arc::unwrap_or_clone(layout).restore(src, &doc, &runs),
+        let (edits, layout) = match self.take_layout() {
+            Some(layout) => layout.restore(src, &doc, &runs),
             None => {
                 let mut edits = Vec::new();
                 pieces::push_edit(&mut edits, src, 0, src.len(), doc.raw())
@@ -440,7 +512,7 @@ impl TomlDoc {
             values.tops.insert(key.to_string(), value.map(Arc::new));
         }
         self.values = Arc::new(Mutex::new(values));
-        self.layout = layout.filter(|_| !self.whole).map(Arc::new);
+        self.layout = Slot::of(layout.filter(|_| !self.whole));
         self.text = text;
         self.joined = OnceLock::new();
         Ok(())
@@ -450,6 +522,7 @@ impl TomlDoc {
     /// all there is): the edited document, its value and the runs its stand-ins replace.
     fn edit_in_window(
         &self,
+        layout: Option<&Layout>,
         src: Src<'_>,
         key: &str,
         container: &[String],
@@ -457,7 +530,7 @@ impl TomlDoc {
         value: Option<&Value>,
     ) -> Result<(Document<String>, Value, Vec<layout::Run>), ReadError> {
         let whole = || src.get(0, src.len());
-        let windowed = match &self.layout {
+        let windowed = match layout {
             Some(layout) if container.len() == 1 => layout.window(src, key),
             _ => None,
         };

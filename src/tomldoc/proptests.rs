@@ -155,7 +155,7 @@ fn lf(d: &TomlDoc) -> String {
 }
 
 fn layout(d: &TomlDoc) -> Option<View> {
-    d.layout.as_deref().map(Layout::view)
+    d.layout().as_deref().map(Layout::view)
 }
 
 /// Whether the table `toml_edit` visits last (in key order) is the last in the text: where it
@@ -270,13 +270,15 @@ proptest! {
             return Ok(());
         };
         prop_assert_eq!(layout(&read), fresh_layout(&read));
+        // The document read, kept beside its edited clone as a plan keeps it.
+        let original = read.clone();
         let mut windowed = read.clone();
-        let mut whole = TomlDoc { layout: None, ..read };
+        let mut whole = TomlDoc { layout: super::Slot::of(None), ..read };
         let container = vec![if f.keyed { "mcp_servers[name]" } else { "mcp_servers" }.to_string()];
         for op in &ops {
-            whole.layout = None;
+            whole.layout = super::Slot::of(None);
             let key = "mcp_servers";
-            let expect_window = windowed.layout.as_deref().is_some_and(|l| {
+            let expect_window = windowed.layout().is_some_and(|l| {
                 l.sections.iter().any(|s| l.top(s) != key)
             });
             let before = super::WINDOWED.with(|w| w.get());
@@ -319,6 +321,16 @@ proptest! {
             let again = TomlDoc::parse(windowed.bytes()).unwrap();
             prop_assert_eq!(again.value(), windowed.value());
             prop_assert_eq!(again.get(&container), windowed.get(&container));
+        }
+        // The edits took the layout of the document read, which reads its text as before
+        // (scanning it again).
+        let fresh = TomlDoc::parse(f.text.as_bytes()).unwrap();
+        prop_assert_eq!(lf(&original), lf(&fresh));
+        prop_assert_eq!(original.get(&container), fresh.get(&container));
+        prop_assert_eq!(layout(&original), fresh_layout(&original));
+        for child in ["s0", "s1", "ours"] {
+            let path = ["mcp_servers".to_string(), child.to_string()];
+            prop_assert_eq!(original.get(&path), fresh.get(&path));
         }
     }
 }

@@ -354,3 +354,43 @@ fn edits_keep_the_bytes_read_and_only_the_ranges_they_changed() {
         }
     }
 }
+
+/// An edit takes the layout of the text it edits instead of copying it: the document read,
+/// kept beside its edited clone, scans its text again only when it needs its layout, and
+/// then reads as before.
+#[test]
+fn an_edit_takes_the_layout_and_the_document_read_scans_again_when_asked() {
+    let mut text = String::from("model = \"o3\"\n\n[mcp_servers.user]\ncommand = \"uvx\"\n\n");
+    for i in 0..300 {
+        text.push_str(&format!(
+            "[projects.\"/p/{i}\"]\ntrust_level = \"trusted\"\n\n"
+        ));
+    }
+    let read = TomlDoc::parse(text.as_bytes()).unwrap();
+    let user = ["mcp_servers".to_string(), "user".to_string()];
+    let before = read.get(&user);
+    let mut d = read.clone();
+    let scans = || RESCANNED.with(|w| w.get());
+    let at = scans();
+    d.upsert(&c(), "ours", &entry()).unwrap();
+    d.remove(&c(), "user").unwrap();
+    assert_eq!(scans(), at, "the edits scanned again");
+    assert!(matches!(*read.layout.lock().unwrap(), Slot::Lent));
+    // A value read before needs no layout; another one does, once.
+    assert_eq!(read.get(&user), before);
+    assert_eq!(scans(), at);
+    let p = ["projects".to_string(), "/p/7".to_string()];
+    assert_eq!(read.get(&p), Some(json!({"trust_level": "trusted"})));
+    assert_eq!(read.get(&["model".to_string()]), Some(json!("o3")));
+    assert_eq!(scans(), at + 1);
+    assert_eq!(d.get(&user), None);
+    assert_eq!(
+        d.get(&["mcp_servers".to_string(), "ours".to_string()]),
+        Some(entry())
+    );
+    // A clone of the document read edits it again, from the layout scanned again.
+    let mut e = read.clone();
+    e.upsert(&c(), "ours", &entry()).unwrap();
+    e.remove(&c(), "user").unwrap();
+    assert!(e.same_bytes(&d));
+}
