@@ -234,7 +234,9 @@ pub fn strip_references(s: &str) -> Cow<'_, str> {
                     (false, None) => word_start = Some(i),
                     (true, Some(w)) => {
                         let word = &inner[w..i];
-                        if !tokens_left(word).is_empty() || high_entropy(word) {
+                        // Judged as a value of its own: a token of a known shape, a
+                        // credential in a URL or an option, a random-looking string.
+                        if classify_left(false, word, word).is_some() || high_entropy(word) {
                             out.push_str(word);
                         } else {
                             blank(&mut out, word.len());
@@ -271,11 +273,12 @@ pub fn strip_references(s: &str) -> Cow<'_, str> {
 }
 
 /// The length of the command substitution `$(…)` at the start of `s`, its parentheses
-/// balanced (`None`: not closed).
+/// balanced, on one line (`None`: not closed before the line ends, so not one).
 fn substitution_len(s: &str) -> Option<usize> {
     let mut depth = 0usize;
     for (i, b) in s.bytes().enumerate().skip(2) {
         match b {
+            b'\n' | b'\r' => return None,
             b'(' => depth += 1,
             b')' if depth == 0 => return Some(i + 1),
             b')' => depth -= 1,
@@ -802,6 +805,19 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_credential_inside_a_command_substitution_is_still_found() {
+        // A word inside `$(…)` is judged as a value of its own: a URL's query credential too.
+        let q = "$(curl -s https://h.example/o?se=1&sig=Qz7Rv3Lm9TwPl4nt)";
+        assert!(strip_references(q).contains("sig=Qz7Rv3Lm9TwPl4nt"), "{q}");
+        assert!(classify("value", q).is_some());
+        // A `$(` not closed on its line is no substitution: the lines after it are examined.
+        let open = "pa$(@ss:\n https://h.example/o?se=1&sig=Qz7Rv3Lm9TwPl4nt \n-)";
+        assert!(strip_references(open).contains("sig=Qz7Rv3Lm9TwPl4nt"));
+        // A plain command stays a command (`Bearer $(cat token)` is no literal credential).
+        assert!(classify("Authorization", "Bearer $(cat /run/token)").is_none());
     }
 
     #[test]
