@@ -215,7 +215,7 @@ pub(super) fn neutral_as(s: &str, dialect: &str, meant: bool) -> String {
 }
 
 /// The length of `input:ID}` at the start of `after` (the text after a `${`) when the
-/// client prompts for inputs ([`Dialect::inputs_array`]).
+/// client prompts for inputs ([`crate::dialect::Dialect::inputs_array`]).
 pub(super) fn input_at(after: &str, dialect: &str) -> Option<usize> {
     crate::dialect::lookup(dialect)?.inputs_array()?;
     let id_and_rest = after.strip_prefix("input:")?;
