@@ -40,78 +40,70 @@ fn parse_err(text: &str) -> mcpconf::manifest::ManifestError {
     mcpconf::manifest::parse(text, &mcpconf::known::Known).unwrap_err()
 }
 
+/// A manifest error case: the manifest after the targets, what the message says, where (line
+/// and column).
+type Case = (
+    &'static str,
+    &'static [&'static str],
+    Option<(usize, usize)>,
+);
+
 #[test]
 fn manifest_errors_name_the_input_line_and_column() {
     let base = "owner = \"o\"\n[[targets]]\nclient = \"vscode\"\n";
-    // A reference to an input that is not declared: the field, the closest id.
-    let e = parse_err(&format!(
-        "{base}[inputs.gh-pat]\ndescription = \"d\"\n[servers.a]\nurl = \"https://h/\"\nheaders = {{ A = \"${{input:gh-pt}}\" }}\n"
-    ));
-    assert!(
-        e.message
-            .contains("`headers.A` uses the input `${input:gh-pt}`"),
-        "{}",
-        e.message
-    );
-    assert!(e.message.contains("did you mean `gh-pat`"), "{}", e.message);
-    assert_eq!((e.line, e.column), (8, 17));
-    let e = parse_err(&format!(
-        "{base}[servers.a]\ncommand = \"x\"\nargs = [\"${{input:nope}}\"]\n"
-    ));
-    assert!(
-        e.message.contains("`args` uses the input `${input:nope}`"),
-        "{}",
-        e.message
-    );
-    assert_eq!((e.line, e.column), (6, 9));
-    // An input no server uses.
-    let e = parse_err(&format!(
-        "{base}[inputs.unused]\ndescription = \"d\"\n[servers.a]\ncommand = \"x\"\n"
-    ));
-    assert!(
-        e.message
-            .contains("input `unused` is declared but no server uses it"),
-        "{}",
-        e.message
-    );
-    assert_eq!((e.line, e.column), (4, 9));
-    // A type mcpconf does not write, an unknown key, a bad id.
-    let e = parse_err(&format!(
-        "{base}[inputs.k]\ntype = \"pickString\"\n[servers.a]\ncommand = \"${{input:k}}\"\n"
-    ));
-    assert!(
-        e.message.contains("`promptString` inputs only"),
-        "{}",
-        e.message
-    );
-    assert_eq!((e.line, e.column), (5, 8));
-    let e = parse_err(&format!(
-        "{base}[inputs.k]\npasword = true\n[servers.a]\ncommand = \"${{input:k}}\"\n"
-    ));
-    assert!(
-        e.message.contains("did you mean `password`"),
-        "{}",
-        e.message
-    );
-    assert_eq!((e.line, e.column), (5, 1));
-    let e = parse_err(&format!(
-        "{base}[inputs.\"a b\"]\n[servers.a]\ncommand = \"x\"\n"
-    ));
-    assert!(
-        e.message.contains("input id \"a b\" is not valid"),
-        "{}",
-        e.message
-    );
-    // `env_file` is for local servers.
-    let e = parse_err(&format!(
-        "{base}[servers.a]\nurl = \"https://h/\"\nenv_file = \".env\"\n"
-    ));
-    assert!(
-        e.message.contains("`env_file` does not apply"),
-        "{}",
-        e.message
-    );
-    assert_eq!((e.line, e.column), (6, 12));
+    let cases: &[Case] = &[
+        // A reference to an input that is not declared: the field, the closest id.
+        (
+            "[inputs.gh-pat]\ndescription = \"d\"\n[servers.a]\nurl = \"https://h/\"\nheaders = { A = \"${input:gh-pt}\" }\n",
+            &[
+                "`headers.A` uses the input `${input:gh-pt}`",
+                "did you mean `gh-pat`",
+            ],
+            Some((8, 17)),
+        ),
+        (
+            "[servers.a]\ncommand = \"x\"\nargs = [\"${input:nope}\"]\n",
+            &["`args` uses the input `${input:nope}`"],
+            Some((6, 9)),
+        ),
+        // An input no server uses.
+        (
+            "[inputs.unused]\ndescription = \"d\"\n[servers.a]\ncommand = \"x\"\n",
+            &["input `unused` is declared but no server uses it"],
+            Some((4, 9)),
+        ),
+        // A type mcpconf does not write, an unknown key, a bad id.
+        (
+            "[inputs.k]\ntype = \"pickString\"\n[servers.a]\ncommand = \"${input:k}\"\n",
+            &["`promptString` inputs only"],
+            Some((5, 8)),
+        ),
+        (
+            "[inputs.k]\npasword = true\n[servers.a]\ncommand = \"${input:k}\"\n",
+            &["did you mean `password`"],
+            Some((5, 1)),
+        ),
+        (
+            "[inputs.\"a b\"]\n[servers.a]\ncommand = \"x\"\n",
+            &["input id \"a b\" is not valid"],
+            None,
+        ),
+        // `env_file` is for local servers.
+        (
+            "[servers.a]\nurl = \"https://h/\"\nenv_file = \".env\"\n",
+            &["`env_file` does not apply"],
+            Some((6, 12)),
+        ),
+    ];
+    for (body, says, at) in cases {
+        let e = parse_err(&format!("{base}{body}"));
+        for s in *says {
+            assert!(e.message.contains(s), "{body}: {}", e.message);
+        }
+        if let Some(at) = at {
+            assert_eq!((e.line, e.column), *at, "{body}");
+        }
+    }
 }
 
 #[test]
