@@ -667,6 +667,18 @@ pub static ALL: &[&dyn Dialect] = &[
     &qoder::QODER,
 ];
 
+/// Whether `entry` is a remote entry without `type` in a client that starts no server from
+/// one ([`Dialect::untyped_url_unread`]): the source that says so. The one test `import`
+/// (which leaves such an entry out) and `lint` (`untyped-url`) share.
+pub fn starts_nothing_from(
+    d: &dyn Dialect,
+    entry: &serde_json::Map<String, serde_json::Value>,
+) -> Option<&'static str> {
+    let source = d.untyped_url_unread()?;
+    (entry.contains_key("url") && !entry.contains_key("type") && !entry.contains_key("command"))
+        .then_some(source)
+}
+
 /// The keys `client` writes into its entries itself (none for an unknown client).
 pub fn client_keys(client: &str) -> &'static [&'static str] {
     lookup(client).map_or(&[], |d| d.client_managed().keys)

@@ -62,10 +62,7 @@ pub(super) fn unread_untyped(
     e: &Map<String, Value>,
     dialect: &dyn Dialect,
 ) -> Option<String> {
-    dialect.untyped_url_unread()?;
-    if e.contains_key("type") || e.contains_key("command") || !e.contains_key("url") {
-        return None;
-    }
+    crate::dialect::starts_nothing_from(dialect, e)?;
     let id = dialect.id();
     Some(format!(
         "server `{name}` is left out: client `{id}` starts no server from a `url` entry without `type` (it rejects the entry or takes it for a local command), so the entry does nothing there; add the `type` the client wants (see `mcpconf clients {id}`) and import again"

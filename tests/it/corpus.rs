@@ -237,12 +237,7 @@ fn steps(dir: &str, file: &Path, scratch: &Path) -> Outcome {
     let rejected = servers
         .values()
         .filter_map(Value::as_object)
-        .filter(|e| {
-            d.untyped_url_unread().is_some()
-                && e.contains_key("url")
-                && !e.contains_key("type")
-                && !e.contains_key("command")
-        })
+        .filter(|e| dialect::starts_nothing_from(d, e).is_some())
         .count();
     if imported.servers == 0 && rejected > 0 && rejected == servers.len() {
         o.client_rejects = true;

@@ -156,13 +156,9 @@ impl Run<'_> {
     /// for a local command), so the entry does nothing there; the source that says so is in
     /// the message.
     fn untyped_url(&mut self, at: &EntryAt, d: &dyn Dialect, entry: &Map<String, Value>) {
-        let Some(source) = d.untyped_url_unread() else {
+        let Some(source) = crate::dialect::starts_nothing_from(d, entry) else {
             return;
         };
-        if !entry.contains_key("url") || entry.contains_key("type") || entry.contains_key("command")
-        {
-            return;
-        }
         let mut p = at.path.to_vec();
         p.push("url".into());
         let id = d.id();
