@@ -7,7 +7,7 @@
 //! server, so a field a writer learns to write stops being kept on its own.
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use super::Dialect;
 use crate::server::{RemoteKind, Server, Transport};
@@ -47,15 +47,34 @@ struct Kept {
 /// and its transport marker.
 const ALWAYS_READ: &[&str] = &["type", "disabled", "enabled"];
 
-fn cache() -> &'static HashMap<&'static str, Kept> {
-    static CACHE: OnceLock<HashMap<&'static str, Kept>> = OnceLock::new();
-    CACHE.get_or_init(|| super::ALL.iter().map(|d| (d.id(), read_off(*d))).collect())
+/// What is read off the dialect of `id`, read off it the first time it is asked for (about
+/// 40 renderings: a run reads off only the clients it touches, not all of them); `None` for a
+/// dialect outside the table (an admin file's).
+fn kept_of(id: &str) -> Option<&'static Kept> {
+    static CACHE: OnceLock<Mutex<HashMap<&'static str, &'static Kept>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let found = cache
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(id)
+        .copied();
+    if found.is_some() {
+        return found;
+    }
+    let d = *super::ALL.iter().find(|d| d.id() == id)?;
+    // Read off outside the lock (rendering may ask for another dialect's facts); a race reads
+    // one off twice and keeps the first, once per dialect for the life of the process.
+    let kept = read_off(d);
+    let mut map = cache
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    Some(*map.entry(d.id()).or_insert_with(|| Box::leak(Box::new(kept))))
 }
 
 /// Every key mcpconf keeps in an entry of `d` as the file holds it (see the module). For a
 /// dialect outside the table (an admin file's), its client's own keys.
 pub fn kept_keys(d: &dyn Dialect) -> &'static [&'static str] {
-    match cache().get(d.id()) {
+    match kept_of(d.id()) {
         Some(k) => &k.keys,
         None => d.client_managed().keys,
     }
@@ -67,7 +86,7 @@ pub fn kept_keys(d: &dyn Dialect) -> &'static [&'static str] {
 /// say what runs (its program, arguments, environment, working directory, address, headers,
 /// transport, switches). `None` for a dialect outside the table (every field counts).
 pub fn reads(d: &dyn Dialect) -> Option<&'static [&'static str]> {
-    cache().get(d.id()).map(|k| k.reads.as_slice())
+    kept_of(d.id()).map(|k| k.reads.as_slice())
 }
 
 /// The top-level keys of an entry `found` in `d`'s file that its client does not read there
@@ -83,7 +102,7 @@ pub fn unread_keys(d: &dyn Dialect, found: &serde_json::Value) -> Vec<String> {
 /// takes an entry with a `url` and no `type` for one, so a `"type": "http"` a file has only
 /// spells what the entry's shape already says).
 pub fn types_http(d: &dyn Dialect) -> bool {
-    cache().get(d.id()).is_none_or(|k| k.types_http)
+    kept_of(d.id()).is_none_or(|k| k.types_http)
 }
 
 fn read_off(d: &dyn Dialect) -> Kept {
