@@ -68,7 +68,10 @@ fn kept_of(id: &str) -> Option<&'static Kept> {
     let mut map = cache
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    Some(*map.entry(d.id()).or_insert_with(|| Box::leak(Box::new(kept))))
+    Some(
+        *map.entry(d.id())
+            .or_insert_with(|| Box::leak(Box::new(kept))),
+    )
 }
 
 /// Every key mcpconf keeps in an entry of `d` as the file holds it (see the module). For a

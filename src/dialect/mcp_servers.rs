@@ -670,12 +670,23 @@ impl Dialect for McpServers {
     fn canonical(&self) -> Option<fn(&serde_json::Value) -> serde_json::Value> {
         self.canonical
     }
-    fn extension_entry(&self, entry: &serde_json::Map<String, serde_json::Value>) -> bool {
-        self.extension_key.is_some_and(|k| {
-            !entry.contains_key("command")
-                && !entry.contains_key("url")
-                && (entry.contains_key(k)
-                    || entry.get("source").and_then(|v| v.as_str()) == Some("extension"))
+    /// An entry that only configures a server one of the client's extensions provides
+    /// ([`McpServers::extension_key`]: no `command`, no `url`).
+    fn not_a_server(
+        &self,
+        name: &str,
+        entry: &serde_json::Map<String, serde_json::Value>,
+    ) -> Option<String> {
+        let k = self.extension_key?;
+        let extension = !entry.contains_key("command")
+            && !entry.contains_key("url")
+            && (entry.contains_key(k)
+                || entry.get("source").and_then(|v| v.as_str()) == Some("extension"));
+        extension.then(|| {
+            format!(
+                "server `{name}` is skipped: an extension of {} provides it (the entry holds only its settings), so there is no launch entry to manage",
+                self.id
+            )
         })
     }
     fn render_for(

@@ -404,26 +404,15 @@ pub trait Dialect: Sync {
     fn untyped_url_unread(&self) -> Option<&'static str> {
         None
     }
-    /// Whether an entry configures a server the client gets from one of its extensions (a Zed
-    /// extension's `settings`) instead of launching one: not an entry mcpconf writes, so
-    /// `import` skips it, saying so.
-    fn extension_entry(&self, _entry: &serde_json::Map<String, serde_json::Value>) -> bool {
-        false
-    }
     /// Why an entry of this client's file is not an MCP server mcpconf manages (Goose's own
     /// `builtin`/`platform` extensions, a server a Zed extension provides), for `import` to
     /// say; `None` for a server entry.
     fn not_a_server(
         &self,
-        name: &str,
-        entry: &serde_json::Map<String, serde_json::Value>,
+        _name: &str,
+        _entry: &serde_json::Map<String, serde_json::Value>,
     ) -> Option<String> {
-        self.extension_entry(entry).then(|| {
-            format!(
-                "server `{name}` is skipped: an extension of {} provides it (the entry holds only its settings), so there is no launch entry to manage",
-                self.id()
-            )
-        })
+        None
     }
     /// Where the tool pin stands in an entry in the common shape ([`Dialect::common_entry`]):
     /// the pin field of the current release, unless the common shape moves it (`tools`).
